@@ -1,0 +1,49 @@
+//! One error type for every fallible operation, so callers (CLI, viewer) can show a clear message.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong when loading input or building a navmesh.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NavlabError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input mesh file is not valid OBJ, or its content is unusable.
+    #[error("{path}: {message}")]
+    InvalidMesh { path: PathBuf, message: String },
+    /// A settings file (TOML or `.gset`) could not be parsed.
+    #[error("{path}: {message}")]
+    InvalidSettingsFile { path: PathBuf, message: String },
+    /// A build setting is out of its valid range.
+    #[error("setting `{name}` = {value}: {reason}")]
+    InvalidSetting {
+        name: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// The voxel grid would be too large to build.
+    #[error(
+        "the voxel grid would be {width} x {height} = {cells} cells, over the limit of {limit}; raise cellSize (now {cell_size})"
+    )]
+    GridTooLarge {
+        width: i64,
+        height: i64,
+        cells: i64,
+        limit: i64,
+        cell_size: f32,
+    },
+    /// A build stage failed (Recast's wording is kept in `message` to help searching).
+    #[error("{stage}: {message}")]
+    Stage {
+        stage: &'static str,
+        message: String,
+    },
+}
+
+/// Shorthand used across the crate.
+pub type Result<T, E = NavlabError> = std::result::Result<T, E>;

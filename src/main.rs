@@ -1,0 +1,3 @@
+//! The `navlab` command line.
+
+fn main() {}
