@@ -190,7 +190,7 @@ impl PartitionedMesh {
                 "the number of triangles per chunk must be above zero".into(),
             ));
         }
-        if tris.len() % 3 != 0 {
+        if !tris.len().is_multiple_of(3) {
             return Err(partition_error(format!(
                 "the triangle index count {} is not a multiple of 3",
                 tris.len()
