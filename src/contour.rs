@@ -110,8 +110,11 @@ fn build_contours_timed(
         bmax[0] -= pad;
         bmax[2] -= pad;
     }
+    // Recast grows its contour array by doubling and says so; keep the same bookkeeping so the
+    // log matches.
+    let mut capacity = usize::from(chf.max_regions).max(8);
     let mut cset = ContourSet {
-        contours: Vec::new(),
+        contours: Vec::with_capacity(capacity),
         bmin,
         bmax,
         cs: chf.cs,
@@ -126,9 +129,6 @@ fn build_contours_timed(
     let mut edge_flags = mark_region_boundaries(chf);
     ctx.stop_timer(TimerLabel::BuildContoursTrace);
 
-    // Recast grows its contour array by doubling and says so; keep the same bookkeeping so the
-    // log matches.
-    let mut capacity = usize::from(chf.max_regions).max(8);
     let mut raw = Vec::with_capacity(256);
     let mut simplified = Vec::with_capacity(64);
 
