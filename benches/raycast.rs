@@ -1,31 +1,16 @@
 //! Mesh raycasts (RecastDemo's mouse picking) through the partitioned mesh against testing every
 //! triangle, on the reference meshes; and the cost of building the tree.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use navlab::geometry::{TriMesh, load_obj};
 use navlab::partitioned_mesh::{PartitionedMesh, intersect_segment_triangle, raycast};
 
-const MESHES: [&str; 3] = ["nav_test", "dungeon", "undulating"];
 const RAYS: usize = 256;
-
-fn meshes_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference"))
-        .join("meshes");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: reference meshes not found at {}; skipping the raycast benchmarks (set NAVLAB_REFERENCE_DIR)",
-            dir.display()
-        );
-        None
-    }
-}
 
 /// Picking rays: from above the mesh to below it, slightly slanted, spread over its bounds.
 fn picking_rays(mesh: &TriMesh) -> Vec<([f32; 3], [f32; 3])> {
@@ -61,9 +46,12 @@ fn brute_force_raycast(mesh: &TriMesh, start: [f32; 3], end: [f32; 3]) -> Option
 }
 
 fn bench_raycast(c: &mut Criterion) {
-    let Some(dir) = meshes_dir() else { return };
-    for name in MESHES {
-        let mesh = match load_obj(&dir.join(format!("{name}.obj"))) {
+    for name in common::MESHES {
+        // Without the reference data there is nothing to measure (a notice is printed).
+        let Some(path) = common::mesh_path(name) else {
+            return;
+        };
+        let mesh = match load_obj(&path) {
             Ok(mesh) => mesh,
             Err(e) => {
                 eprintln!("notice: skipping {name}: {e}");
