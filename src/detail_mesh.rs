@@ -1,7 +1,7 @@
 //! The detail mesh: per polygon, a triangle mesh that follows the surface height (Recast's
 //! `rcPolyMeshDetail`).
 
-use crate::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
 use crate::poly_mesh::PolyMesh;
 use crate::{
@@ -278,7 +278,8 @@ impl HeightPatch {
     /// The data index of patch-local cell (`hx`, `hz`), if inside the patch.
     #[inline]
     fn index(&self, hx: i32, hz: i32) -> Option<usize> {
-        if hx >= 0 && hz >= 0 && hx < self.width && hz < self.height {
+        // Negative coordinates wrap to large unsigned values and fail the test too.
+        if (hx as u32) < (self.width as u32) && (hz as u32) < (self.height as u32) {
             Some((hx + hz * self.width) as usize)
         } else {
             None
@@ -354,29 +355,6 @@ impl HeightPatch {
     }
 }
 
-/// The span index of the neighbour of `span` (in grid column `x`, `z`) in direction `dir`, if
-/// connected and inside the heightfield.
-#[inline]
-fn connected_span(
-    chf: &CompactHeightfield,
-    x: i32,
-    z: i32,
-    span: &CompactSpan,
-    dir: usize,
-) -> Option<usize> {
-    let con = span.con(dir);
-    if con == NOT_CONNECTED {
-        return None;
-    }
-    let nx = x + dir_offset_x(dir);
-    let nz = z + dir_offset_z(dir);
-    if nx < 0 || nz < 0 || nx >= chf.width || nz >= chf.height {
-        return None;
-    }
-    let index = chf.cells[(nx + nz * chf.width) as usize].index as usize + con as usize;
-    (index < chf.spans.len()).then_some(index)
-}
-
 /// A cell of the compact heightfield being visited: grid column and span index.
 type CellVisit = (i32, i32, usize);
 
@@ -398,30 +376,42 @@ fn gather_heights(
 
     // A polygon merged from several regions may overlap other polygons of those regions, so
     // only single-region polygons copy their region's heights directly.
-    if region != MULTIPLE_REGS {
-        for hz in 0..patch.height {
-            let z = patch.zmin + hz + bs;
-            for hx in 0..patch.width {
-                let x = patch.xmin + hx + bs;
-                let cell = chf.cells[(x + z * chf.width) as usize];
+    if region != MULTIPLE_REGS && patch.width > 0 {
+        // Cell index step towards each direction's neighbour.
+        let w = chf.width as isize;
+        let cell_step = [-1, w, 1, -w];
+        let patch_width = patch.width as usize;
+        for (hz, heights) in patch.data.chunks_exact_mut(patch_width).enumerate() {
+            let z = patch.zmin + hz as i32 + bs;
+            // Patch cells lie inside the heightfield (checked up front).
+            let row_start = (patch.xmin + bs + z * chf.width) as usize;
+            let row_cells = &chf.cells[row_start..row_start + patch_width];
+            for (hx, (height, cell)) in heights.iter_mut().zip(row_cells).enumerate() {
                 let first = cell.index as usize;
-                let end = (first + cell.count as usize).min(chf.spans.len());
-                for i in first..end {
-                    let span = &chf.spans[i];
-                    if span.reg != region {
-                        continue;
-                    }
-                    patch.data[(hx + hz * patch.width) as usize] = span.y;
-                    empty = false;
-                    // Cells on the region's edge seed the flood fill of the rest.
-                    let on_border = (0..4).any(|dir| {
-                        connected_span(chf, x, z, span, dir)
-                            .is_some_and(|ni| chf.spans[ni].reg != region)
-                    });
-                    if on_border {
-                        queue.push((x, z, i));
-                    }
-                    break;
+                let Some(spans) = chf.spans.get(first..first + cell.count as usize) else {
+                    continue;
+                };
+                let Some(layer) = spans.iter().position(|span| span.reg == region) else {
+                    continue;
+                };
+                let span = &spans[layer];
+                *height = span.y;
+                empty = false;
+                // Cells on the region's edge seed the flood fill of the rest. Links never
+                // leave the grid in a well-formed heightfield; `get` keeps others safe.
+                let cell_index = row_start + hx;
+                let on_border = (0..4).any(|dir| {
+                    let con = span.con(dir);
+                    con != NOT_CONNECTED
+                        && chf
+                            .cells
+                            .get(cell_index.wrapping_add_signed(cell_step[dir]))
+                            .and_then(|c| chf.spans.get(c.index as usize + con as usize))
+                            .is_some_and(|neighbour| neighbour.reg != region)
+                });
+                if on_border {
+                    let x = patch.xmin + hx as i32 + bs;
+                    queue.push((x, z, first + layer));
                 }
             }
         }
@@ -438,9 +428,10 @@ fn gather_heights(
         head += 1;
         let span = chf.spans[ci];
         for dir in 0..4 {
-            let Some(ni) = connected_span(chf, cx, cz, &span, dir) else {
+            let con = span.con(dir);
+            if con == NOT_CONNECTED {
                 continue;
-            };
+            }
             let ax = cx + dir_offset_x(dir);
             let az = cz + dir_offset_z(dir);
             let Some(idx) = patch.index(ax - patch.xmin - bs, az - patch.zmin - bs) else {
@@ -449,7 +440,12 @@ fn gather_heights(
             if patch.data[idx] != UNSET_HEIGHT {
                 continue;
             }
-            patch.data[idx] = chf.spans[ni].y;
+            // Patch cells lie inside the heightfield (checked up front).
+            let ni = chf.cells[(ax + az * chf.width) as usize].index as usize + con as usize;
+            let Some(neighbour) = chf.spans.get(ni) else {
+                continue;
+            };
+            patch.data[idx] = neighbour.y;
             queue.push((ax, az, ni));
         }
     }
@@ -1379,4 +1375,135 @@ fn merge_details(meshes: &[&PolyMeshDetail]) -> Result<PolyMeshDetail> {
         merged.tris.extend_from_slice(&dm.tris[..dm.ntris() * 4]);
     }
     Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::{CompactCell, CompactSpan};
+
+    /// A flat `size` × `size` floor at height `y`, every span in region 1.
+    fn flat_floor(size: i32, y: u16) -> CompactHeightfield {
+        let mut spans = Vec::new();
+        let mut cells = Vec::new();
+        for z in 0..size {
+            for x in 0..size {
+                let mut span = CompactSpan {
+                    y,
+                    reg: 1,
+                    con: 0,
+                    h: 20,
+                };
+                for dir in 0..4 {
+                    let (nx, nz) = (x + dir_offset_x(dir), z + dir_offset_z(dir));
+                    let inside = nx >= 0 && nz >= 0 && nx < size && nz < size;
+                    span.set_con(dir, if inside { 0 } else { NOT_CONNECTED });
+                }
+                cells.push(CompactCell {
+                    index: spans.len() as u32,
+                    count: 1,
+                });
+                spans.push(span);
+            }
+        }
+        CompactHeightfield {
+            width: size,
+            height: size,
+            cs: 0.5,
+            ch: 0.25,
+            areas: vec![crate::WALKABLE_AREA; spans.len()],
+            cells,
+            spans,
+            ..Default::default()
+        }
+    }
+
+    /// One square polygon covering cells 1..=9 of a flat floor.
+    fn square(region: u16, y: u16) -> PolyMesh {
+        let nvp = 6;
+        let mut polys = vec![MESH_NULL_IDX; 2 * nvp];
+        polys[..4].copy_from_slice(&[0, 1, 2, 3]);
+        PolyMesh {
+            verts: vec![1, y, 1, 1, y, 9, 9, y, 9, 9, y, 1],
+            polys,
+            regs: vec![region],
+            flags: vec![0],
+            areas: vec![crate::WALKABLE_AREA],
+            nverts: 4,
+            npolys: 1,
+            maxpolys: 1,
+            nvp,
+            cs: 0.5,
+            ch: 0.25,
+            max_edge_error: 1.3,
+            ..Default::default()
+        }
+    }
+
+    fn assert_flat(dmesh: &PolyMeshDetail, y: f32) {
+        assert_eq!(dmesh.nmeshes(), 1);
+        assert!(dmesh.ntris() >= 2);
+        assert!(dmesh.verts.chunks(3).all(|v| v[1] == y));
+        assert!(
+            dmesh
+                .tris
+                .chunks(4)
+                .all(|t| t[..3].iter().all(|&i| usize::from(i) < dmesh.nverts()))
+        );
+    }
+
+    #[test]
+    fn flat_square_follows_the_floor_from_region_and_from_centre_seed() {
+        let chf = flat_floor(12, 8);
+        for region in [1, MULTIPLE_REGS] {
+            let mut ctx = BuildContext::new();
+            let dmesh =
+                build_poly_mesh_detail(&mut ctx, &square(region, 8), &chf, 1.0, 0.1).unwrap();
+            // Heights are voxel floor + one cell height.
+            assert_flat(&dmesh, 8.0 * 0.25 + 0.25);
+            assert!(ctx.entries().is_empty(), "{:?}", ctx.entries());
+        }
+    }
+
+    #[test]
+    fn zero_sample_distance_triangulates_the_polygon_itself() {
+        let chf = flat_floor(12, 8);
+        let mut ctx = BuildContext::new();
+        let dmesh = build_poly_mesh_detail(&mut ctx, &square(1, 8), &chf, 0.0, 0.1).unwrap();
+        assert_eq!(dmesh.nverts(), 4);
+        assert_eq!(dmesh.ntris(), 2);
+        // Every outline edge is flagged as boundary, the diagonal is not.
+        let boundary_edges: u32 = dmesh
+            .tris
+            .chunks(4)
+            .map(|t| (t[3] & 0x15).count_ones())
+            .sum();
+        assert_eq!(boundary_edges, 4);
+    }
+
+    #[test]
+    fn inconsistent_input_is_an_error_not_a_panic() {
+        let chf = flat_floor(12, 8);
+        let mut ctx = BuildContext::new();
+        let mut bad_index = square(1, 8);
+        bad_index.polys[2] = 7;
+        assert!(build_poly_mesh_detail(&mut ctx, &bad_index, &chf, 1.0, 0.1).is_err());
+        let mut outside = square(1, 8);
+        outside.verts[6] = 40;
+        assert!(build_poly_mesh_detail(&mut ctx, &outside, &chf, 1.0, 0.1).is_err());
+        let mut degenerate = square(1, 8);
+        degenerate.polys[2] = MESH_NULL_IDX;
+        assert!(build_poly_mesh_detail(&mut ctx, &degenerate, &chf, 1.0, 0.1).is_err());
+        let empty = PolyMesh::default();
+        let dmesh = build_poly_mesh_detail(&mut ctx, &empty, &chf, 1.0, 0.1).unwrap();
+        assert_eq!(dmesh, PolyMeshDetail::default());
+    }
+
+    #[test]
+    fn jitter_stays_in_unit_range() {
+        for i in 0..1000 {
+            assert!((-1.0..=1.0).contains(&jitter_x(i)));
+            assert!((-1.0..=1.0).contains(&jitter_z(i)));
+        }
+    }
 }
