@@ -929,3 +929,457 @@ fn mark_portal_edges(mesh: &mut PolyMesh, width: i32, height: i32) {
         }
     }
 }
+
+/// Joins tile poly meshes into one, welding vertices shared across tiles and re-linking
+/// neighbours; portal edges survive only on the sides of the combined mesh
+/// (Recast's `rcMergePolyMeshes`). All meshes must have the same `nvp` and cell size.
+///
+/// `maxpolys` of the result is its polygon count (Recast leaves it unset); `border_size` and
+/// `max_edge_error` are 0, as Recast leaves them.
+pub fn merge_poly_meshes(ctx: &mut BuildContext, meshes: &[&PolyMesh]) -> Result<PolyMesh> {
+    ctx.start_timer(TimerLabel::MergePolyMesh);
+    let result = merge_poly_meshes_untimed(ctx, meshes);
+    ctx.stop_timer(TimerLabel::MergePolyMesh);
+    result
+}
+
+fn merge_poly_meshes_untimed(ctx: &mut BuildContext, meshes: &[&PolyMesh]) -> Result<PolyMesh> {
+    const STAGE: &str = "rcMergePolyMeshes";
+    let Some(first) = meshes.first() else {
+        return Ok(PolyMesh::default());
+    };
+    let nvp = first.nvp;
+    let stride = 2 * nvp;
+    for (i, m) in meshes.iter().enumerate() {
+        if m.nvp != nvp
+            || m.verts.len() < m.nverts * 3
+            || m.polys.len() < m.npolys * stride
+            || m.regs.len() < m.npolys
+            || m.areas.len() < m.npolys
+            || m.flags.len() < m.npolys
+        {
+            return Err(stage_error(
+                ctx,
+                STAGE,
+                format!(
+                    "Mesh {i} is inconsistent (nvp {} vs {nvp}, or short arrays).",
+                    m.nvp
+                ),
+            ));
+        }
+    }
+
+    let mut mesh = PolyMesh {
+        nvp,
+        cs: first.cs,
+        ch: first.ch,
+        bmin: first.bmin,
+        bmax: first.bmax,
+        ..PolyMesh::default()
+    };
+    let mut max_verts = 0usize;
+    let mut max_polys = 0usize;
+    for m in meshes {
+        for axis in 0..3 {
+            mesh.bmin[axis] = mesh.bmin[axis].min(m.bmin[axis]);
+            mesh.bmax[axis] = mesh.bmax[axis].max(m.bmax[axis]);
+        }
+        max_verts = max_verts.saturating_add(m.nverts);
+        max_polys = max_polys.saturating_add(m.npolys);
+    }
+    mesh.verts.reserve(max_verts * 3);
+    mesh.polys.reserve(max_polys * stride);
+    mesh.regs.reserve(max_polys);
+    mesh.areas.reserve(max_polys);
+    mesh.flags.reserve(max_polys);
+
+    // Offset in cells between two bounds, rounded as Recast does (to u16, as its C++ cast).
+    let cells = |from: f32, to: f32| ((from - to) / mesh.cs + 0.5).floor() as i32 as u16;
+
+    let mut welder = VertexWelder::with_capacity(max_verts);
+    let mut remap: Vec<u16> = Vec::new();
+    for m in meshes {
+        let ox = cells(m.bmin[0], mesh.bmin[0]);
+        let oz = cells(m.bmin[2], mesh.bmin[2]);
+        let is_min_x = ox == 0;
+        let is_min_z = oz == 0;
+        let is_max_x = cells(mesh.bmax[0], m.bmax[0]) == 0;
+        let is_max_z = cells(mesh.bmax[2], m.bmax[2]) == 0;
+        let keeps_portal = [is_min_x, is_max_z, is_max_x, is_min_z];
+        let on_border = keeps_portal.contains(&true);
+
+        remap.clear();
+        for v in m.verts[..m.nverts * 3].chunks_exact(3) {
+            let id = welder.add(
+                &mut mesh.verts,
+                v[0].wrapping_add(ox),
+                v[1],
+                v[2].wrapping_add(oz),
+            );
+            remap.push(id);
+        }
+
+        for j in 0..m.npolys {
+            let src = &m.polys[j * stride..(j + 1) * stride];
+            let start = mesh.polys.len();
+            mesh.polys.resize(start + stride, MESH_NULL_IDX);
+            let tgt = &mut mesh.polys[start..];
+            for k in 0..nvp {
+                if src[k] == MESH_NULL_IDX {
+                    break;
+                }
+                let Some(&id) = remap.get(usize::from(src[k])) else {
+                    return Err(stage_error(
+                        ctx,
+                        STAGE,
+                        format!("Polygon {j} uses vertex {} of {}.", src[k], m.nverts),
+                    ));
+                };
+                tgt[k] = id;
+            }
+            if on_border {
+                for k in nvp..stride {
+                    let n = src[k];
+                    if n & PORTAL_EDGE != 0
+                        && n != MESH_NULL_IDX
+                        && keeps_portal.get(usize::from(n & 0xf)) == Some(&true)
+                    {
+                        tgt[k] = n;
+                    }
+                }
+            }
+            mesh.regs.push(m.regs[j]);
+            mesh.areas.push(m.areas[j]);
+            mesh.flags.push(m.flags[j]);
+        }
+    }
+    mesh.nverts = mesh.verts.len() / 3;
+    mesh.npolys = mesh.regs.len();
+    mesh.maxpolys = mesh.npolys;
+
+    build_mesh_adjacency(&mut mesh.polys, mesh.npolys, mesh.nverts, nvp);
+
+    if mesh.nverts > 0xffff {
+        ctx.error(format!(
+            "{STAGE}: The resulting mesh has too many vertices {} (max {}). Data can be corrupted.",
+            mesh.nverts, 0xffff
+        ));
+    }
+    if mesh.npolys > 0xffff {
+        ctx.error(format!(
+            "{STAGE}: The resulting mesh has too many polygons {} (max {}). Data can be corrupted.",
+            mesh.npolys, 0xffff
+        ));
+    }
+    Ok(mesh)
+}
+
+/// A copy of `src` whose arrays hold exactly its polygons, with `maxpolys` = `npolys`
+/// (Recast's `rcCopyPolyMesh`).
+pub fn copy_poly_mesh(src: &PolyMesh) -> PolyMesh {
+    fn head<T: Copy>(values: &[T], len: usize) -> Vec<T> {
+        values.iter().take(len).copied().collect()
+    }
+    PolyMesh {
+        verts: head(&src.verts, src.nverts * 3),
+        polys: head(&src.polys, src.npolys * 2 * src.nvp),
+        regs: head(&src.regs, src.npolys),
+        flags: head(&src.flags, src.npolys),
+        areas: head(&src.areas, src.npolys),
+        nverts: src.nverts,
+        npolys: src.npolys,
+        maxpolys: src.npolys,
+        nvp: src.nvp,
+        bmin: src.bmin,
+        bmax: src.bmax,
+        cs: src.cs,
+        ch: src.ch,
+        border_size: src.border_size,
+        max_edge_error: src.max_edge_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contour::Contour;
+
+    const AREA: u8 = crate::WALKABLE_AREA;
+
+    /// A contour from (x, z, flags) corners, all at height 0.
+    fn contour(reg: u16, corners: &[(i32, i32, i32)]) -> Contour {
+        Contour {
+            verts: corners.iter().flat_map(|&(x, z, f)| [x, 0, z, f]).collect(),
+            raw_verts: Vec::new(),
+            reg,
+            area: AREA,
+        }
+    }
+
+    fn contour_set(contours: Vec<Contour>, size: i32, border_size: i32) -> ContourSet {
+        ContourSet {
+            contours,
+            bmin: [0.0; 3],
+            bmax: [size as f32 * 0.3, 1.0, size as f32 * 0.3],
+            cs: 0.3,
+            ch: 0.2,
+            width: size,
+            height: size,
+            border_size,
+            max_error: 1.3,
+        }
+    }
+
+    fn xz(mesh: &PolyMesh, v: u16) -> Point {
+        let at = usize::from(v) * 3;
+        [i32::from(mesh.verts[at]), i32::from(mesh.verts[at + 2])]
+    }
+
+    fn poly_verts(mesh: &PolyMesh, i: usize) -> &[u16] {
+        let p = &mesh.poly(i)[..mesh.nvp];
+        &p[..poly_vert_count(p)]
+    }
+
+    /// Twice the total polygon area (positive for Recast's winding).
+    fn doubled_area(mesh: &PolyMesh) -> i32 {
+        (0..mesh.npolys)
+            .map(|i| {
+                let p = poly_verts(mesh, i);
+                (1..p.len() - 1)
+                    .map(|k| -area2(xz(mesh, p[0]), xz(mesh, p[k]), xz(mesh, p[k + 1])))
+                    .sum::<i32>()
+            })
+            .sum()
+    }
+
+    /// Checks that every polygon is convex, every neighbour link is mutual and sits on a
+    /// shared edge, and that open edges really have no polygon on the other side.
+    fn assert_convex_and_linked(mesh: &PolyMesh) {
+        assert_eq!(mesh.polys.len(), mesh.npolys * 2 * mesh.nvp);
+        for i in 0..mesh.npolys {
+            let p = poly_verts(mesh, i);
+            let n = p.len();
+            assert!(n >= 3, "polygon {i} has {n} vertices");
+            for k in 0..n {
+                let [a, b, c] = [p[k], p[(k + 1) % n], p[(k + 2) % n]].map(|v| xz(mesh, v));
+                assert!(left_on(a, b, c), "polygon {i} is not convex at {k}: {p:?}");
+            }
+            for k in 0..n {
+                let (a, b) = (p[k], p[(k + 1) % n]);
+                let neighbour = mesh.poly(i)[mesh.nvp + k];
+                let twins: Vec<usize> = (0..mesh.npolys)
+                    .filter(|&j| {
+                        let q = poly_verts(mesh, j);
+                        (0..q.len()).any(|m| q[m] == b && q[(m + 1) % q.len()] == a)
+                    })
+                    .collect();
+                if neighbour == MESH_NULL_IDX || neighbour & PORTAL_EDGE != 0 {
+                    assert!(twins.is_empty(), "polygon {i} edge {k} is open but shared");
+                    continue;
+                }
+                let j = usize::from(neighbour);
+                assert_eq!(twins, [j], "polygon {i} edge {k} links to {j}");
+                let q = poly_verts(mesh, j);
+                let m = (0..q.len()).find(|&m| q[m] == b).unwrap();
+                assert_eq!(usize::from(mesh.poly(j)[mesh.nvp + m]), i, "link {j}->{i}");
+            }
+        }
+    }
+
+    fn build(cset: &ContourSet, nvp: usize) -> PolyMesh {
+        let mut ctx = BuildContext::new();
+        let mesh = build_poly_mesh(&mut ctx, cset, nvp).unwrap();
+        assert!(ctx.entries().is_empty(), "{:?}", ctx.entries());
+        assert_eq!(mesh.flags, vec![0; mesh.npolys]);
+        assert_convex_and_linked(&mesh);
+        mesh
+    }
+
+    #[test]
+    fn square_becomes_one_quad() {
+        let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        let mesh = build(&contour_set(vec![square], 10, 0), 6);
+        assert_eq!((mesh.nverts, mesh.npolys, mesh.maxpolys), (4, 1, 2));
+        assert_eq!(mesh.regs, [1]);
+        assert_eq!(mesh.areas, [AREA]);
+        assert_eq!(doubled_area(&mesh), 200);
+        assert!(mesh.poly(0)[6..].iter().all(|&n| n == MESH_NULL_IDX));
+    }
+
+    #[test]
+    fn triangles_only_when_nvp_is_three() {
+        let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        let mesh = build(&contour_set(vec![square], 10, 0), 3);
+        assert_eq!((mesh.nverts, mesh.npolys), (4, 2));
+        assert_eq!(doubled_area(&mesh), 200);
+    }
+
+    #[test]
+    fn l_shape_splits_into_two_linked_polygons() {
+        let l_shape = contour(
+            2,
+            &[
+                (0, 0, 0),
+                (0, 10, 0),
+                (5, 10, 0),
+                (5, 5, 0),
+                (10, 5, 0),
+                (10, 0, 0),
+            ],
+        );
+        let mesh = build(&contour_set(vec![l_shape], 10, 0), 6);
+        assert_eq!((mesh.nverts, mesh.npolys), (6, 2));
+        assert_eq!(doubled_area(&mesh), 150);
+        let linked = (0..2).all(|i| mesh.poly(i)[6..].contains(&(1 - i as u16)));
+        assert!(linked, "{:?}", mesh.polys);
+    }
+
+    #[test]
+    fn neighbouring_contours_share_welded_vertices() {
+        // The right contour's vertices are 1-2 voxels higher: still welded.
+        let left = contour(1, &[(0, 0, 0), (0, 10, 0), (5, 10, 0), (5, 0, 0)]);
+        let mut right = contour(2, &[(5, 0, 0), (5, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        right.verts[1] = 2;
+        right.verts[5] = 1;
+        let mesh = build(&contour_set(vec![left, right], 10, 0), 6);
+        assert_eq!((mesh.nverts, mesh.npolys), (6, 2));
+        assert_eq!(mesh.regs, [1, 2]);
+        assert_eq!(
+            mesh.poly(0)[6..],
+            [MESH_NULL_IDX, MESH_NULL_IDX, 1, 0xffff, 0xffff, 0xffff]
+        );
+    }
+
+    #[test]
+    fn border_vertex_is_removed_and_hole_refilled() {
+        // Two regions share the vertex (5, 0) on the tile border; removing it leaves a hole
+        // spanning both regions.
+        let b = BORDER_VERTEX;
+        let left = contour(1, &[(0, 0, 0), (0, 10, 0), (5, 10, 0), (5, 0, b)]);
+        let right = contour(2, &[(5, 0, b), (5, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        let mesh = build(&contour_set(vec![left, right], 10, 0), 6);
+        assert_eq!(mesh.nverts, 5);
+        assert!((0..5).all(|v| xz(&mesh, v) != [5, 0]));
+        assert_eq!(doubled_area(&mesh), 200);
+        // As C++ Recast gives for this input: both new polygons straddle the two regions.
+        assert_eq!(
+            mesh.verts,
+            [0, 0, 0, 0, 0, 10, 5, 0, 10, 10, 0, 10, 10, 0, 0]
+        );
+        let null = MESH_NULL_IDX;
+        assert_eq!(
+            mesh.poly(0),
+            [0, 1, 2, 4, null, null, null, null, 1, null, null, null]
+        );
+        assert_eq!(
+            mesh.poly(1),
+            [2, 3, 4, null, null, null, null, null, 0, null, null, null]
+        );
+        assert_eq!(mesh.regs, [MULTIPLE_REGS; 2]);
+        assert_eq!(mesh.maxpolys, 4);
+    }
+
+    #[test]
+    fn lone_triangle_tip_is_kept() {
+        // Removing a triangle's only flagged corner would leave too few edges.
+        let tri = contour(1, &[(0, 0, BORDER_VERTEX), (0, 10, 0), (10, 0, 0)]);
+        let mesh = build(&contour_set(vec![tri], 10, 0), 6);
+        assert_eq!((mesh.nverts, mesh.npolys), (3, 1));
+    }
+
+    #[test]
+    fn tile_edges_become_portals() {
+        let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        let mesh = build(&contour_set(vec![square], 10, 2), 6);
+        assert_eq!(mesh.border_size, 2);
+        let p = poly_verts(&mesh, 0).to_vec();
+        let sides: Vec<u16> = (0..4).map(|k| mesh.poly(0)[6 + k] & !PORTAL_EDGE).collect();
+        let expected: Vec<u16> = (0..4)
+            .map(|k| match (xz(&mesh, p[k]), xz(&mesh, p[(k + 1) % 4])) {
+                ([0, _], [0, _]) => 0,
+                ([_, 10], [_, 10]) => 1,
+                ([10, _], [10, _]) => 2,
+                _ => 3,
+            })
+            .collect();
+        assert_eq!(sides, expected);
+        assert!(mesh.poly(0)[6..10].iter().all(|&n| n & PORTAL_EDGE != 0));
+    }
+
+    #[test]
+    fn inside_out_contour_warns_and_yields_no_polygons() {
+        // Wound the wrong way round, every corner looks reflex and there is no ear to cut.
+        let inside_out = contour(1, &[(0, 0, 0), (10, 0, 0), (10, 10, 0), (0, 10, 0)]);
+        let mut ctx = BuildContext::new();
+        let mesh = build_poly_mesh(&mut ctx, &contour_set(vec![inside_out], 10, 0), 6).unwrap();
+        assert_eq!((mesh.nverts, mesh.npolys, mesh.maxpolys), (4, 0, 2));
+        let messages: Vec<&str> = ctx.entries().iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(messages, ["rcBuildPolyMesh: Bad triangulation Contour 0."]);
+    }
+
+    #[test]
+    fn rejects_too_many_vertices_and_tiny_nvp() {
+        let big = contour(1, &vec![(0, 0, 0); 0xfffe]);
+        let mut ctx = BuildContext::new();
+        let err = build_poly_mesh(&mut ctx, &contour_set(vec![big], 10, 0), 6).unwrap_err();
+        assert_eq!(err.to_string(), "rcBuildPolyMesh: Too many vertices 65534.");
+        assert_eq!(ctx.entries()[0].message, err.to_string());
+        let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        assert!(build_poly_mesh(&mut ctx, &contour_set(vec![square], 10, 0), 2).is_err());
+    }
+
+    #[test]
+    fn merged_tiles_link_across_the_seam_and_keep_outer_portals() {
+        let square = || contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        let west = build(&contour_set(vec![square()], 10, 2), 6);
+        let mut east = copy_poly_mesh(&west);
+        east.bmin[0] += 3.0;
+        east.bmax[0] += 3.0;
+
+        let mut ctx = BuildContext::new();
+        let merged = merge_poly_meshes(&mut ctx, &[&west, &east]).unwrap();
+        assert!(ctx.entries().is_empty());
+        assert_eq!((merged.nverts, merged.npolys, merged.maxpolys), (6, 2, 2));
+        assert_eq!(merged.bmin, west.bmin);
+        assert_eq!(merged.bmax, east.bmax);
+        assert_convex_and_linked(&merged);
+        let links = |i: usize| merged.poly(i)[6..10].to_vec();
+        assert!(links(0).contains(&1) && links(1).contains(&0));
+        // West keeps its -x portal but not +x; east the reverse; both keep z portals.
+        let portal_sides = |i: usize| {
+            let mut s: Vec<u16> = links(i)
+                .into_iter()
+                .filter(|&n| n != MESH_NULL_IDX && n & PORTAL_EDGE != 0)
+                .map(|n| n & 0xf)
+                .collect();
+            s.sort_unstable();
+            s
+        };
+        assert_eq!(portal_sides(0), [0, 1, 3]);
+        assert_eq!(portal_sides(1), [1, 2, 3]);
+    }
+
+    #[test]
+    fn merging_nothing_gives_an_empty_mesh() {
+        let mut ctx = BuildContext::new();
+        assert_eq!(
+            merge_poly_meshes(&mut ctx, &[]).unwrap(),
+            PolyMesh::default()
+        );
+    }
+
+    #[test]
+    fn copy_trims_to_the_polygons() {
+        let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
+        let mesh = build(&contour_set(vec![square], 10, 0), 6);
+        let copy = copy_poly_mesh(&mesh);
+        assert_eq!(copy.maxpolys, 1);
+        assert_eq!(
+            PolyMesh {
+                maxpolys: 2,
+                ..copy
+            },
+            mesh
+        );
+    }
+}
