@@ -127,7 +127,7 @@ fn build_poly_mesh_untimed(
     let mut tris: Vec<u32> = Vec::with_capacity(max_verts_per_cont * 3);
     let mut vert_ids: Vec<u16> = Vec::with_capacity(max_verts_per_cont);
     let mut polys: Vec<u16> = Vec::with_capacity(max_verts_per_cont * nvp);
-    let mut merged = vec![MESH_NULL_IDX; nvp];
+    let mut merge_scratch = MergeScratch::default();
 
     for (ci, cont) in cset.contours.iter().enumerate() {
         let n = cont.nverts();
@@ -162,7 +162,13 @@ fn build_poly_mesh_untimed(
             continue;
         }
         if nvp > 3 {
-            merge_polygons(&mut polys, &mesh.verts, nvp, &mut merged, |_, _, _| {});
+            merge_polygons(
+                &mut polys,
+                &mesh.verts,
+                nvp,
+                &mut merge_scratch,
+                |_, _, _| {},
+            );
         }
 
         for poly in polys.chunks_exact(nvp) {
@@ -473,12 +479,14 @@ fn poly_vert_count(poly: &[u16]) -> usize {
         .unwrap_or(poly.len())
 }
 
-/// Whether c is strictly left of a→b, for mesh vertices.
+/// Whether c is strictly left of a→b, for mesh vertices (wrapping like Recast's int math).
 #[inline]
 fn mesh_left(verts: &[u16], a: u16, b: u16, c: u16) -> bool {
-    let at = |v: u16, axis: usize| i32::from(verts[usize::from(v) * 3 + axis]);
-    (at(b, 0) - at(a, 0)) * (at(c, 2) - at(a, 2)) - (at(c, 0) - at(a, 0)) * (at(b, 2) - at(a, 2))
-        < 0
+    let at = |v: u16| {
+        let i = usize::from(v) * 3;
+        [i32::from(verts[i]), i32::from(verts[i + 2])]
+    };
+    area2(at(a), at(b), at(c)) < 0
 }
 
 /// If polygons `pa` and `pb` share an edge and their union is convex with at most `nvp`
@@ -521,45 +529,109 @@ fn poly_merge_value(
     let vb = usize::from(pa[(ea + 1) % na]) * 3;
     let dx = i32::from(verts[va]) - i32::from(verts[vb]);
     let dz = i32::from(verts[va + 2]) - i32::from(verts[vb + 2]);
-    Some((dx * dx + dz * dz, ea, eb))
+    Some((
+        dx.wrapping_mul(dx).wrapping_add(dz.wrapping_mul(dz)),
+        ea,
+        eb,
+    ))
+}
+
+/// Buffers for [`merge_polygons`], reused across contours.
+#[derive(Default)]
+struct MergeScratch {
+    /// The polygon being assembled.
+    merged: Vec<u16>,
+    /// Merge value of every slot pair `(j, k)`, `j < k`, at `j * pair_stride + k`; values
+    /// `<= 0` never merge.
+    values: Vec<i32>,
+    pair_stride: usize,
+    /// Per row `j`: the best value among `(j, k > j)` and its first column (`usize::MAX` if
+    /// nothing in the row can merge).
+    row_best: Vec<(i32, usize)>,
+}
+
+impl MergeScratch {
+    fn value(&self, j: usize, k: usize) -> i32 {
+        self.values[j * self.pair_stride + k]
+    }
+
+    fn set_value(&mut self, j: usize, k: usize, value: i32) {
+        self.values[j * self.pair_stride + k] = value;
+    }
+
+    /// Finds the best column of row `j` among the first `npolys` slots.
+    fn rescan_row(&mut self, j: usize, npolys: usize) {
+        let mut best = (0, usize::MAX);
+        for k in j + 1..npolys {
+            let value = self.value(j, k);
+            if value > best.0 {
+                best = (value, k);
+            }
+        }
+        self.row_best[j] = best;
+    }
+}
+
+/// The merge value of slots `j` and `k` (0 when they cannot merge).
+fn slot_merge_value(polys: &[u16], verts: &[u16], nvp: usize, j: usize, k: usize) -> i32 {
+    let pj = &polys[j * nvp..(j + 1) * nvp];
+    let pk = &polys[k * nvp..(k + 1) * nvp];
+    poly_merge_value(pj, pk, verts, nvp).map_or(0, |(value, _, _)| value)
 }
 
 /// Greedily merges the polygons in `polys` (`nvp` slots each) into convex polygons, always
-/// merging the pair with the longest shared edge first (ties go to the first pair found).
-/// After each merge of polygon `b` into `a`, the last polygon moves into `b`'s slot and
-/// `on_merge(a, b, last)` lets the caller move its per-polygon data the same way.
+/// merging the pair with the longest shared edge first (ties go to the first pair in slot
+/// order), as Recast does. After each merge of polygon `b` into `a`, the last polygon moves
+/// into `b`'s slot and `on_merge(a, b, last)` lets the caller move its per-polygon data the
+/// same way.
+///
+/// Recast re-evaluates every pair after each merge; only pairs involving the two changed slots
+/// can change, so the pair values are cached and the outcome is the same.
 fn merge_polygons(
     polys: &mut Vec<u16>,
     verts: &[u16],
     nvp: usize,
-    merged: &mut [u16],
+    scratch: &mut MergeScratch,
     mut on_merge: impl FnMut(usize, usize, usize),
 ) {
+    let mut npolys = polys.len() / nvp;
+    if npolys < 2 {
+        return;
+    }
+    scratch.merged.resize(nvp, MESH_NULL_IDX);
+    scratch.pair_stride = npolys;
+    scratch.values.clear();
+    scratch.values.resize(npolys * npolys, 0);
+    scratch.row_best.clear();
+    scratch.row_best.resize(npolys, (0, usize::MAX));
+    for j in 0..npolys {
+        for k in j + 1..npolys {
+            let value = slot_merge_value(polys, verts, nvp, j, k);
+            scratch.set_value(j, k, value);
+        }
+        scratch.rescan_row(j, npolys);
+    }
+
     loop {
-        let npolys = polys.len() / nvp;
-        let mut best_value = 0;
-        let mut best = (0, 0, 0, 0);
-        for j in 0..npolys.saturating_sub(1) {
-            let pj = &polys[j * nvp..(j + 1) * nvp];
-            for k in j + 1..npolys {
-                let pk = &polys[k * nvp..(k + 1) * nvp];
-                if let Some((value, ea, eb)) = poly_merge_value(pj, pk, verts, nvp)
-                    && value > best_value
-                {
-                    best_value = value;
-                    best = (j, k, ea, eb);
-                }
+        let mut best = (0, 0, 0);
+        for (j, &(value, k)) in scratch.row_best[..npolys - 1].iter().enumerate() {
+            if value > best.0 {
+                best = (value, j, k);
             }
         }
+        let (best_value, a, b) = best;
         if best_value <= 0 {
             return;
         }
 
-        let (a, b, ea, eb) = best;
         let pa = &polys[a * nvp..(a + 1) * nvp];
         let pb = &polys[b * nvp..(b + 1) * nvp];
+        let Some((_, ea, eb)) = poly_merge_value(pa, pb, verts, nvp) else {
+            return;
+        };
         let na = poly_vert_count(pa);
         let nb = poly_vert_count(pb);
+        let merged = &mut scratch.merged;
         merged.fill(MESH_NULL_IDX);
         let from_a = (0..na - 1).map(|i| pa[(ea + 1 + i) % na]);
         let from_b = (0..nb - 1).map(|i| pb[(eb + 1 + i) % nb]);
@@ -574,6 +646,46 @@ fn merge_polygons(
         }
         polys.truncate(last * nvp);
         on_merge(a, b, last);
+        npolys = last;
+
+        // Slot b now holds the old last polygon: pairs before it keep their values (same
+        // argument order); pairs after it are evaluated anew (the order flips).
+        if b < npolys {
+            for m in 0..b {
+                let moved = scratch.value(m, last);
+                scratch.set_value(m, b, moved);
+            }
+            for m in b + 1..npolys {
+                let value = slot_merge_value(polys, verts, nvp, b, m);
+                scratch.set_value(b, m, value);
+            }
+        }
+        for m in 0..a {
+            let value = slot_merge_value(polys, verts, nvp, m, a);
+            scratch.set_value(m, a, value);
+        }
+        for m in a + 1..npolys {
+            let value = slot_merge_value(polys, verts, nvp, a, m);
+            scratch.set_value(a, m, value);
+        }
+
+        for m in 0..npolys {
+            let (row_value, row_k) = scratch.row_best[m];
+            if m == a || m == b || row_k == a || row_k == b || row_k == last {
+                scratch.rescan_row(m, npolys);
+                continue;
+            }
+            let mut row = (row_value, row_k);
+            for k in [a, b] {
+                if k > m && k < npolys {
+                    let value = scratch.value(m, k);
+                    if value > row.0 || (value > 0 && value == row.0 && k < row.1) {
+                        row = (value, k);
+                    }
+                }
+            }
+            scratch.row_best[m] = row;
+        }
     }
 }
 
@@ -601,7 +713,7 @@ struct RemovalScratch {
     polys: Vec<u16>,
     poly_regs: Vec<u16>,
     poly_areas: Vec<u8>,
-    merged: Vec<u16>,
+    merge: MergeScratch,
 }
 
 /// Whether removing vertex `rem` leaves a single hole that can be re-triangulated: enough
@@ -789,22 +901,15 @@ fn remove_vertex(
     }
 
     if nvp > 3 {
-        scratch.merged.resize(nvp, MESH_NULL_IDX);
-        merge_polygons(
-            polys,
-            &mesh.verts,
-            nvp,
-            &mut scratch.merged,
-            |a, b, last| {
-                if poly_regs[a] != poly_regs[b] {
-                    poly_regs[a] = MULTIPLE_REGS;
-                }
-                poly_regs[b] = poly_regs[last];
-                poly_areas[b] = poly_areas[last];
-                poly_regs.truncate(last);
-                poly_areas.truncate(last);
-            },
-        );
+        merge_polygons(polys, &mesh.verts, nvp, &mut scratch.merge, |a, b, last| {
+            if poly_regs[a] != poly_regs[b] {
+                poly_regs[a] = MULTIPLE_REGS;
+            }
+            poly_regs[b] = poly_regs[last];
+            poly_areas[b] = poly_areas[last];
+            poly_regs.truncate(last);
+            poly_areas.truncate(last);
+        });
     }
 
     for ((poly, &reg), &area) in polys.chunks_exact(nvp).zip(&*poly_regs).zip(&*poly_areas) {
