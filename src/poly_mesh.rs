@@ -51,6 +51,8 @@ const EAR_TIP: u32 = 0x8000_0000;
 const INDEX_MASK: u32 = 0x0fff_ffff;
 /// Neighbour-slot flag marking a polygon edge on the tile border (a portal to the next tile).
 const PORTAL_EDGE: u16 = 0x8000;
+/// Largest `nvp` accepted (Recast sets none; this keeps every array size far from overflow).
+pub const MAX_VERTS_PER_POLY: usize = 255;
 
 /// Builds convex polygons (at most `nvp` vertices each) from the contours, welds shared
 /// vertices, removes the tile-border vertices Recast flags, and links neighbouring polygons
@@ -73,11 +75,11 @@ fn build_poly_mesh_untimed(
     nvp: usize,
 ) -> Result<PolyMesh> {
     const STAGE: &str = "rcBuildPolyMesh";
-    if nvp < 3 {
+    if !(3..=MAX_VERTS_PER_POLY).contains(&nvp) {
         return Err(stage_error(
             ctx,
             STAGE,
-            format!("Vertices per polygon must be at least 3, got {nvp}."),
+            format!("Vertices per polygon must be 3 to {MAX_VERTS_PER_POLY}, got {nvp}."),
         ));
     }
 
@@ -143,7 +145,7 @@ fn build_poly_mesh_untimed(
 
         vert_ids.clear();
         for v in cont.verts.chunks_exact(4) {
-            // Contour coordinates fit in u16 for any grid Recast accepts; the cast mirrors its.
+            // Contour coordinates fit in u16 for any grid Recast accepts; the cast matches C++'s.
             let id = welder.add(&mut mesh.verts, v[0] as u16, v[1] as u16, v[2] as u16);
             if v[3] & BORDER_VERTEX != 0 {
                 on_border[usize::from(id)] = true;
@@ -1054,11 +1056,18 @@ fn merge_poly_meshes_untimed(ctx: &mut BuildContext, meshes: &[&PolyMesh]) -> Re
         return Ok(PolyMesh::default());
     };
     let nvp = first.nvp;
+    if !(3..=MAX_VERTS_PER_POLY).contains(&nvp) {
+        return Err(stage_error(
+            ctx,
+            STAGE,
+            format!("Vertices per polygon must be 3 to {MAX_VERTS_PER_POLY}, got {nvp}."),
+        ));
+    }
     let stride = 2 * nvp;
     for (i, m) in meshes.iter().enumerate() {
         if m.nvp != nvp
-            || m.verts.len() < m.nverts * 3
-            || m.polys.len() < m.npolys * stride
+            || m.verts.len() / 3 < m.nverts
+            || m.polys.len() / stride < m.npolys
             || m.regs.len() < m.npolys
             || m.areas.len() < m.npolys
             || m.flags.len() < m.npolys
@@ -1423,14 +1432,17 @@ mod tests {
     }
 
     #[test]
-    fn rejects_too_many_vertices_and_tiny_nvp() {
+    fn rejects_too_many_vertices_and_bad_nvp() {
         let big = contour(1, &vec![(0, 0, 0); 0xfffe]);
         let mut ctx = BuildContext::new();
         let err = build_poly_mesh(&mut ctx, &contour_set(vec![big], 10, 0), 6).unwrap_err();
         assert_eq!(err.to_string(), "rcBuildPolyMesh: Too many vertices 65534.");
         assert_eq!(ctx.entries()[0].message, err.to_string());
         let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
-        assert!(build_poly_mesh(&mut ctx, &contour_set(vec![square], 10, 0), 2).is_err());
+        let cset = contour_set(vec![square], 10, 0);
+        assert!(build_poly_mesh(&mut ctx, &cset, 2).is_err());
+        assert!(build_poly_mesh(&mut ctx, &cset, MAX_VERTS_PER_POLY + 1).is_err());
+        assert!(build_poly_mesh(&mut ctx, &cset, MAX_VERTS_PER_POLY).is_ok());
     }
 
     #[test]
