@@ -1,1 +1,551 @@
-//! (being written)
+//! Input triangles → solid heightfield (Recast's `RecastRasterization.cpp` and the triangle
+//! helpers of `Recast.cpp`).
+//!
+//! Rasterization is conservative: every voxel column a triangle touches gets a span covering the
+//! triangle's height range there. Triangles are clipped row by row and cell by cell with Recast's
+//! own f32 arithmetic, so the spans equal C++'s exactly.
+
+use std::fmt::Display;
+use std::ops::Range;
+
+use crate::context::{BuildContext, TimerLabel};
+use crate::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
+use crate::math::{clamp_i32, fmax, fmin, vcross, vmax, vmin, vnormalize, vsub};
+use crate::{NULL_AREA, NavlabError, Result, WALKABLE_AREA};
+
+/// The bounding box of a flat `[x, y, z, …]` vertex array (Recast's `rcCalcBounds`).
+/// An empty array gives a zero box.
+pub fn calc_bounds(verts: &[f32]) -> ([f32; 3], [f32; 3]) {
+    let mut points = verts.chunks_exact(3).map(|v| [v[0], v[1], v[2]]);
+    let Some(first) = points.next() else {
+        return ([0.0; 3], [0.0; 3]);
+    };
+    let (mut bmin, mut bmax) = (first, first);
+    for v in points {
+        vmin(&mut bmin, &v);
+        vmax(&mut bmax, &v);
+    }
+    (bmin, bmax)
+}
+
+/// Sets the area of every triangle whose slope is below `walkable_slope_angle` (degrees) to
+/// [`WALKABLE_AREA`]; other triangles keep their area (Recast's `rcMarkWalkableTriangles`).
+pub fn mark_walkable_triangles(
+    ctx: &mut BuildContext,
+    walkable_slope_angle: f32,
+    verts: &[f32],
+    tris: &[i32],
+    areas: &mut [u8],
+) -> Result<()> {
+    const STAGE: &str = "rcMarkWalkableTriangles";
+    check_triangle_arrays(ctx, STAGE, tris.len(), areas.len())?;
+    let threshold = walkable_normal_y(walkable_slope_angle);
+    for (t, (tri, area)) in tris.chunks_exact(3).zip(areas.iter_mut()).enumerate() {
+        let [v0, v1, v2] = corners(ctx, STAGE, verts, tri, t)?;
+        if face_normal(&v0, &v1, &v2)[1] > threshold {
+            *area = WALKABLE_AREA;
+        }
+    }
+    Ok(())
+}
+
+/// Sets the area of every triangle whose slope is `walkable_slope_angle` (degrees) or steeper to
+/// [`NULL_AREA`]; other triangles keep their area (Recast's `rcClearUnwalkableTriangles`).
+pub fn clear_unwalkable_triangles(
+    ctx: &mut BuildContext,
+    walkable_slope_angle: f32,
+    verts: &[f32],
+    tris: &[i32],
+    areas: &mut [u8],
+) -> Result<()> {
+    const STAGE: &str = "rcClearUnwalkableTriangles";
+    check_triangle_arrays(ctx, STAGE, tris.len(), areas.len())?;
+    let threshold = walkable_normal_y(walkable_slope_angle);
+    for (t, (tri, area)) in tris.chunks_exact(3).zip(areas.iter_mut()).enumerate() {
+        let [v0, v1, v2] = corners(ctx, STAGE, verts, tri, t)?;
+        if face_normal(&v0, &v1, &v2)[1] <= threshold {
+            *area = NULL_AREA;
+        }
+    }
+    Ok(())
+}
+
+/// Adds the span `heights` (voxel units, top exclusive) with `area` to column (`x`, `z`), merging
+/// it with the spans it overlaps or touches (Recast's `rcAddSpan`). An empty or inverted span is
+/// ignored with a warning.
+pub fn add_span(
+    ctx: &mut BuildContext,
+    hf: &mut Heightfield,
+    x: i32,
+    z: i32,
+    heights: Range<u16>,
+    area: u8,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    const STAGE: &str = "rcAddSpan";
+    let Range {
+        start: smin,
+        end: smax,
+    } = heights;
+    if smin >= smax {
+        ctx.warning("rcAddSpan: Adding a span with zero or negative size. Ignored.");
+        return Ok(());
+    }
+    if x < 0 || z < 0 || x >= hf.width || z >= hf.height {
+        let message = format!(
+            "Column ({x}, {z}) is outside the {}x{} heightfield.",
+            hf.width, hf.height
+        );
+        return Err(fail(ctx, STAGE, message));
+    }
+    if smax > SPAN_MAX_HEIGHT {
+        let message = format!("Span top {smax} is above the limit {SPAN_MAX_HEIGHT}.");
+        return Err(fail(ctx, STAGE, message));
+    }
+    let column = (x + z * hf.width) as usize;
+    insert_span(hf, column, smin, smax, area, flag_merge_threshold)
+        .map_err(|PoolFull| fail(ctx, STAGE, "Out of memory.".into()))
+}
+
+/// Rasterizes one triangle into the heightfield (Recast's `rcRasterizeTriangle`).
+pub fn rasterize_triangle(
+    ctx: &mut BuildContext,
+    v0: &[f32; 3],
+    v1: &[f32; 3],
+    v2: &[f32; 3],
+    area: u8,
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    ctx.start_timer(TimerLabel::RasterizeTriangles);
+    let mut rasterizer = Rasterizer::new(hf);
+    let result = rasterizer.triangle(hf, v0, v1, v2, area, flag_merge_threshold);
+    ctx.stop_timer(TimerLabel::RasterizeTriangles);
+    result.map_err(|PoolFull| fail(ctx, "rcRasterizeTriangle", "Out of memory.".into()))
+}
+
+/// Rasterizes indexed triangles (`tris` holds three vertex indices per triangle, `areas` one
+/// area id per triangle) into the heightfield (Recast's `rcRasterizeTriangles`).
+pub fn rasterize_triangles(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    tris: &[i32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    rasterize_indexed(ctx, verts, tris, areas, hf, flag_merge_threshold)
+}
+
+/// [`rasterize_triangles`] with 16-bit vertex indices.
+pub fn rasterize_triangles_u16(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    tris: &[u16],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    rasterize_indexed(ctx, verts, tris, areas, hf, flag_merge_threshold)
+}
+
+/// Rasterizes an unindexed triangle list (nine floats per triangle) into the heightfield.
+pub fn rasterize_triangle_soup(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    const STAGE: &str = "rcRasterizeTriangles";
+    if verts.len() % 9 != 0 || areas.len() < verts.len() / 9 {
+        let message = format!(
+            "{} floats do not make whole triangles with an area each ({} areas).",
+            verts.len(),
+            areas.len()
+        );
+        return Err(fail(ctx, STAGE, message));
+    }
+    ctx.start_timer(TimerLabel::RasterizeTriangles);
+    let mut rasterizer = Rasterizer::new(hf);
+    let result = verts
+        .chunks_exact(9)
+        .zip(areas)
+        .try_for_each(|(tri, &area)| {
+            let [v0, v1, v2] = [0, 3, 6].map(|i| [tri[i], tri[i + 1], tri[i + 2]]);
+            rasterizer.triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
+        });
+    ctx.stop_timer(TimerLabel::RasterizeTriangles);
+    result.map_err(|PoolFull| fail(ctx, STAGE, "Out of memory.".into()))
+}
+
+fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    tris: &[I],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    const STAGE: &str = "rcRasterizeTriangles";
+    check_triangle_arrays(ctx, STAGE, tris.len(), areas.len())?;
+    ctx.start_timer(TimerLabel::RasterizeTriangles);
+    let mut rasterizer = Rasterizer::new(hf);
+    let mut result = Ok(());
+    for (t, (tri, &area)) in tris.chunks_exact(3).zip(areas).enumerate() {
+        let [v0, v1, v2] = match corners(ctx, STAGE, verts, tri, t) {
+            Ok(corners) => corners,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        if rasterizer
+            .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
+            .is_err()
+        {
+            result = Err(fail(ctx, STAGE, "Out of memory.".into()));
+            break;
+        }
+    }
+    ctx.stop_timer(TimerLabel::RasterizeTriangles);
+    result
+}
+
+/// The span pool cannot address another span (the equivalent of Recast running out of memory).
+#[derive(Debug)]
+struct PoolFull;
+
+/// Logs `stage: message` as an error and builds the matching error value.
+fn fail(ctx: &mut BuildContext, stage: &'static str, message: String) -> NavlabError {
+    ctx.error(format!("{stage}: {message}"));
+    NavlabError::Stage { stage, message }
+}
+
+/// Checks that `tris` holds whole triangles and `areas` has an entry for each.
+fn check_triangle_arrays(
+    ctx: &mut BuildContext,
+    stage: &'static str,
+    index_count: usize,
+    area_count: usize,
+) -> Result<()> {
+    if index_count % 3 != 0 || area_count < index_count / 3 {
+        let message = format!(
+            "{index_count} vertex indices do not make whole triangles with an area each ({area_count} areas)."
+        );
+        return Err(fail(ctx, stage, message));
+    }
+    Ok(())
+}
+
+/// The corners of triangle number `t` (indices `tri`), or an error naming a bad index.
+fn corners<I: Copy + TryInto<usize> + Display>(
+    ctx: &mut BuildContext,
+    stage: &'static str,
+    verts: &[f32],
+    tri: &[I],
+    t: usize,
+) -> Result<[[f32; 3]; 3]> {
+    let corner = |index: I| -> Option<[f32; 3]> {
+        let i: usize = index.try_into().ok()?;
+        let v = verts.get(i.checked_mul(3)?..)?.get(..3)?;
+        Some([v[0], v[1], v[2]])
+    };
+    match (corner(tri[0]), corner(tri[1]), corner(tri[2])) {
+        (Some(v0), Some(v1), Some(v2)) => Ok([v0, v1, v2]),
+        _ => {
+            let message = format!(
+                "Triangle {t} ({}, {}, {}) refers to a vertex outside 0..{}.",
+                tri[0],
+                tri[1],
+                tri[2],
+                verts.len() / 3
+            );
+            Err(fail(ctx, stage, message))
+        }
+    }
+}
+
+/// The smallest normal y of a walkable triangle: cos of the slope limit.
+fn walkable_normal_y(walkable_slope_angle: f32) -> f32 {
+    (walkable_slope_angle / 180.0 * std::f32::consts::PI).cos()
+}
+
+/// The unit normal of a triangle (counter-clockwise seen from above points up).
+fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
+    let mut normal = vcross(&vsub(v1, v0), &vsub(v2, v0));
+    vnormalize(&mut normal);
+    normal
+}
+
+/// Inserts a span into a column, merging every span it overlaps or touches. When the merged tops
+/// are within `flag_merge_threshold` the larger area id wins; otherwise the new span's area does.
+fn insert_span(
+    hf: &mut Heightfield,
+    column: usize,
+    smin: u16,
+    smax: u16,
+    area: u8,
+    flag_merge_threshold: i32,
+) -> Result<(), PoolFull> {
+    if hf.free_head == NO_SPAN && hf.pool.len() >= NO_SPAN as usize {
+        return Err(PoolFull);
+    }
+    // Recast stores the area in 6 bits.
+    let mut new = Span {
+        smin,
+        smax,
+        area: area & 0x3f,
+        next: NO_SPAN,
+    };
+    let mut previous = NO_SPAN;
+    let mut current = hf.columns[column];
+    while current != NO_SPAN {
+        let span = hf.pool[current as usize];
+        if span.smin > new.smax {
+            break;
+        }
+        if span.smax < new.smin {
+            previous = current;
+            current = span.next;
+            continue;
+        }
+        new.smin = new.smin.min(span.smin);
+        new.smax = new.smax.max(span.smax);
+        if (i32::from(new.smax) - i32::from(span.smax)).abs() <= flag_merge_threshold {
+            new.area = new.area.max(span.area);
+        }
+        hf.free_span(current);
+        if previous == NO_SPAN {
+            hf.columns[column] = span.next;
+        } else {
+            hf.pool[previous as usize].next = span.next;
+        }
+        current = span.next;
+    }
+    if previous == NO_SPAN {
+        new.next = hf.columns[column];
+        hf.columns[column] = hf.alloc_span(new);
+    } else {
+        new.next = hf.pool[previous as usize].next;
+        hf.pool[previous as usize].next = hf.alloc_span(new);
+    }
+    Ok(())
+}
+
+/// Recast's `dividePoly` accepts at most this many vertices.
+const DIVIDE_MAX_INPUT: usize = 12;
+/// Each input vertex yields at most two vertices per side, so outputs never exceed this.
+const POLY_CAPACITY: usize = 2 * DIVIDE_MAX_INPUT;
+
+const AXIS_X: usize = 0;
+const AXIS_Z: usize = 2;
+
+type PolyBuffer = [f32; POLY_CAPACITY * 3];
+
+/// Per-heightfield constants and clipping buffers, reused across triangles.
+struct Rasterizer {
+    bmin: [f32; 3],
+    bmax: [f32; 3],
+    cs: f32,
+    inverse_cs: f32,
+    inverse_ch: f32,
+    buffers: [PolyBuffer; 4],
+}
+
+impl Rasterizer {
+    fn new(hf: &Heightfield) -> Self {
+        Self {
+            bmin: hf.bmin,
+            bmax: hf.bmax,
+            cs: hf.cs,
+            inverse_cs: 1.0 / hf.cs,
+            inverse_ch: 1.0 / hf.ch,
+            buffers: [[0.0; POLY_CAPACITY * 3]; 4],
+        }
+    }
+
+    /// Clips the triangle into each grid cell it touches and adds one span per cell.
+    fn triangle(
+        &mut self,
+        hf: &mut Heightfield,
+        v0: &[f32; 3],
+        v1: &[f32; 3],
+        v2: &[f32; 3],
+        area: u8,
+        flag_merge_threshold: i32,
+    ) -> Result<(), PoolFull> {
+        let (w, h) = (hf.width, hf.height);
+        if w <= 0 || h <= 0 {
+            return Ok(());
+        }
+        let (bmin, bmax, cs) = (self.bmin, self.bmax, self.cs);
+        let (inverse_cs, inverse_ch) = (self.inverse_cs, self.inverse_ch);
+
+        let (mut tri_min, mut tri_max) = (*v0, *v0);
+        vmin(&mut tri_min, v1);
+        vmin(&mut tri_min, v2);
+        vmax(&mut tri_max, v1);
+        vmax(&mut tri_max, v2);
+        if !overlap_bounds(&tri_min, &tri_max, &bmin, &bmax) {
+            return Ok(());
+        }
+        let by = bmax[1] - bmin[1];
+
+        // Row -1 is clipped too, so that the part before the grid is cut off properly.
+        let z0 = clamp_i32(((tri_min[2] - bmin[2]) * inverse_cs) as i32, -1, h - 1);
+        let z1 = clamp_i32(((tri_max[2] - bmin[2]) * inverse_cs) as i32, 0, h - 1);
+
+        let [a, b, c, d] = &mut self.buffers;
+        let (mut remaining, mut row, mut scratch, mut row_remaining) = (a, b, c, d);
+        remaining[..3].copy_from_slice(v0);
+        remaining[3..6].copy_from_slice(v1);
+        remaining[6..9].copy_from_slice(v2);
+        let mut remaining_count = 3;
+
+        for z in z0..=z1 {
+            let cell_z = bmin[2] + z as f32 * cs;
+            let (row_count, rest_count) = divide_poly(
+                &remaining[..remaining_count * 3],
+                cell_z + cs,
+                AXIS_Z,
+                row,
+                scratch,
+            );
+            std::mem::swap(&mut remaining, &mut scratch);
+            remaining_count = rest_count;
+            if row_count < 3 || z < 0 {
+                continue;
+            }
+
+            let (mut min_x, mut max_x) = (row[0], row[0]);
+            for v in 1..row_count {
+                let x = row[v * 3];
+                if min_x > x {
+                    min_x = x;
+                }
+                if max_x < x {
+                    max_x = x;
+                }
+            }
+            let x0 = ((min_x - bmin[0]) * inverse_cs) as i32;
+            let x1 = ((max_x - bmin[0]) * inverse_cs) as i32;
+            if x1 < 0 || x0 >= w {
+                continue;
+            }
+            let x0 = clamp_i32(x0, -1, w - 1);
+            let x1 = clamp_i32(x1, 0, w - 1);
+
+            let mut row_count = row_count;
+            for x in x0..=x1 {
+                let cell_x = bmin[0] + x as f32 * cs;
+                let (cell_count, rest_count) = divide_poly(
+                    &row[..row_count * 3],
+                    cell_x + cs,
+                    AXIS_X,
+                    scratch,
+                    row_remaining,
+                );
+                std::mem::swap(&mut row, &mut row_remaining);
+                row_count = rest_count;
+                if cell_count < 3 || x < 0 {
+                    continue;
+                }
+
+                let (mut span_min, mut span_max) = (scratch[1], scratch[1]);
+                for v in 1..cell_count {
+                    span_min = fmin(span_min, scratch[v * 3 + 1]);
+                    span_max = fmax(span_max, scratch[v * 3 + 1]);
+                }
+                span_min -= bmin[1];
+                span_max -= bmin[1];
+                if span_max < 0.0 || span_min > by {
+                    continue;
+                }
+                if span_min < 0.0 {
+                    span_min = 0.0;
+                }
+                if span_max > by {
+                    span_max = by;
+                }
+
+                let max_height = i32::from(SPAN_MAX_HEIGHT);
+                let smin = clamp_i32((span_min * inverse_ch).floor() as i32, 0, max_height);
+                let smax = clamp_i32((span_max * inverse_ch).ceil() as i32, smin + 1, max_height);
+                let column = (x + z * w) as usize;
+                insert_span(
+                    hf,
+                    column,
+                    smin as u16,
+                    smax as u16,
+                    area,
+                    flag_merge_threshold,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn overlap_bounds(amin: &[f32; 3], amax: &[f32; 3], bmin: &[f32; 3], bmax: &[f32; 3]) -> bool {
+    amin[0] <= bmax[0]
+        && amax[0] >= bmin[0]
+        && amin[1] <= bmax[1]
+        && amax[1] >= bmin[1]
+        && amin[2] <= bmax[2]
+        && amax[2] >= bmin[2]
+}
+
+/// Splits a convex polygon along the plane `coordinate[axis] == offset` (Recast's `dividePoly`).
+/// `below` receives the part where the coordinate is at most `offset`, `above` the rest; vertices
+/// on the plane go to both. Returns the two vertex counts.
+fn divide_poly(
+    input: &[f32],
+    offset: f32,
+    axis: usize,
+    below: &mut PolyBuffer,
+    above: &mut PolyBuffer,
+) -> (usize, usize) {
+    let n = (input.len() / 3).min(DIVIDE_MAX_INPUT);
+    let mut delta = [0.0f32; DIVIDE_MAX_INPUT];
+    for (d, v) in delta.iter_mut().zip(input.chunks_exact(3)).take(n) {
+        *d = offset - v[axis];
+    }
+
+    let (mut below_count, mut above_count) = (0, 0);
+    let mut push = |buffer: &mut PolyBuffer, count: &mut usize, v: &[f32]| {
+        buffer[*count * 3..*count * 3 + 3].copy_from_slice(v);
+        *count += 1;
+    };
+    for a in 0..n {
+        let b = if a == 0 { n - 1 } else { a - 1 };
+        let (da, db) = (delta[a], delta[b]);
+        let va = &input[a * 3..a * 3 + 3];
+        if (da >= 0.0) != (db >= 0.0) {
+            let vb = &input[b * 3..b * 3 + 3];
+            let s = db / (db - da);
+            let point = [
+                vb[0] + (va[0] - vb[0]) * s,
+                vb[1] + (va[1] - vb[1]) * s,
+                vb[2] + (va[2] - vb[2]) * s,
+            ];
+            push(below, &mut below_count, &point);
+            push(above, &mut above_count, &point);
+            // The crossing point is already on both sides; a vertex on the plane is not repeated.
+            if da > 0.0 {
+                push(below, &mut below_count, va);
+            } else if da < 0.0 {
+                push(above, &mut above_count, va);
+            }
+        } else {
+            if da >= 0.0 {
+                push(below, &mut below_count, va);
+                if da != 0.0 {
+                    continue;
+                }
+            }
+            push(above, &mut above_count, va);
+        }
+    }
+    (below_count, above_count)
+}
