@@ -62,9 +62,10 @@ pub fn erode_walkable_area(
     for z in 0..height {
         for x in 0..width {
             let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
+            let spans = cell.index as usize..(cell.index + cell.count) as usize;
+            for (i, d) in spans.clone().zip(&mut dist[spans]) {
                 if chf.areas[i] == NULL_AREA {
-                    dist[i] = 0;
+                    *d = 0;
                     continue;
                 }
                 let span = &chf.spans[i];
@@ -72,7 +73,7 @@ pub fn erode_walkable_area(
                     linked(chf, x, z, span, dir).is_some_and(|(n, _, _)| chf.areas[n] != NULL_AREA)
                 });
                 if !interior {
-                    dist[i] = 0;
+                    *d = 0;
                 }
             }
         }
@@ -139,10 +140,11 @@ pub fn median_filter_walkable_area(
     for z in 0..height {
         for x in 0..width {
             let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
+            let spans = cell.index as usize..(cell.index + cell.count) as usize;
+            for (i, median) in spans.clone().zip(&mut filtered[spans]) {
                 let own = chf.areas[i];
                 if own == NULL_AREA {
-                    filtered[i] = own;
+                    *median = own;
                     continue;
                 }
                 let span = &chf.spans[i];
@@ -162,7 +164,7 @@ pub fn median_filter_walkable_area(
                     }
                 }
                 neighbourhood.sort_unstable();
-                filtered[i] = neighbourhood[4];
+                *median = neighbourhood[4];
             }
         }
     }

@@ -101,10 +101,3 @@ pub fn vnormalize(v: &mut [f32; 3]) {
     v[1] *= d;
     v[2] *= d;
 }
-
-/// Point `index` of a flat `[x, y, z, x, y, z, …]` array (callers validate indices first).
-#[inline]
-pub(crate) fn vertex(verts: &[f32], index: usize) -> [f32; 3] {
-    let v = &verts[index * 3..index * 3 + 3];
-    [v[0], v[1], v[2]]
-}

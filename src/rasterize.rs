@@ -13,21 +13,6 @@ use crate::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
 use crate::math::{clamp_i32, fmax, fmin, vcross, vmax, vmin, vnormalize, vsub};
 use crate::{NULL_AREA, NavlabError, Result, WALKABLE_AREA};
 
-/// The bounding box of a flat `[x, y, z, …]` vertex array (Recast's `rcCalcBounds`).
-/// An empty array gives a zero box.
-pub fn calc_bounds(verts: &[f32]) -> ([f32; 3], [f32; 3]) {
-    let mut points = verts.chunks_exact(3).map(|v| [v[0], v[1], v[2]]);
-    let Some(first) = points.next() else {
-        return ([0.0; 3], [0.0; 3]);
-    };
-    let (mut bmin, mut bmax) = (first, first);
-    for v in points {
-        vmin(&mut bmin, &v);
-        vmax(&mut bmax, &v);
-    }
-    (bmin, bmax)
-}
-
 /// Sets the area of every triangle whose slope is below `walkable_slope_angle` (degrees) to
 /// [`WALKABLE_AREA`]; other triangles keep their area (Recast's `rcMarkWalkableTriangles`).
 pub fn mark_walkable_triangles(
@@ -158,7 +143,7 @@ pub fn rasterize_triangle_soup(
     flag_merge_threshold: i32,
 ) -> Result<()> {
     const STAGE: &str = "rcRasterizeTriangles";
-    if verts.len() % 9 != 0 || areas.len() < verts.len() / 9 {
+    if !verts.len().is_multiple_of(9) || areas.len() < verts.len() / 9 {
         let message = format!(
             "{} floats do not make whole triangles with an area each ({} areas).",
             verts.len(),
@@ -229,7 +214,7 @@ fn check_triangle_arrays(
     index_count: usize,
     area_count: usize,
 ) -> Result<()> {
-    if index_count % 3 != 0 || area_count < index_count / 3 {
+    if !index_count.is_multiple_of(3) || area_count < index_count / 3 {
         let message = format!(
             "{index_count} vertex indices do not make whole triangles with an area each ({area_count} areas)."
         );
@@ -513,7 +498,7 @@ fn divide_poly(
     }
 
     let (mut below_count, mut above_count) = (0, 0);
-    let mut push = |buffer: &mut PolyBuffer, count: &mut usize, v: &[f32]| {
+    let push = |buffer: &mut PolyBuffer, count: &mut usize, v: &[f32]| {
         buffer[*count * 3..*count * 3 + 3].copy_from_slice(v);
         *count += 1;
     };
