@@ -419,3 +419,115 @@ pub fn mark_cylinder_area(
     }
     ctx.stop_timer(TimerLabel::MarkCylinderArea);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WALKABLE_AREA;
+    use crate::compact::build_compact_heightfield;
+    use crate::heightfield::Heightfield;
+    use crate::rasterize::add_span;
+
+    /// A flat `size`×`size` floor of unit cells, one walkable span per column at height 1.
+    fn flat_floor(size: i32) -> CompactHeightfield {
+        let mut ctx = BuildContext::new();
+        let extent = size as f32;
+        let mut hf = Heightfield::new(size, size, [0.0; 3], [extent, 10.0, extent], 1.0, 1.0);
+        for z in 0..size {
+            for x in 0..size {
+                add_span(&mut ctx, &mut hf, x, z, 0..1, WALKABLE_AREA, 1).unwrap();
+            }
+        }
+        build_compact_heightfield(&mut ctx, 2, 1, &hf).unwrap()
+    }
+
+    /// The area id of the single span in each column, row by row.
+    fn area_grid(chf: &CompactHeightfield) -> Vec<Vec<u8>> {
+        (0..chf.height)
+            .map(|z| {
+                (0..chf.width)
+                    .map(|x| chf.areas[chf.cell(x, z).index as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn erosion_clears_a_border_of_the_radius() {
+        let mut ctx = BuildContext::new();
+        let mut chf = flat_floor(7);
+        erode_walkable_area(&mut ctx, 2, &mut chf).unwrap();
+        for (z, row) in area_grid(&chf).iter().enumerate() {
+            for (x, &area) in row.iter().enumerate() {
+                let inner = (2..=4).contains(&x) && (2..=4).contains(&z);
+                assert_eq!(
+                    area,
+                    if inner { WALKABLE_AREA } else { NULL_AREA },
+                    "({x}, {z})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn median_filter_removes_speckles_and_keeps_blocks() {
+        let mut ctx = BuildContext::new();
+        let mut chf = flat_floor(7);
+        let speckle = chf.cell(1, 1).index as usize;
+        chf.areas[speckle] = 5;
+        for z in 3..6 {
+            for x in 3..6 {
+                let i = chf.cell(x, z).index as usize;
+                chf.areas[i] = 7;
+            }
+        }
+        median_filter_walkable_area(&mut ctx, &mut chf).unwrap();
+        let grid = area_grid(&chf);
+        assert_eq!(grid[1][1], WALKABLE_AREA);
+        assert_eq!(grid[4][4], 7);
+    }
+
+    #[test]
+    fn box_cylinder_and_polygon_mark_the_cells_they_cover() {
+        let mut ctx = BuildContext::new();
+        let mut chf = flat_floor(8);
+        mark_box_area(&mut ctx, &[0.5, 0.0, 0.5], &[2.5, 2.0, 1.5], 1, &mut chf);
+        mark_cylinder_area(&mut ctx, &[6.0, 0.0, 6.0], 1.0, 2.0, 2, &mut chf);
+        let square = [4.0, 0.0, 0.0, 4.0, 0.0, 2.0, 6.0, 0.0, 2.0, 6.0, 0.0, 0.0];
+        mark_convex_poly_area(&mut ctx, &square, -1.0, 3.0, 3, &mut chf);
+        // A box spanning a height range the floor is not in leaves it alone.
+        mark_box_area(&mut ctx, &[0.0, 5.0, 0.0], &[8.0, 6.0, 8.0], 4, &mut chf);
+        let w = WALKABLE_AREA;
+        let expected = [
+            [1, 1, 1, w, 3, 3, w, w],
+            [1, 1, 1, w, 3, 3, w, w],
+            [w, w, w, w, w, w, w, w],
+            [w, w, w, w, w, w, w, w],
+            [w, w, w, w, w, w, w, w],
+            [w, w, w, w, w, 2, 2, w],
+            [w, w, w, w, w, 2, 2, w],
+            [w, w, w, w, w, w, w, w],
+        ];
+        assert_eq!(area_grid(&chf), expected.map(Vec::from));
+    }
+
+    #[test]
+    fn offset_square_grows_outward_with_bevelled_corners() {
+        // (0,0) → (1,0) → (1,1) → (0,1) in (x, z): the winding whose outward side is its right.
+        let square = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0];
+        let grown = offset_poly(&square, 0.5);
+        assert_eq!(grown.len(), 8 * 3, "{grown:?}");
+        // The corner at the origin becomes two points, each pushed out by the offset.
+        assert_eq!(grown[..6], [-0.5, 0.0, -0.25, -0.25, 0.0, -0.5]);
+        for v in grown.chunks_exact(3) {
+            let outside_x = v[0] <= -0.5 || v[0] >= 1.5;
+            let outside_z = v[2] <= -0.5 || v[2] >= 1.5;
+            assert!(outside_x || outside_z, "{v:?} is not on the grown outline");
+            assert!(
+                v[0] >= -0.75 && v[0] <= 1.75 && v[2] >= -0.75 && v[2] <= 1.75,
+                "{v:?}"
+            );
+        }
+        assert!(offset_poly(&[], 1.0).is_empty());
+    }
+}
