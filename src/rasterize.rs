@@ -318,15 +318,18 @@ fn insert_span(
     Ok(())
 }
 
-/// Recast's `dividePoly` accepts at most this many vertices.
-const DIVIDE_MAX_INPUT: usize = 12;
-/// Each input vertex yields at most two vertices per side, so outputs never exceed this.
-const POLY_CAPACITY: usize = 2 * DIVIDE_MAX_INPUT;
+/// Recast's `dividePoly` accepts at most this many vertices; longer inputs (which C++ would
+/// overflow its buffers on) are cut to this length.
+const MAX_CLIP_INPUT: usize = 12;
+/// Clip buffer length: a power of two above the most a split can emit per side (two per input
+/// vertex), so masking an index with `CLIP_MASK` keeps it in bounds without changing it.
+const CLIP_BUFFER: usize = 32;
+const CLIP_MASK: usize = CLIP_BUFFER - 1;
 
-const AXIS_X: usize = 0;
-const AXIS_Z: usize = 2;
-
-type PolyBuffer = [f32; POLY_CAPACITY * 3];
+/// Polygon vertices as (x, y, z).
+type Poly3 = [[f32; 3]; CLIP_BUFFER];
+/// Polygon vertices as (x, y): within a row, z is never read again.
+type Poly2 = [[f32; 2]; CLIP_BUFFER];
 
 /// Per-heightfield constants and clipping buffers, reused across triangles.
 struct Rasterizer {
@@ -335,7 +338,10 @@ struct Rasterizer {
     cs: f32,
     inverse_cs: f32,
     inverse_ch: f32,
-    buffers: [PolyBuffer; 4],
+    /// The triangle part not yet cut into rows (current and next).
+    remaining: [Poly3; 2],
+    /// The part of the current row not yet cut into cells (current and next).
+    rows: [Poly2; 2],
 }
 
 impl Rasterizer {
@@ -346,11 +352,17 @@ impl Rasterizer {
             cs: hf.cs,
             inverse_cs: 1.0 / hf.cs,
             inverse_ch: 1.0 / hf.ch,
-            buffers: [[0.0; POLY_CAPACITY * 3]; 4],
+            remaining: [[[0.0; 3]; CLIP_BUFFER]; 2],
+            rows: [[[0.0; 2]; CLIP_BUFFER]; 2],
         }
     }
 
-    /// Clips the triangle into each grid cell it touches and adds one span per cell.
+    /// Clips the triangle into each grid cell it touches and adds one span per cell
+    /// (Recast's `rasterizeTri`).
+    ///
+    /// The clipping is Recast's `dividePoly`, computing the same values in the same order, but
+    /// split in two: rows keep only the x and y their cells need, and a cell only yields its
+    /// height range, since nothing else of it is used.
     fn triangle(
         &mut self,
         hf: &mut Heightfield,
@@ -381,36 +393,32 @@ impl Rasterizer {
         let z0 = clamp_i32(((tri_min[2] - bmin[2]) * inverse_cs) as i32, -1, h - 1);
         let z1 = clamp_i32(((tri_max[2] - bmin[2]) * inverse_cs) as i32, 0, h - 1);
 
-        let [a, b, c, d] = &mut self.buffers;
-        let (mut remaining, mut row, mut scratch, mut row_remaining) = (a, b, c, d);
-        remaining[..3].copy_from_slice(v0);
-        remaining[3..6].copy_from_slice(v1);
-        remaining[6..9].copy_from_slice(v2);
+        let [remaining, next_remaining] = &mut self.remaining;
+        let (mut remaining, mut next_remaining) = (remaining, next_remaining);
+        let [row, row_rest] = &mut self.rows;
+        let (mut row, mut row_rest) = (row, row_rest);
+        remaining[0] = *v0;
+        remaining[1] = *v1;
+        remaining[2] = *v2;
         let mut remaining_count = 3;
 
         for z in z0..=z1 {
             let cell_z = bmin[2] + z as f32 * cs;
-            let (row_count, rest_count) = divide_poly(
-                &remaining[..remaining_count * 3],
-                cell_z + cs,
-                AXIS_Z,
-                row,
-                scratch,
-            );
-            std::mem::swap(&mut remaining, &mut scratch);
+            let (row_count, rest_count) =
+                split_row(remaining, remaining_count, cell_z + cs, row, next_remaining);
+            std::mem::swap(&mut remaining, &mut next_remaining);
             remaining_count = rest_count;
             if row_count < 3 || z < 0 {
                 continue;
             }
 
-            let (mut min_x, mut max_x) = (row[0], row[0]);
-            for v in 1..row_count {
-                let x = row[v * 3];
-                if min_x > x {
-                    min_x = x;
+            let (mut min_x, mut max_x) = (row[0][0], row[0][0]);
+            for v in &row[1..row_count.min(CLIP_BUFFER)] {
+                if min_x > v[0] {
+                    min_x = v[0];
                 }
-                if max_x < x {
-                    max_x = x;
+                if max_x < v[0] {
+                    max_x = v[0];
                 }
             }
             let x0 = ((min_x - bmin[0]) * inverse_cs) as i32;
@@ -424,39 +432,28 @@ impl Rasterizer {
             let mut row_count = row_count;
             for x in x0..=x1 {
                 let cell_x = bmin[0] + x as f32 * cs;
-                let (cell_count, rest_count) = divide_poly(
-                    &row[..row_count * 3],
-                    cell_x + cs,
-                    AXIS_X,
-                    scratch,
-                    row_remaining,
-                );
-                std::mem::swap(&mut row, &mut row_remaining);
-                row_count = rest_count;
-                if cell_count < 3 || x < 0 {
+                let cell = split_cell(row, row_count, cell_x + cs, row_rest);
+                std::mem::swap(&mut row, &mut row_rest);
+                row_count = cell.rest_count;
+                if cell.count < 3 || x < 0 {
                     continue;
                 }
 
-                let (mut span_min, mut span_max) = (scratch[1], scratch[1]);
-                for v in 1..cell_count {
-                    span_min = fmin(span_min, scratch[v * 3 + 1]);
-                    span_max = fmax(span_max, scratch[v * 3 + 1]);
-                }
-                span_min -= bmin[1];
-                span_max -= bmin[1];
+                let span_min = cell.min_y - bmin[1];
+                let span_max = cell.max_y - bmin[1];
                 if span_max < 0.0 || span_min > by {
                     continue;
                 }
-                if span_min < 0.0 {
-                    span_min = 0.0;
-                }
-                if span_max > by {
-                    span_max = by;
-                }
+                let span_min = if span_min < 0.0 { 0.0 } else { span_min };
+                let span_max = if span_max > by { by } else { span_max };
 
                 let max_height = i32::from(SPAN_MAX_HEIGHT);
-                let smin = clamp_i32((span_min * inverse_ch).floor() as i32, 0, max_height);
-                let smax = clamp_i32((span_max * inverse_ch).ceil() as i32, smin + 1, max_height);
+                let smin = clamp_i32(floor_non_negative(span_min * inverse_ch), 0, max_height);
+                let smax = clamp_i32(
+                    ceil_non_negative(span_max * inverse_ch),
+                    smin + 1,
+                    max_height,
+                );
                 let column = (x + z * w) as usize;
                 insert_span(
                     hf,
@@ -472,6 +469,24 @@ impl Rasterizer {
     }
 }
 
+/// `x.floor() as i32` for `x >= 0` or NaN, where truncation is the floor; avoids a libm call
+/// on targets without SSE4.1.
+#[inline]
+fn floor_non_negative(x: f32) -> i32 {
+    x as i32
+}
+
+/// `x.ceil() as i32` for `x >= 0` or NaN, without a libm call.
+#[inline]
+fn ceil_non_negative(x: f32) -> i32 {
+    let truncated = x as i32;
+    if (truncated as f32) < x {
+        truncated.saturating_add(1)
+    } else {
+        truncated
+    }
+}
+
 fn overlap_bounds(amin: &[f32; 3], amax: &[f32; 3], bmin: &[f32; 3], bmax: &[f32; 3]) -> bool {
     amin[0] <= bmax[0]
         && amax[0] >= bmin[0]
@@ -481,56 +496,124 @@ fn overlap_bounds(amin: &[f32; 3], amax: &[f32; 3], bmin: &[f32; 3], bmax: &[f32
         && amax[2] >= bmin[2]
 }
 
-/// Splits a convex polygon along the plane `coordinate[axis] == offset` (Recast's `dividePoly`).
-/// `below` receives the part where the coordinate is at most `offset`, `above` the rest; vertices
-/// on the plane go to both. Returns the two vertex counts.
-fn divide_poly(
-    input: &[f32],
-    offset: f32,
-    axis: usize,
-    below: &mut PolyBuffer,
-    above: &mut PolyBuffer,
-) -> (usize, usize) {
-    let n = (input.len() / 3).min(DIVIDE_MAX_INPUT);
-    let mut delta = [0.0f32; DIVIDE_MAX_INPUT];
-    for (d, v) in delta.iter_mut().zip(input.chunks_exact(3)).take(n) {
-        *d = offset - v[axis];
-    }
+/// Where polygon edge `b → a` crosses the split plane, given both vertices' signed distances
+/// `db`, `da` to it (Recast's interpolation, component by component).
+#[inline(always)]
+fn crossing<const N: usize>(vb: &[f32; N], va: &[f32; N], db: f32, da: f32) -> [f32; N] {
+    let s = db / (db - da);
+    std::array::from_fn(|k| vb[k] + (va[k] - vb[k]) * s)
+}
 
-    let (mut below_count, mut above_count) = (0, 0);
-    let push = |buffer: &mut PolyBuffer, count: &mut usize, v: &[f32]| {
-        buffer[*count * 3..*count * 3 + 3].copy_from_slice(v);
-        *count += 1;
+/// Splits polygon `input[..count]` at `z == offset` (Recast's `dividePoly` on the z axis): `row`
+/// receives the part with z at most `offset` (as x, y), `rest` the other part. Vertices on the
+/// plane go to both. Returns the two vertex counts.
+fn split_row(
+    input: &Poly3,
+    count: usize,
+    offset: f32,
+    row: &mut Poly2,
+    rest: &mut Poly3,
+) -> (usize, usize) {
+    let n = count.min(MAX_CLIP_INPUT);
+    let (mut row_count, mut rest_count) = (0, 0);
+    // Walk the edges b → a, starting with the closing edge.
+    let Some(last) = input[..n].last() else {
+        return (0, 0);
     };
-    for a in 0..n {
-        let b = if a == 0 { n - 1 } else { a - 1 };
-        let (da, db) = (delta[a], delta[b]);
-        let va = &input[a * 3..a * 3 + 3];
+    let mut previous = last;
+    let mut previous_delta = offset - previous[2];
+    for va in &input[..n] {
+        let da = offset - va[2];
+        let (vb, db) = (previous, previous_delta);
+        (previous, previous_delta) = (va, da);
         if (da >= 0.0) != (db >= 0.0) {
-            let vb = &input[b * 3..b * 3 + 3];
-            let s = db / (db - da);
-            let point = [
-                vb[0] + (va[0] - vb[0]) * s,
-                vb[1] + (va[1] - vb[1]) * s,
-                vb[2] + (va[2] - vb[2]) * s,
-            ];
-            push(below, &mut below_count, &point);
-            push(above, &mut above_count, &point);
-            // The crossing point is already on both sides; a vertex on the plane is not repeated.
+            let point = crossing(vb, va, db, da);
+            row[row_count & CLIP_MASK] = [point[0], point[1]];
+            row_count += 1;
+            rest[rest_count & CLIP_MASK] = point;
+            rest_count += 1;
+            // The crossing is on both sides already; a vertex on the plane is not repeated.
             if da > 0.0 {
-                push(below, &mut below_count, va);
+                row[row_count & CLIP_MASK] = [va[0], va[1]];
+                row_count += 1;
             } else if da < 0.0 {
-                push(above, &mut above_count, va);
+                rest[rest_count & CLIP_MASK] = *va;
+                rest_count += 1;
             }
         } else {
             if da >= 0.0 {
-                push(below, &mut below_count, va);
+                row[row_count & CLIP_MASK] = [va[0], va[1]];
+                row_count += 1;
                 if da != 0.0 {
                     continue;
                 }
             }
-            push(above, &mut above_count, va);
+            rest[rest_count & CLIP_MASK] = *va;
+            rest_count += 1;
         }
     }
-    (below_count, above_count)
+    (row_count, rest_count)
+}
+
+/// What [`split_cell`] keeps of the cell side of a split.
+struct CellPart {
+    /// Number of vertices of the cell polygon.
+    count: usize,
+    /// Lowest and highest vertex y, folded in vertex order with Recast's min/max.
+    min_y: f32,
+    max_y: f32,
+    /// Number of vertices left in the row.
+    rest_count: usize,
+}
+
+/// Splits row polygon `input[..count]` at `x == offset` (Recast's `dividePoly` on the x axis):
+/// the part with x at most `offset` is the cell, of which only the vertex count and height range
+/// are kept; the other part goes to `rest`.
+fn split_cell(input: &Poly2, count: usize, offset: f32, rest: &mut Poly2) -> CellPart {
+    let n = count.min(MAX_CLIP_INPUT);
+    // Folding from ±infinity gives exactly Recast's fold from the first vertex.
+    let (mut cell_count, mut min_y, mut max_y) = (0, f32::INFINITY, f32::NEG_INFINITY);
+    let mut add_to_cell = |y: f32| {
+        min_y = fmin(min_y, y);
+        max_y = fmax(max_y, y);
+        cell_count += 1;
+    };
+    let mut rest_count = 0;
+    // Walk the edges b → a, starting with the closing edge.
+    if let Some(last) = input[..n].last() {
+        let mut previous = last;
+        let mut previous_delta = offset - previous[0];
+        for va in &input[..n] {
+            let da = offset - va[0];
+            let (vb, db) = (previous, previous_delta);
+            (previous, previous_delta) = (va, da);
+            if (da >= 0.0) != (db >= 0.0) {
+                let point = crossing(vb, va, db, da);
+                add_to_cell(point[1]);
+                rest[rest_count & CLIP_MASK] = point;
+                rest_count += 1;
+                if da > 0.0 {
+                    add_to_cell(va[1]);
+                } else if da < 0.0 {
+                    rest[rest_count & CLIP_MASK] = *va;
+                    rest_count += 1;
+                }
+            } else {
+                if da >= 0.0 {
+                    add_to_cell(va[1]);
+                    if da != 0.0 {
+                        continue;
+                    }
+                }
+                rest[rest_count & CLIP_MASK] = *va;
+                rest_count += 1;
+            }
+        }
+    }
+    CellPart {
+        count: cell_count,
+        min_y,
+        max_y,
+        rest_count,
+    }
 }

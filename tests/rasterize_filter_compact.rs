@@ -157,3 +157,61 @@ fn nav_test_stages_1_to_4_match_recast() {
 fn dungeon_stages_1_to_4_match_recast() {
     check_mesh("dungeon");
 }
+
+/// The span counts every solo dump records, for all three meshes (undulating has no stage dumps).
+#[test]
+fn solo_span_counts_match_recast() {
+    for mesh in common::MESHES {
+        let Some(solo) = common::solo(mesh, "watershed") else {
+            return;
+        };
+        let tri_mesh = load_obj(&common::mesh_path(mesh).unwrap()).unwrap();
+        let (bmin, bmax) = tri_mesh.bounds();
+        let cfg = BuildSettings::default().to_config(bmin, bmax).unwrap();
+        let mut ctx = BuildContext::new();
+        let mut hf = Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+        let mut areas = vec![0u8; tri_mesh.tri_count()];
+        let (verts, tris) = (&tri_mesh.verts, &tri_mesh.tris);
+        mark_walkable_triangles(&mut ctx, cfg.walkable_slope_angle, verts, tris, &mut areas)
+            .unwrap();
+        rasterize_triangles(&mut ctx, verts, tris, &areas, &mut hf, cfg.walkable_climb).unwrap();
+        let counts = &solo["heightfield"];
+        let expect = |v: &serde_json::Value| v.as_u64().unwrap() as usize;
+        assert_eq!(
+            hf.span_count(),
+            expect(&counts["spanCountAfterRasterize"]),
+            "{mesh}"
+        );
+        assert_eq!(
+            hf.walkable_span_count(),
+            expect(&counts["walkableSpansAfterRasterize"]),
+            "{mesh}"
+        );
+
+        filter_low_hanging_walkable_obstacles(&mut ctx, cfg.walkable_climb, &mut hf);
+        filter_ledge_spans(&mut ctx, cfg.walkable_height, cfg.walkable_climb, &mut hf);
+        filter_walkable_low_height_spans(&mut ctx, cfg.walkable_height, &mut hf);
+        assert_eq!(
+            hf.span_count(),
+            expect(&counts["spanCountAfterFilters"]),
+            "{mesh}"
+        );
+        assert_eq!(
+            hf.walkable_span_count(),
+            expect(&counts["walkableSpansAfterFilters"]),
+            "{mesh}"
+        );
+
+        let mut chf =
+            build_compact_heightfield(&mut ctx, cfg.walkable_height, cfg.walkable_climb, &hf)
+                .unwrap();
+        let compact = &solo["compactHeightfield"];
+        assert_eq!(chf.span_count(), expect(&compact["spanCount"]), "{mesh}");
+        erode_walkable_area(&mut ctx, cfg.walkable_radius, &mut chf).unwrap();
+        assert_eq!(
+            chf.walkable_span_count(),
+            expect(&compact["walkableSpansAfterErode"]),
+            "{mesh}"
+        );
+    }
+}
