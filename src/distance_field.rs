@@ -22,14 +22,15 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
     dist.resize(span_count, u16::MAX);
 
     ctx.start_timer(TimerLabel::BuildDistanceFieldDist);
-    mark_borders(chf, &mut dist);
-    chamfer_passes(chf, &mut dist);
+    let links = SpanLinks::new(chf);
+    mark_borders(&links, &chf.areas, &mut dist);
+    chamfer_passes(&links, &mut dist);
     chf.max_distance = dist.iter().copied().max().unwrap_or(0);
     ctx.stop_timer(TimerLabel::BuildDistanceFieldDist);
 
     ctx.start_timer(TimerLabel::BuildDistanceFieldBlur);
     let mut blurred = vec![0u16; span_count];
-    box_blur(chf, &dist, &mut blurred);
+    box_blur(&links, &dist, &mut blurred);
     chf.dist = blurred;
     ctx.stop_timer(TimerLabel::BuildDistanceFieldBlur);
 
@@ -38,7 +39,7 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
 }
 
 /// Index of the cell next to `cell` in direction `dir`, for a grid `width` cells wide.
-#[inline]
+#[inline(always)]
 fn step_cell(cell: usize, width: usize, dir: usize) -> usize {
     match dir & 3 {
         0 => cell.wrapping_sub(1),
@@ -49,7 +50,7 @@ fn step_cell(cell: usize, width: usize, dir: usize) -> usize {
 }
 
 /// Span index and cell of the neighbour of span `span` (in `cell`) in direction `dir`.
-#[inline]
+#[inline(always)]
 pub(crate) fn neighbour(
     chf: &CompactHeightfield,
     cell: usize,
@@ -64,24 +65,74 @@ pub(crate) fn neighbour(
     Some((chf.cells[ncell].index as usize + con as usize, ncell))
 }
 
-/// Sets the distance of every border span to zero (the others are already `u16::MAX`).
-fn mark_borders(chf: &CompactHeightfield, dist: &mut [u16]) {
-    for (cell, c) in chf.cells.iter().enumerate() {
-        let column = c.index as usize..(c.index + c.count) as usize;
-        for (i, d) in column.clone().zip(&mut dist[column]) {
-            let area = chf.areas[i];
-            let enclosed = (0..4).all(|dir| {
-                neighbour(chf, cell, i, dir).is_some_and(|(ni, _)| chf.areas[ni] == area)
-            });
-            if !enclosed {
-                *d = 0;
+/// The neighbouring span index of every span in each direction, resolved once. Passes that
+/// look at neighbours many times (the distance field, the watershed) then need neither the
+/// cells nor the packed links, and can walk the spans in storage order, which is the cells'
+/// order since the compact heightfield stores them column by column.
+pub(crate) struct SpanLinks {
+    links: Vec<[u32; 4]>,
+}
+
+impl SpanLinks {
+    const NONE: u32 = u32::MAX;
+
+    /// Resolves the links of `chf`; links leading outside the grid count as missing.
+    pub(crate) fn new(chf: &CompactHeightfield) -> Self {
+        let span_count = chf.spans.len();
+        let width = chf.width.max(0) as usize;
+        let mut links = vec![[Self::NONE; 4]; span_count];
+        for (cell, c) in chf.cells.iter().enumerate() {
+            let column = c.index as usize..(c.index + c.count) as usize;
+            let (Some(spans), Some(out)) = (chf.spans.get(column.clone()), links.get_mut(column))
+            else {
+                continue;
+            };
+            for (span, out) in spans.iter().zip(out) {
+                for (dir, link) in out.iter_mut().enumerate() {
+                    let con = span.con(dir);
+                    if con == NOT_CONNECTED {
+                        continue;
+                    }
+                    if let Some(n) = chf.cells.get(step_cell(cell, width, dir)) {
+                        let target = n.index as usize + con as usize;
+                        if target < span_count {
+                            *link = target as u32;
+                        }
+                    }
+                }
             }
+        }
+        Self { links }
+    }
+
+    /// The neighbour of span `i` in direction `dir`.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize, dir: usize) -> Option<usize> {
+        let n = self.links[i][dir & 3];
+        (n != Self::NONE).then_some(n as usize)
+    }
+
+    /// All four links of span `i` ([`Self::NONE`]-free values are span indices).
+    #[inline(always)]
+    fn all(&self) -> &[[u32; 4]] {
+        &self.links
+    }
+}
+
+/// Sets the distance of every border span to zero (the others are already `u16::MAX`).
+fn mark_borders(links: &SpanLinks, areas: &[u8], dist: &mut [u16]) {
+    for ((l, &area), d) in links.all().iter().zip(areas).zip(dist.iter_mut()) {
+        let enclosed = l
+            .iter()
+            .all(|&n| n != SpanLinks::NONE && areas[n as usize] == area);
+        if !enclosed {
+            *d = 0;
         }
     }
 }
 
 /// Lowers `dist[i]` to the distance through `from` plus `step`, if that is shorter.
-#[inline]
+#[inline(always)]
 fn relax(dist: &mut [u16], i: usize, from: usize, step: u32) {
     let through = dist[from] as u32 + step;
     if through < dist[i] as u32 {
@@ -90,59 +141,60 @@ fn relax(dist: &mut [u16], i: usize, from: usize, step: u32) {
 }
 
 /// The two chamfer sweeps: first from the (-x, -z) corner, looking at the -x, -z and both lower
-/// diagonal neighbours; then back from the (+x, +z) corner, looking the other way.
-fn chamfer_passes(chf: &CompactHeightfield, dist: &mut [u16]) {
-    let width = chf.width.max(0) as usize;
-    let height = chf.height.max(0) as usize;
-    // Each pass visits a straight neighbour and then the diagonal one reached by turning from it.
-    let mut sweep = |cell: usize, first: [usize; 2], second: [usize; 2]| {
-        let c = chf.cells[cell];
-        for i in c.index as usize..(c.index + c.count) as usize {
-            for [straight, turn] in [first, second] {
-                if let Some((ai, acell)) = neighbour(chf, cell, i, straight) {
-                    relax(dist, i, ai, 2);
-                    if let Some((aai, _)) = neighbour(chf, acell, ai, turn) {
-                        relax(dist, i, aai, 3);
-                    }
-                }
-            }
-        }
-    };
-    for cell in 0..width * height {
-        sweep(cell, [0, 3], [3, 2]);
+/// diagonal neighbours; then back from the (+x, +z) corner, looking the other way. (Spans of one
+/// column never look at each other, so walking the spans backwards equals Recast's walk of the
+/// cells backwards.)
+fn chamfer_passes(links: &SpanLinks, dist: &mut [u16]) {
+    for i in 0..dist.len() {
+        relax_span::<0, 3, 3, 2>(links, dist, i);
     }
-    for cell in (0..width * height).rev() {
-        sweep(cell, [2, 1], [1, 0]);
+    for i in (0..dist.len()).rev() {
+        relax_span::<2, 1, 1, 0>(links, dist, i);
+    }
+}
+
+/// Relaxes span `i` through its straight neighbours `A` and `B` and through the diagonal ones
+/// reached by turning from them to `A2` and `B2`.
+#[inline(always)]
+fn relax_span<const A: usize, const A2: usize, const B: usize, const B2: usize>(
+    links: &SpanLinks,
+    dist: &mut [u16],
+    i: usize,
+) {
+    if let Some(a) = links.get(i, A) {
+        relax(dist, i, a, 2);
+        if let Some(aa) = links.get(a, A2) {
+            relax(dist, i, aa, 3);
+        }
+    }
+    if let Some(b) = links.get(i, B) {
+        relax(dist, i, b, 2);
+        if let Some(bb) = links.get(b, B2) {
+            relax(dist, i, bb, 3);
+        }
     }
 }
 
 /// Averages each span's distance with its eight neighbours (missing ones count as the span
 /// itself), leaving spans close to a border untouched.
-fn box_blur(chf: &CompactHeightfield, src: &[u16], dst: &mut [u16]) {
-    let threshold = BLUR_THRESHOLD;
-    for (cell, c) in chf.cells.iter().enumerate() {
-        for i in c.index as usize..(c.index + c.count) as usize {
-            let own = src[i];
-            if own <= threshold {
-                dst[i] = own;
-                continue;
-            }
+fn box_blur(links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
+    for (i, d) in dst.iter_mut().enumerate() {
+        let own = src[i];
+        *d = if own <= BLUR_THRESHOLD {
+            own
+        } else {
             let own = own as u32;
             let mut sum = own;
             for dir in 0..4 {
-                match neighbour(chf, cell, i, dir) {
-                    Some((ai, acell)) => {
-                        sum += src[ai] as u32;
-                        sum += match neighbour(chf, acell, ai, (dir + 1) & 3) {
-                            Some((ai2, _)) => src[ai2] as u32,
-                            None => own,
-                        };
+                sum += match links.get(i, dir) {
+                    Some(a) => {
+                        src[a] as u32 + links.get(a, (dir + 1) & 3).map_or(own, |aa| src[aa] as u32)
                     }
-                    None => sum += own * 2,
-                }
+                    None => own * 2,
+                };
             }
-            dst[i] = ((sum + 5) / 9) as u16;
-        }
+            ((sum + 5) / 9) as u16
+        };
     }
 }
 
