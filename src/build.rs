@@ -1,1 +1,397 @@
-//! (being written)
+//! A whole solo build that keeps every stage's output, and re-runs only the stages a settings
+//! change affects.
+//!
+//! | Stage            | Output kept                      | Settings that make it the earliest stage to re-run |
+//! |------------------|----------------------------------|-----------------------------------------------------|
+//! | `Rasterize`      | triangle areas, `heightfield_rasterized` | input mesh, bounds, `cellSize`, `cellHeight`, `agentMaxSlope`, `agentMaxClimb` |
+//! | `Filter`         | `heightfield_filtered`           | `agentHeight`, the three filter switches            |
+//! | `Compact`        | `compact`                        | (only upstream changes)                             |
+//! | `Erode`          | `compact_eroded`                 | `agentRadius`                                       |
+//! | `DistanceField`  | `regions.dist` (watershed only)  | `partitionType`                                     |
+//! | `Regions`        | `regions` (region id per span)   | `regionMinSize`, `regionMergeSize`                  |
+//! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
+//! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`                                      |
+//! | `DetailMesh`     | `detail_mesh`                    | `detailSampleDist`, `detailSampleMaxError`          |
+//!
+//! `agentMaxClimb` reaches back to rasterization because Recast merges spans whose tops are
+//! within the climb; `agentHeight` reaches back to filtering, which also re-runs everything after.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::compact::{CompactHeightfield, build_compact_heightfield};
+use crate::config::{BuildSettings, Config, PartitionType};
+use crate::context::{BuildContext, TimerLabel};
+use crate::contour::{ContourBuildFlags, ContourSet, build_contours};
+use crate::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::error::Result;
+use crate::geometry::TriMesh;
+use crate::heightfield::Heightfield;
+use crate::poly_mesh::{PolyMesh, build_poly_mesh};
+use crate::{area, distance_field, filter, rasterize, region};
+
+/// The build stages in pipeline order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    Rasterize,
+    Filter,
+    Compact,
+    Erode,
+    DistanceField,
+    Regions,
+    Contours,
+    PolyMesh,
+    DetailMesh,
+}
+
+impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 9] = [
+        Stage::Rasterize,
+        Stage::Filter,
+        Stage::Compact,
+        Stage::Erode,
+        Stage::DistanceField,
+        Stage::Regions,
+        Stage::Contours,
+        Stage::PolyMesh,
+        Stage::DetailMesh,
+    ];
+
+    /// A human-readable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Rasterize => "Rasterize",
+            Stage::Filter => "Filter",
+            Stage::Compact => "Compact",
+            Stage::Erode => "Erode",
+            Stage::DistanceField => "Distance field",
+            Stage::Regions => "Regions",
+            Stage::Contours => "Contours",
+            Stage::PolyMesh => "Poly mesh",
+            Stage::DetailMesh => "Detail mesh",
+        }
+    }
+}
+
+/// The earliest stage whose output a change from `old` to `new` settings invalidates, or `None`
+/// when nothing the build reads has changed (see the module table).
+pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Option<Stage> {
+    let changed = |a: f32, b: f32| a.to_bits() != b.to_bits();
+    if changed(old.cell_size, new.cell_size)
+        || changed(old.cell_height, new.cell_height)
+        || changed(old.agent_max_slope, new.agent_max_slope)
+        || changed(old.agent_max_climb, new.agent_max_climb)
+        || old.max_grid_cells != new.max_grid_cells
+    {
+        Some(Stage::Rasterize)
+    } else if changed(old.agent_height, new.agent_height)
+        || old.filter_low_hanging_obstacles != new.filter_low_hanging_obstacles
+        || old.filter_ledge_spans != new.filter_ledge_spans
+        || old.filter_walkable_low_height_spans != new.filter_walkable_low_height_spans
+    {
+        Some(Stage::Filter)
+    } else if changed(old.agent_radius, new.agent_radius) {
+        Some(Stage::Erode)
+    } else if old.partition_type != new.partition_type {
+        Some(Stage::DistanceField)
+    } else if changed(old.region_min_size, new.region_min_size)
+        || changed(old.region_merge_size, new.region_merge_size)
+    {
+        Some(Stage::Regions)
+    } else if changed(old.edge_max_len, new.edge_max_len)
+        || changed(old.edge_max_error, new.edge_max_error)
+    {
+        Some(Stage::Contours)
+    } else if changed(old.verts_per_poly, new.verts_per_poly) {
+        Some(Stage::PolyMesh)
+    } else if changed(old.detail_sample_dist, new.detail_sample_dist)
+        || changed(old.detail_sample_max_error, new.detail_sample_max_error)
+    {
+        Some(Stage::DetailMesh)
+    } else {
+        None
+    }
+}
+
+/// A solo navmesh build with every stage's output.
+///
+/// Cloning is cheap for the input mesh (shared) and copies the stage outputs, which is what a
+/// viewer wants before handing a rebuild to a background thread.
+#[derive(Clone, Debug)]
+pub struct Build {
+    pub mesh: Arc<TriMesh>,
+    pub bmin: [f32; 3],
+    pub bmax: [f32; 3],
+    pub settings: BuildSettings,
+    pub config: Config,
+    /// Area id per input triangle after slope marking.
+    pub triangle_areas: Vec<u8>,
+    pub heightfield_rasterized: Heightfield,
+    pub heightfield_filtered: Heightfield,
+    /// The compact heightfield as built, before erosion.
+    pub compact: CompactHeightfield,
+    /// After eroding by the agent radius.
+    pub compact_eroded: CompactHeightfield,
+    /// After the distance field (watershed only) and region partitioning.
+    pub regions: CompactHeightfield,
+    pub contours: ContourSet,
+    pub poly_mesh: PolyMesh,
+    pub detail_mesh: PolyMeshDetail,
+    /// Log lines and Recast timer totals of the last (re)build.
+    pub context: BuildContext,
+    /// Wall time of each stage in the last (re)build that ran it.
+    pub stage_times: [Option<Duration>; Stage::ALL.len()],
+}
+
+impl Build {
+    /// Builds everything for `mesh` over its own bounds.
+    pub fn new(mesh: Arc<TriMesh>, settings: BuildSettings) -> Result<Self> {
+        let (bmin, bmax) = mesh.bounds();
+        Self::with_bounds(mesh, bmin, bmax, settings, BuildContext::new())
+    }
+
+    /// Builds everything over explicit bounds, logging into `context`.
+    pub fn with_bounds(
+        mesh: Arc<TriMesh>,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        settings: BuildSettings,
+        context: BuildContext,
+    ) -> Result<Self> {
+        let config = settings.to_config(bmin, bmax)?;
+        let empty_hf = Heightfield::new(0, 0, bmin, bmax, config.cs, config.ch);
+        let mut build = Build {
+            mesh,
+            bmin,
+            bmax,
+            settings,
+            config,
+            triangle_areas: Vec::new(),
+            heightfield_rasterized: empty_hf.clone(),
+            heightfield_filtered: empty_hf,
+            compact: CompactHeightfield::default(),
+            compact_eroded: CompactHeightfield::default(),
+            regions: CompactHeightfield::default(),
+            contours: ContourSet::default(),
+            poly_mesh: PolyMesh::default(),
+            detail_mesh: PolyMeshDetail::default(),
+            context,
+            stage_times: [None; Stage::ALL.len()],
+        };
+        build.rebuild_from(Stage::Rasterize)?;
+        Ok(build)
+    }
+
+    /// Switches to `settings` and re-runs from the earliest stage they affect. Returns that
+    /// stage, or `None` when nothing needed re-running.
+    pub fn update(&mut self, settings: BuildSettings) -> Result<Option<Stage>> {
+        let stage = earliest_affected_stage(&self.settings, &settings);
+        if let Some(stage) = stage {
+            self.config = settings.to_config(self.bmin, self.bmax)?;
+            self.settings = settings;
+            self.rebuild_from(stage)?;
+        }
+        Ok(stage)
+    }
+
+    /// Re-runs `stage` and every stage after it with the current settings. On error the build
+    /// is left partly updated: keep a clone if the previous result must survive.
+    pub fn rebuild_from(&mut self, stage: Stage) -> Result<()> {
+        self.context.reset_timers();
+        self.context.reset_log();
+        self.context.start_timer(TimerLabel::Total);
+        let result = Stage::ALL
+            .into_iter()
+            .filter(|&s| s >= stage)
+            .try_for_each(|s| self.run_stage(s));
+        self.context.stop_timer(TimerLabel::Total);
+        result?;
+        self.context.progress(format!(
+            ">> Polymesh: {} vertices  {} polygons",
+            self.poly_mesh.nverts, self.poly_mesh.npolys
+        ));
+        Ok(())
+    }
+
+    fn run_stage(&mut self, stage: Stage) -> Result<()> {
+        let started = Instant::now();
+        let cfg = &self.config;
+        let ctx = &mut self.context;
+        match stage {
+            Stage::Rasterize => {
+                ctx.progress("Building navigation:");
+                ctx.progress(format!(" - {} x {} cells", cfg.width, cfg.height));
+                ctx.progress(format!(
+                    " - {:.1}K verts, {:.1}K tris",
+                    self.mesh.vert_count() as f32 / 1000.0,
+                    self.mesh.tri_count() as f32 / 1000.0
+                ));
+                let mut hf =
+                    Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+                let mut areas = vec![crate::NULL_AREA; self.mesh.tri_count()];
+                rasterize::mark_walkable_triangles(
+                    ctx,
+                    cfg.walkable_slope_angle,
+                    &self.mesh.verts,
+                    &self.mesh.tris,
+                    &mut areas,
+                );
+                rasterize::rasterize_triangles(
+                    ctx,
+                    &self.mesh.verts,
+                    &self.mesh.tris,
+                    &areas,
+                    &mut hf,
+                    cfg.walkable_climb,
+                )?;
+                self.triangle_areas = areas;
+                self.heightfield_rasterized = hf;
+            }
+            Stage::Filter => {
+                let mut hf = self.heightfield_rasterized.clone();
+                if self.settings.filter_low_hanging_obstacles {
+                    filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
+                }
+                if self.settings.filter_ledge_spans {
+                    filter::filter_ledge_spans(
+                        ctx,
+                        cfg.walkable_height,
+                        cfg.walkable_climb,
+                        &mut hf,
+                    );
+                }
+                if self.settings.filter_walkable_low_height_spans {
+                    filter::filter_walkable_low_height_spans(ctx, cfg.walkable_height, &mut hf);
+                }
+                self.heightfield_filtered = hf;
+            }
+            Stage::Compact => {
+                self.compact = build_compact_heightfield(
+                    ctx,
+                    cfg.walkable_height,
+                    cfg.walkable_climb,
+                    &self.heightfield_filtered,
+                )?;
+            }
+            Stage::Erode => {
+                let mut chf = self.compact.clone();
+                area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
+                self.compact_eroded = chf;
+            }
+            Stage::DistanceField => {
+                let mut chf = self.compact_eroded.clone();
+                if self.settings.partition_type == PartitionType::Watershed {
+                    distance_field::build_distance_field(ctx, &mut chf)?;
+                }
+                self.regions = chf;
+            }
+            Stage::Regions => {
+                let chf = &mut self.regions;
+                for span in &mut chf.spans {
+                    span.reg = 0;
+                }
+                chf.max_regions = 0;
+                match self.settings.partition_type {
+                    PartitionType::Watershed => region::build_regions(
+                        ctx,
+                        chf,
+                        0,
+                        cfg.min_region_area,
+                        cfg.merge_region_area,
+                    )?,
+                    PartitionType::Monotone => region::build_regions_monotone(
+                        ctx,
+                        chf,
+                        0,
+                        cfg.min_region_area,
+                        cfg.merge_region_area,
+                    )?,
+                    PartitionType::Layers => {
+                        region::build_layer_regions(ctx, chf, 0, cfg.min_region_area)?
+                    }
+                }
+            }
+            Stage::Contours => {
+                self.contours = build_contours(
+                    ctx,
+                    &self.regions,
+                    cfg.max_simplification_error,
+                    cfg.max_edge_len,
+                    ContourBuildFlags::default(),
+                )?;
+            }
+            Stage::PolyMesh => {
+                self.poly_mesh =
+                    build_poly_mesh(ctx, &self.contours, cfg.max_verts_per_poly as usize)?;
+            }
+            Stage::DetailMesh => {
+                self.detail_mesh = build_poly_mesh_detail(
+                    ctx,
+                    &self.poly_mesh,
+                    &self.regions,
+                    cfg.detail_sample_dist,
+                    cfg.detail_sample_max_error,
+                )?;
+            }
+        }
+        self.stage_times[stage as usize] = Some(started.elapsed());
+        Ok(())
+    }
+
+    /// RecastDemo's build-time report (`duLogBuildTimes`): one line per Recast timer that ran,
+    /// with its share of the total.
+    pub fn timing_report(&self) -> Vec<String> {
+        let total = self
+            .context
+            .accumulated(TimerLabel::Total)
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1000.0;
+        let percent = if total > 0.0 { 100.0 / total } else { 0.0 };
+        let mut lines = vec!["Build Times".to_string()];
+        for (label, indent) in REPORT_ORDER {
+            if let Some(t) = self.context.accumulated(label) {
+                let ms = t.as_secs_f64() * 1000.0;
+                lines.push(format!(
+                    "{indent}- {}:\t{ms:.2}ms\t({:.1}%)",
+                    label.display_name(),
+                    ms * percent
+                ));
+            }
+        }
+        lines.push(format!("=== TOTAL:\t{total:.2}ms"));
+        lines
+    }
+}
+
+/// The order and indentation of RecastDemo's build-time report.
+/// (RecastDemo leaves out the low-obstacle filter; it is listed here after the ledge filter.)
+const REPORT_ORDER: [(TimerLabel, &str); 26] = [
+    (TimerLabel::RasterizeTriangles, ""),
+    (TimerLabel::BuildCompactHeightfield, ""),
+    (TimerLabel::FilterBorder, ""),
+    (TimerLabel::FilterLowObstacles, ""),
+    (TimerLabel::FilterWalkable, ""),
+    (TimerLabel::ErodeArea, ""),
+    (TimerLabel::MedianArea, ""),
+    (TimerLabel::MarkBoxArea, ""),
+    (TimerLabel::MarkConvexPolyArea, ""),
+    (TimerLabel::MarkCylinderArea, ""),
+    (TimerLabel::BuildDistanceField, ""),
+    (TimerLabel::BuildDistanceFieldDist, "    "),
+    (TimerLabel::BuildDistanceFieldBlur, "    "),
+    (TimerLabel::BuildRegions, ""),
+    (TimerLabel::BuildRegionsWatershed, "    "),
+    (TimerLabel::BuildRegionsExpand, "      "),
+    (TimerLabel::BuildRegionsFlood, "      "),
+    (TimerLabel::BuildRegionsFilter, "    "),
+    (TimerLabel::BuildLayers, ""),
+    (TimerLabel::BuildContours, ""),
+    (TimerLabel::BuildContoursTrace, "    "),
+    (TimerLabel::BuildContoursSimplify, "    "),
+    (TimerLabel::BuildPolyMesh, ""),
+    (TimerLabel::BuildPolyMeshDetail, ""),
+    (TimerLabel::MergePolyMesh, ""),
+    (TimerLabel::MergePolyMeshDetail, ""),
+];

@@ -1,3 +1,144 @@
-//! The `navlab` command line.
+//! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab view` (and
+//! `navlab` alone) opens the viewer when built with the `viewer` feature.
 
-fn main() {}
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use navlab::build::Build;
+use navlab::config::{BuildSettings, PartitionType};
+use navlab::context::LogCategory;
+use navlab::error::{NavlabError, Result};
+
+#[derive(Parser)]
+#[command(
+    name = "navlab",
+    version,
+    about = "Recast & Detour navmesh building, with a viewer"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a solo navmesh from an OBJ file and print the stage timings.
+    Bake {
+        /// The input mesh (Wavefront OBJ).
+        mesh: PathBuf,
+        /// Build settings: a TOML file with RecastDemo's names, or a RecastDemo `.gset`.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Region partitioning (overrides the settings file).
+        #[arg(long)]
+        partition: Option<PartitionType>,
+        /// Write the stage summary as JSON in the C++ reference schema.
+        #[arg(long)]
+        dump_json: Option<PathBuf>,
+        /// Print nothing but errors.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Open the viewer (needs the `viewer` feature).
+    View {
+        /// The input mesh; the embedded default scene when absent.
+        mesh: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Bake {
+            mesh,
+            config,
+            partition,
+            dump_json,
+            quiet,
+        }) => bake(
+            &mesh,
+            config.as_deref(),
+            partition,
+            dump_json.as_deref(),
+            quiet,
+        ),
+        Some(Command::View { .. }) | None => view(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("navlab: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load_settings(path: Option<&Path>) -> Result<BuildSettings> {
+    match path {
+        None => Ok(BuildSettings::default()),
+        Some(path) => BuildSettings::load_toml(path),
+    }
+}
+
+fn bake(
+    mesh_path: &Path,
+    config: Option<&Path>,
+    partition: Option<PartitionType>,
+    dump_json: Option<&Path>,
+    quiet: bool,
+) -> Result<()> {
+    let mut settings = load_settings(config)?;
+    if let Some(partition) = partition {
+        settings.partition_type = partition;
+    }
+    let mesh = navlab::geometry::load_obj(mesh_path)?;
+    if !quiet {
+        for warning in &mesh.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    let build = Build::new(Arc::new(mesh), settings)?;
+    if !quiet {
+        for entry in build.context.entries() {
+            match entry.category {
+                LogCategory::Progress => println!("{}", entry.message),
+                LogCategory::Warning => eprintln!("warning: {}", entry.message),
+                LogCategory::Error => eprintln!("error: {}", entry.message),
+            }
+        }
+        for line in build.timing_report() {
+            println!("{line}");
+        }
+    }
+    if let Some(out) = dump_json {
+        let name = mesh_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let summary = navlab::dump::stage_summary(&name, &build);
+        let text = serde_json::to_string(&summary).expect("a JSON value always serialises");
+        std::fs::write(out, text).map_err(|source| NavlabError::Io {
+            path: out.to_owned(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "viewer"))]
+fn view() -> Result<()> {
+    Err(NavlabError::Stage {
+        stage: "navlab view",
+        message: "this navlab was built without the `viewer` feature; build with default features to open the viewer".into(),
+    })
+}
+
+#[cfg(feature = "viewer")]
+fn view() -> Result<()> {
+    Err(NavlabError::Stage {
+        stage: "navlab view",
+        message: "the viewer is not part of this build yet".into(),
+    })
+}

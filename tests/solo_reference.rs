@@ -1,0 +1,100 @@
+//! The acceptance test: a whole solo build of every reference mesh × partition equals C++
+//! Recast's, field by field, in the `--dump-json` schema.
+mod common;
+
+use std::sync::Arc;
+
+use navlab::build::Build;
+use navlab::config::BuildSettings;
+use serde_json::Value;
+
+/// The fields `compare_ref.py` compares, per section.
+const FIELDS: [(&str, &[&str]); 5] = [
+    (
+        "heightfield",
+        &["spanCountAfterRasterize", "walkableSpansAfterRasterize", "walkableSpansAfterFilters"],
+    ),
+    (
+        "compactHeightfield",
+        &["spanCount", "walkableSpansAfterErode", "maxDistance", "maxRegions"],
+    ),
+    (
+        "contours",
+        &[
+            "nconts",
+            "totalVerts",
+            "totalRawVerts",
+            "perContourNverts",
+            "perContourNrverts",
+            "perContourReg",
+            "perContourArea",
+        ],
+    ),
+    ("polymesh", &["nverts", "npolys", "nvp", "verts", "polys", "regs", "areas"]),
+    ("detail", &["nmeshes", "nverts", "ntris", "meshes", "tris"]),
+];
+
+fn check(mesh_name: &str, partition: &str) {
+    let Some(reference) = common::solo(mesh_name, partition) else {
+        return;
+    };
+    let mesh = navlab::geometry::load_obj(&common::mesh_path(mesh_name).unwrap()).unwrap();
+    let settings = BuildSettings {
+        partition_type: partition.parse().unwrap(),
+        ..BuildSettings::default()
+    };
+    let build = Build::new(Arc::new(mesh), settings).unwrap();
+    let ours = navlab::dump::stage_summary(mesh_name, &build);
+    let case = format!("{mesh_name}/{partition}");
+
+    for (key, value) in reference["config"].as_object().unwrap() {
+        assert_eq!(&ours["config"][key], value, "{case}: config.{key}");
+    }
+    let mut mismatches = Vec::new();
+    for (section, keys) in FIELDS {
+        for key in keys {
+            let (theirs, mine) = (&reference[section][key], &ours[section][key]);
+            if theirs != mine {
+                mismatches.push(describe(section, key, theirs, mine));
+            }
+        }
+    }
+    let theirs: Vec<f32> = common::as_f32s(&reference["detail"]["verts_exact"]);
+    let mine: Vec<f32> = common::as_f32s(&ours["detail"]["verts_exact"]);
+    if theirs != mine {
+        mismatches.push(format!(
+            "detail.verts_exact: {} of {} differ",
+            theirs.iter().zip(&mine).filter(|(a, b)| a != b).count() + theirs.len().abs_diff(mine.len()),
+            theirs.len()
+        ));
+    }
+    assert!(mismatches.is_empty(), "{case}:\n  {}", mismatches.join("\n  "));
+}
+
+fn describe(section: &str, key: &str, theirs: &Value, mine: &Value) -> String {
+    match (theirs.as_array(), mine.as_array()) {
+        (Some(t), Some(m)) => {
+            let first = t.iter().zip(m).position(|(a, b)| a != b).unwrap_or(t.len().min(m.len()));
+            format!("{section}.{key}: lengths C++ {} / ours {}, first difference at {first}", t.len(), m.len())
+        }
+        _ => format!("{section}.{key}: C++ {theirs} / ours {mine}"),
+    }
+}
+
+macro_rules! solo_cases {
+    ($($name:ident: $mesh:literal, $partition:literal;)*) => {
+        $(#[test] fn $name() { check($mesh, $partition); })*
+    };
+}
+
+solo_cases! {
+    nav_test_watershed: "nav_test", "watershed";
+    nav_test_monotone: "nav_test", "monotone";
+    nav_test_layers: "nav_test", "layers";
+    dungeon_watershed: "dungeon", "watershed";
+    dungeon_monotone: "dungeon", "monotone";
+    dungeon_layers: "dungeon", "layers";
+    undulating_watershed: "undulating", "watershed";
+    undulating_monotone: "undulating", "monotone";
+    undulating_layers: "undulating", "layers";
+}
