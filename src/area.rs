@@ -66,6 +66,9 @@ impl<'a> Links<'a> {
     }
 }
 
+/// Marks a missing neighbour in a neighbour table.
+const NO_NEIGHBOUR: u32 = u32::MAX;
+
 /// Removes walkability from every span closer than `radius` cells to the edge of the walkable
 /// area, so that agents of that radius keep clear of walls and ledges (Recast's
 /// `rcErodeWalkableArea`).
@@ -83,15 +86,21 @@ pub fn erode_walkable_area(
     let columns = chf.cells.len();
     let mut dist = vec![u8::MAX; chf.spans.len()];
 
+    // Every span's four neighbours, looked up once for the three passes below.
+    let mut neighbours = vec![[NO_NEIGHBOUR; 4]; chf.spans.len()];
     // Spans that are not walkable, or miss a walkable neighbour on any side, are the boundary.
     for column in 0..columns {
         for i in links.column_spans(column) {
-            let interior = areas[i] != NULL_AREA
-                && (0..4).all(|dir| {
-                    links
-                        .neighbour(column, i, dir)
-                        .is_some_and(|(_, n)| areas[n] != NULL_AREA)
-                });
+            let mut interior = areas[i] != NULL_AREA;
+            for (dir, neighbour) in neighbours[i].iter_mut().enumerate() {
+                match links.neighbour(column, i, dir) {
+                    Some((_, n)) => {
+                        *neighbour = n as u32;
+                        interior &= areas[n] != NULL_AREA;
+                    }
+                    None => interior = false,
+                }
+            }
             if !interior {
                 dist[i] = 0;
             }
@@ -100,30 +109,32 @@ pub fn erode_walkable_area(
 
     // Each straight step (cost 2) also looks one turn further for the diagonal (cost 3). The
     // forward pass comes from -x and -z, the backward pass from +x and +z.
-    let relax = |dist: &[u8], column: usize, i: usize, straight: usize, diagonal: usize, d: u8| {
-        let Some((a_column, a)) = links.neighbour(column, i, straight) else {
+    let relax = |dist: &[u8], i: usize, straight: usize, diagonal: usize, d: u8| {
+        let a = neighbours[i][straight];
+        if a == NO_NEIGHBOUR {
             return d;
-        };
-        let d = d.min(dist[a].saturating_add(2));
-        match links.neighbour(a_column, a, diagonal) {
-            Some((_, b)) => d.min(dist[b].saturating_add(3)),
-            None => d,
         }
+        let d = d.min(dist[a as usize].saturating_add(2));
+        let b = neighbours[a as usize][diagonal];
+        if b == NO_NEIGHBOUR {
+            return d;
+        }
+        d.min(dist[b as usize].saturating_add(3))
     };
     // Boundary spans stay at zero, so they are skipped.
     for column in 0..columns {
         for i in links.column_spans(column) {
             if dist[i] != 0 {
-                let d = relax(&dist, column, i, 0, 3, dist[i]);
-                dist[i] = relax(&dist, column, i, 3, 2, d);
+                let d = relax(&dist, i, 0, 3, dist[i]);
+                dist[i] = relax(&dist, i, 3, 2, d);
             }
         }
     }
     for column in (0..columns).rev() {
         for i in links.column_spans(column) {
             if dist[i] != 0 {
-                let d = relax(&dist, column, i, 2, 1, dist[i]);
-                dist[i] = relax(&dist, column, i, 1, 0, d);
+                let d = relax(&dist, i, 2, 1, dist[i]);
+                dist[i] = relax(&dist, i, 1, 0, d);
             }
         }
     }
