@@ -111,6 +111,8 @@ pub fn rasterize_triangle(
 
 /// Rasterizes indexed triangles (`tris` holds three vertex indices per triangle, `areas` one
 /// area id per triangle) into the heightfield (Recast's `rcRasterizeTriangles`).
+///
+/// A vertex index out of range is an error; the triangles before it stay rasterized.
 pub fn rasterize_triangles(
     ctx: &mut BuildContext,
     verts: &[f32],
@@ -256,7 +258,7 @@ fn walkable_normal_y(walkable_slope_angle: f32) -> f32 {
     (walkable_slope_angle / 180.0 * std::f32::consts::PI).cos()
 }
 
-/// The unit normal of a triangle (counter-clockwise seen from above points up).
+/// The unit normal of a triangle: `(v1 - v0) × (v2 - v0)`, normalised.
 fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
     let mut normal = vcross(&vsub(v1, v0), &vsub(v2, v0));
     vnormalize(&mut normal);
