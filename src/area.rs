@@ -1,10 +1,12 @@
 //! Area ids on the compact heightfield (Recast's `RecastArea.cpp`): eroding the walkable area by
 //! the agent radius, smoothing area ids, and painting boxes, convex volumes and cylinders.
 
-use crate::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use std::ops::Range;
+
+use crate::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
 use crate::math::{fmax, fmin};
-use crate::{NULL_AREA, NavlabError, Result, dir_offset_x, dir_offset_z};
+use crate::{NULL_AREA, NavlabError, Result};
 
 /// Fails unless `chf` has one area id per span.
 fn check_areas(
@@ -24,24 +26,48 @@ fn check_areas(
     Err(NavlabError::Stage { stage, message })
 }
 
-/// Span index of the neighbour of `span` (in column `x`, `z`) in direction `dir`, with the
-/// neighbour's column, if connected.
-#[inline]
-fn linked(
-    chf: &CompactHeightfield,
-    x: i32,
-    z: i32,
-    span: &CompactSpan,
-    dir: usize,
-) -> Option<(usize, i32, i32)> {
-    let con = span.con(dir);
-    if con == NOT_CONNECTED {
-        return None;
-    }
-    let nx = x + dir_offset_x(dir);
-    let nz = z + dir_offset_z(dir);
-    Some((chf.cell(nx, nz).index as usize + con as usize, nx, nz))
+/// Neighbour lookups by column index (`x + z * width`), for the per-span loops.
+struct Links<'a> {
+    cells: &'a [CompactCell],
+    spans: &'a [CompactSpan],
+    /// Column index offset of the neighbour in each direction.
+    steps: [isize; 4],
 }
+
+impl<'a> Links<'a> {
+    fn new(chf: &'a CompactHeightfield) -> Self {
+        let width = chf.width as isize;
+        Self {
+            cells: &chf.cells,
+            spans: &chf.spans,
+            steps: [-1, width, 1, -width],
+        }
+    }
+
+    /// The spans of a column.
+    #[inline]
+    fn column_spans(&self, column: usize) -> Range<usize> {
+        let cell = self.cells[column];
+        cell.index as usize..(cell.index + cell.count) as usize
+    }
+
+    /// The column and span index of span `i`'s neighbour in direction `dir`, if connected.
+    #[inline]
+    fn neighbour(&self, column: usize, i: usize, dir: usize) -> Option<(usize, usize)> {
+        let con = self.spans[i].con(dir);
+        if con == NOT_CONNECTED {
+            return None;
+        }
+        let neighbour_column = column.wrapping_add_signed(self.steps[dir]);
+        Some((
+            neighbour_column,
+            self.cells[neighbour_column].index as usize + con as usize,
+        ))
+    }
+}
+
+/// Marks a missing neighbour in a neighbour table.
+const NO_NEIGHBOUR: u32 = u32::MAX;
 
 /// Removes walkability from every span closer than `radius` cells to the edge of the walkable
 /// area, so that agents of that radius keep clear of walls and ledges (Recast's
@@ -55,62 +81,60 @@ pub fn erode_walkable_area(
 ) -> Result<()> {
     check_areas(ctx, "rcErodeWalkableArea", chf)?;
     ctx.start_timer(TimerLabel::ErodeArea);
-    let (width, height) = (chf.width, chf.height);
+    let links = Links::new(chf);
+    let areas = &chf.areas;
+    let columns = chf.cells.len();
     let mut dist = vec![u8::MAX; chf.spans.len()];
 
+    // Every span's four neighbours, looked up once for the three passes below.
+    let mut neighbours = vec![[NO_NEIGHBOUR; 4]; chf.spans.len()];
     // Spans that are not walkable, or miss a walkable neighbour on any side, are the boundary.
-    for z in 0..height {
-        for x in 0..width {
-            let cell = chf.cell(x, z);
-            let spans = cell.index as usize..(cell.index + cell.count) as usize;
-            for (i, d) in spans.clone().zip(&mut dist[spans]) {
-                if chf.areas[i] == NULL_AREA {
-                    *d = 0;
-                    continue;
+    for column in 0..columns {
+        for i in links.column_spans(column) {
+            let mut interior = areas[i] != NULL_AREA;
+            for (dir, neighbour) in neighbours[i].iter_mut().enumerate() {
+                match links.neighbour(column, i, dir) {
+                    Some((_, n)) => {
+                        *neighbour = n as u32;
+                        interior &= areas[n] != NULL_AREA;
+                    }
+                    None => interior = false,
                 }
-                let span = &chf.spans[i];
-                let interior = (0..4).all(|dir| {
-                    linked(chf, x, z, span, dir).is_some_and(|(n, _, _)| chf.areas[n] != NULL_AREA)
-                });
-                if !interior {
-                    *d = 0;
-                }
+            }
+            if !interior {
+                dist[i] = 0;
             }
         }
     }
 
-    // Forward pass: from the (-x) and (-z) sides, then backward: from (+x) and (+z). Each
-    // straight step looks one further turn for the diagonal.
-    let relax = |dist: &mut [u8], i: usize, from: usize, cost: u8| {
-        let candidate = dist[from].saturating_add(cost);
-        if candidate < dist[i] {
-            dist[i] = candidate;
+    // Each straight step (cost 2) also looks one turn further for the diagonal (cost 3). The
+    // forward pass comes from -x and -z, the backward pass from +x and +z.
+    let relax = |dist: &[u8], i: usize, straight: usize, diagonal: usize, d: u8| {
+        let a = neighbours[i][straight];
+        if a == NO_NEIGHBOUR {
+            return d;
         }
-    };
-    let sweep = |dist: &mut [u8], x: i32, z: i32, i: usize, straight: usize, diagonal: usize| {
-        let span = &chf.spans[i];
-        if let Some((a, ax, az)) = linked(chf, x, z, span, straight) {
-            relax(dist, i, a, 2);
-            if let Some((b, _, _)) = linked(chf, ax, az, &chf.spans[a], diagonal) {
-                relax(dist, i, b, 3);
-            }
+        let d = d.min(dist[a as usize].saturating_add(2));
+        let b = neighbours[a as usize][diagonal];
+        if b == NO_NEIGHBOUR {
+            return d;
         }
+        d.min(dist[b as usize].saturating_add(3))
     };
-    for z in 0..height {
-        for x in 0..width {
-            let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
-                sweep(&mut dist, x, z, i, 0, 3);
-                sweep(&mut dist, x, z, i, 3, 2);
+    // Boundary spans stay at zero, so they are skipped.
+    for column in 0..columns {
+        for i in links.column_spans(column) {
+            if dist[i] != 0 {
+                let d = relax(&dist, i, 0, 3, dist[i]);
+                dist[i] = relax(&dist, i, 3, 2, d);
             }
         }
     }
-    for z in (0..height).rev() {
-        for x in (0..width).rev() {
-            let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
-                sweep(&mut dist, x, z, i, 2, 1);
-                sweep(&mut dist, x, z, i, 1, 0);
+    for column in (0..columns).rev() {
+        for i in links.column_spans(column) {
+            if dist[i] != 0 {
+                let d = relax(&dist, i, 2, 1, dist[i]);
+                dist[i] = relax(&dist, i, 1, 0, d);
             }
         }
     }
@@ -135,40 +159,36 @@ pub fn median_filter_walkable_area(
 ) -> Result<()> {
     check_areas(ctx, "rcMedianFilterWalkableArea", chf)?;
     ctx.start_timer(TimerLabel::MedianArea);
-    let (width, height) = (chf.width, chf.height);
+    let links = Links::new(chf);
+    let areas = &chf.areas;
     let mut filtered = vec![u8::MAX; chf.spans.len()];
-    for z in 0..height {
-        for x in 0..width {
-            let cell = chf.cell(x, z);
-            let spans = cell.index as usize..(cell.index + cell.count) as usize;
-            for (i, median) in spans.clone().zip(&mut filtered[spans]) {
-                let own = chf.areas[i];
-                if own == NULL_AREA {
-                    *median = own;
-                    continue;
-                }
-                let span = &chf.spans[i];
-                let mut neighbourhood = [own; 9];
-                for dir in 0..4 {
-                    let Some((a, ax, az)) = linked(chf, x, z, span, dir) else {
-                        continue;
-                    };
-                    if chf.areas[a] != NULL_AREA {
-                        neighbourhood[dir * 2] = chf.areas[a];
-                    }
-                    let turned = (dir + 1) & 3;
-                    if let Some((b, _, _)) = linked(chf, ax, az, &chf.spans[a], turned)
-                        && chf.areas[b] != NULL_AREA
-                    {
-                        neighbourhood[dir * 2 + 1] = chf.areas[b];
-                    }
-                }
-                neighbourhood.sort_unstable();
-                *median = neighbourhood[4];
+    for column in 0..chf.cells.len() {
+        for i in links.column_spans(column) {
+            let own = areas[i];
+            if own == NULL_AREA {
+                filtered[i] = own;
+                continue;
             }
+            let mut neighbourhood = [own; 9];
+            for dir in 0..4 {
+                let Some((a_column, a)) = links.neighbour(column, i, dir) else {
+                    continue;
+                };
+                if areas[a] != NULL_AREA {
+                    neighbourhood[dir * 2] = areas[a];
+                }
+                let turned = (dir + 1) & 3;
+                if let Some((_, b)) = links.neighbour(a_column, a, turned)
+                    && areas[b] != NULL_AREA
+                {
+                    neighbourhood[dir * 2 + 1] = areas[b];
+                }
+            }
+            neighbourhood.sort_unstable();
+            filtered[i] = neighbourhood[4];
         }
     }
-    chf.areas.copy_from_slice(&filtered);
+    chf.areas = filtered;
     ctx.stop_timer(TimerLabel::MedianArea);
     Ok(())
 }

@@ -181,31 +181,28 @@ fn build(
         }
     }
 
-    let links = Linker {
+    let linker = Linker {
         cells: &cells,
-        spans: &spans,
         width,
         height,
         walkable_height,
         walkable_climb,
     };
     let mut max_layer_index = 0;
-    let mut cons = Vec::with_capacity(span_count);
     for z in 0..height {
         for x in 0..width {
             let cell = cells[(x + z * width) as usize];
-            for span in &spans[cell.index as usize..(cell.index + cell.count) as usize] {
+            for i in cell.index as usize..(cell.index + cell.count) as usize {
+                let span = spans[i];
                 let mut con = 0;
                 for dir in 0..4 {
-                    let layer = links.layer_towards(x, z, dir, span, &mut max_layer_index);
+                    let layer =
+                        linker.layer_towards(&spans, x, z, dir, &span, &mut max_layer_index);
                     con |= layer << (dir * 6);
                 }
-                cons.push(con);
+                spans[i].con = con;
             }
         }
-    }
-    for (span, con) in spans.iter_mut().zip(cons) {
-        span.con = con;
     }
     if max_layer_index > MAX_LAYERS {
         ctx.error(format!(
@@ -235,7 +232,6 @@ fn build(
 /// Finds the neighbour links of compact spans.
 struct Linker<'a> {
     cells: &'a [CompactCell],
-    spans: &'a [CompactSpan],
     width: i32,
     height: i32,
     walkable_height: i32,
@@ -243,12 +239,13 @@ struct Linker<'a> {
 }
 
 impl Linker<'_> {
-    /// The layer of the first span in the neighbour column of (`x`, `z`) in direction `dir` that
-    /// `span` connects to, or [`NOT_CONNECTED`]. Layers too deep to encode raise
+    /// The layer of the first of `spans` in the neighbour column of (`x`, `z`) in direction `dir`
+    /// that `span` connects to, or [`NOT_CONNECTED`]. Layers too deep to encode raise
     /// `max_layer_index` instead.
     #[inline]
     fn layer_towards(
         &self,
+        spans: &[CompactSpan],
         x: i32,
         z: i32,
         dir: usize,
@@ -264,7 +261,7 @@ impl Linker<'_> {
         let top = y + i32::from(span.h);
         let cell = self.cells[(nx + nz * self.width) as usize];
         let start = cell.index as usize;
-        let neighbours = &self.spans[start..start + cell.count as usize];
+        let neighbours = &spans[start..start + cell.count as usize];
         for (layer, neighbour) in neighbours.iter().enumerate() {
             let ny = i32::from(neighbour.y);
             let bottom = y.max(ny);

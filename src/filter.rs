@@ -90,8 +90,6 @@ fn is_ledge(
 ) -> bool {
     let floor = i32::from(smax);
     let ceiling = span_floor_or_sky(hf, next);
-    // The lowest neighbour floor an agent could move to, relative to this floor.
-    let mut lowest_neighbour_floor_difference = MAX_HEIGHTFIELD_HEIGHT;
     // The range of neighbour floors within climbing distance.
     let mut lowest_traversable_floor = floor;
     let mut highest_traversable_floor = floor;
@@ -104,31 +102,30 @@ fn is_ledge(
         }
         let mut neighbour = hf.columns[(nx + nz * hf.width) as usize];
         // The open space below the neighbour column's lowest span is a drop to the void.
-        let neighbour_ceiling = span_floor_or_sky(hf, neighbour);
-        if ceiling.min(neighbour_ceiling) - floor >= walkable_height {
+        if ceiling.min(span_floor_or_sky(hf, neighbour)) - floor >= walkable_height {
             return true;
         }
         while neighbour != NO_SPAN {
             let span = hf.pool[neighbour as usize];
+            neighbour = span.next;
             let neighbour_floor = i32::from(span.smax);
             let neighbour_ceiling = span_floor_or_sky(hf, span.next);
-            neighbour = span.next;
             if ceiling.min(neighbour_ceiling) - floor.max(neighbour_floor) < walkable_height {
                 continue;
             }
+            // A reachable drop deeper than the climb makes this a ledge whatever else is around
+            // (Recast notes the lowest such difference and decides after all neighbours).
             let difference = neighbour_floor - floor;
-            lowest_neighbour_floor_difference = lowest_neighbour_floor_difference.min(difference);
-            if difference.abs() <= walkable_climb {
+            if difference < -walkable_climb {
+                return true;
+            }
+            if difference <= walkable_climb {
                 lowest_traversable_floor = lowest_traversable_floor.min(neighbour_floor);
                 highest_traversable_floor = highest_traversable_floor.max(neighbour_floor);
-            } else if difference < -walkable_climb {
-                // Already a ledge; the other spans of this column cannot change that.
-                break;
             }
         }
     }
-    lowest_neighbour_floor_difference < -walkable_climb
-        || highest_traversable_floor - lowest_traversable_floor > walkable_climb
+    highest_traversable_floor - lowest_traversable_floor > walkable_climb
 }
 
 /// The bottom of span `index`, or open sky for [`NO_SPAN`].

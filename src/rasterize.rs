@@ -111,6 +111,8 @@ pub fn rasterize_triangle(
 
 /// Rasterizes indexed triangles (`tris` holds three vertex indices per triangle, `areas` one
 /// area id per triangle) into the heightfield (Recast's `rcRasterizeTriangles`).
+///
+/// A vertex index out of range is an error; the triangles before it stay rasterized.
 pub fn rasterize_triangles(
     ctx: &mut BuildContext,
     verts: &[f32],
@@ -256,7 +258,7 @@ fn walkable_normal_y(walkable_slope_angle: f32) -> f32 {
     (walkable_slope_angle / 180.0 * std::f32::consts::PI).cos()
 }
 
-/// The unit normal of a triangle (counter-clockwise seen from above points up).
+/// The unit normal of a triangle: `(v1 - v0) × (v2 - v0)`, normalised.
 fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
     let mut normal = vcross(&vsub(v1, v0), &vsub(v2, v0));
     vnormalize(&mut normal);
@@ -265,6 +267,9 @@ fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
 
 /// Inserts a span into a column, merging every span it overlaps or touches. When the merged tops
 /// are within `flag_merge_threshold` the larger area id wins; otherwise the new span's area does.
+///
+/// The merged span takes the pool slot of the first span it absorbs, which saves a free and an
+/// allocation in the common case of one overlap.
 fn insert_span(
     hf: &mut Heightfield,
     column: usize,
@@ -273,9 +278,6 @@ fn insert_span(
     area: u8,
     flag_merge_threshold: i32,
 ) -> Result<(), PoolFull> {
-    if hf.free_head == NO_SPAN && hf.pool.len() >= NO_SPAN as usize {
-        return Err(PoolFull);
-    }
     // Recast stores the area in 6 bits.
     let mut new = Span {
         smin,
@@ -283,37 +285,49 @@ fn insert_span(
         area: area & 0x3f,
         next: NO_SPAN,
     };
+    // Skip the spans entirely below the new one.
     let mut previous = NO_SPAN;
     let mut current = hf.columns[column];
     while current != NO_SPAN {
         let span = hf.pool[current as usize];
-        if span.smin > new.smax {
+        if span.smax >= new.smin {
             break;
         }
-        if span.smax < new.smin {
-            previous = current;
-            current = span.next;
-            continue;
+        previous = current;
+        current = span.next;
+    }
+    // Absorb the spans it overlaps or touches.
+    let mut slot = NO_SPAN;
+    while current != NO_SPAN {
+        let span = hf.pool[current as usize];
+        if span.smin > new.smax {
+            break;
         }
         new.smin = new.smin.min(span.smin);
         new.smax = new.smax.max(span.smax);
         if (i32::from(new.smax) - i32::from(span.smax)).abs() <= flag_merge_threshold {
             new.area = new.area.max(span.area);
         }
-        hf.free_span(current);
-        if previous == NO_SPAN {
-            hf.columns[column] = span.next;
+        if slot == NO_SPAN {
+            slot = current;
         } else {
-            hf.pool[previous as usize].next = span.next;
+            hf.free_span(current);
         }
         current = span.next;
     }
-    if previous == NO_SPAN {
-        new.next = hf.columns[column];
-        hf.columns[column] = hf.alloc_span(new);
+    new.next = current;
+    let index = if slot != NO_SPAN {
+        hf.pool[slot as usize] = new;
+        slot
+    } else if hf.free_head == NO_SPAN && hf.pool.len() >= NO_SPAN as usize {
+        return Err(PoolFull);
     } else {
-        new.next = hf.pool[previous as usize].next;
-        hf.pool[previous as usize].next = hf.alloc_span(new);
+        hf.alloc_span(new)
+    };
+    if previous == NO_SPAN {
+        hf.columns[column] = index;
+    } else {
+        hf.pool[previous as usize].next = index;
     }
     Ok(())
 }
