@@ -15,7 +15,9 @@ use navlab::context::BuildContext;
 use navlab::contour::ContourBuildFlags;
 use navlab::geometry::TriMesh;
 use navlab::heightfield::Heightfield;
-use navlab::{area, compact, contour, detail_mesh, distance_field, filter, poly_mesh, rasterize, region};
+use navlab::{
+    area, compact, contour, detail_mesh, distance_field, filter, poly_mesh, rasterize, region,
+};
 
 /// Counts live and peak heap bytes so the benchmark can report a build's peak memory.
 struct CountingAllocator;
@@ -73,7 +75,12 @@ pub fn generated_city(blocks: usize) -> TriMesh {
     let size = blocks as f32 * 12.0;
     quad(
         &mut verts,
-        [[0.0, 0.0, 0.0], [size, 0.0, 0.0], [size, 0.0, size], [0.0, 0.0, size]],
+        [
+            [0.0, 0.0, 0.0],
+            [size, 0.0, 0.0],
+            [size, 0.0, size],
+            [0.0, 0.0, size],
+        ],
     );
     for bx in 0..blocks {
         for bz in 0..blocks {
@@ -82,11 +89,26 @@ pub fn generated_city(blocks: usize) -> TriMesh {
             let h = 3.0 + ((bx * 5 + bz * 11) % 7) as f32;
             let (x1, z1) = (x0 + w, z0 + w);
             // Roof and four walls, wound outwards.
-            quad(&mut verts, [[x0, h, z0], [x0, h, z1], [x1, h, z1], [x1, h, z0]]);
-            quad(&mut verts, [[x0, 0.0, z0], [x1, 0.0, z0], [x1, h, z0], [x0, h, z0]]);
-            quad(&mut verts, [[x1, 0.0, z0], [x1, 0.0, z1], [x1, h, z1], [x1, h, z0]]);
-            quad(&mut verts, [[x1, 0.0, z1], [x0, 0.0, z1], [x0, h, z1], [x1, h, z1]]);
-            quad(&mut verts, [[x0, 0.0, z1], [x0, 0.0, z0], [x0, h, z0], [x0, h, z1]]);
+            quad(
+                &mut verts,
+                [[x0, h, z0], [x0, h, z1], [x1, h, z1], [x1, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x0, 0.0, z0], [x1, 0.0, z0], [x1, h, z0], [x0, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x1, 0.0, z0], [x1, 0.0, z1], [x1, h, z1], [x1, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x1, 0.0, z1], [x0, 0.0, z1], [x0, h, z1], [x1, h, z1]],
+            );
+            quad(
+                &mut verts,
+                [[x0, 0.0, z1], [x0, 0.0, z0], [x0, h, z0], [x0, h, z1]],
+            );
         }
     }
     TriMesh::from_parts(verts, tris).expect("the generated city is valid")
@@ -108,7 +130,9 @@ fn bench_stages(c: &mut Criterion) {
             let full = Build::new(mesh.clone(), settings(partition)).expect("reference build");
             let cfg = full.config.clone();
             let mut group = c.benchmark_group(format!("{mesh_name}/{}", partition.name()));
-            group.sample_size(10).measurement_time(Duration::from_secs(3));
+            group
+                .sample_size(10)
+                .measurement_time(Duration::from_secs(3));
             group.bench_function("total", |b| {
                 b.iter(|| Build::new(mesh.clone(), settings(partition)).unwrap())
             });
@@ -116,10 +140,27 @@ fn bench_stages(c: &mut Criterion) {
                 group.bench_function("rasterize", |b| {
                     b.iter(|| {
                         let mut ctx = BuildContext::silent();
-                        let mut hf = Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+                        let mut hf = Heightfield::new(
+                            cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch,
+                        );
                         let mut areas = vec![0u8; mesh.tri_count()];
-                        rasterize::mark_walkable_triangles(&mut ctx, cfg.walkable_slope_angle, &mesh.verts, &mesh.tris, &mut areas);
-                        rasterize::rasterize_triangles(&mut ctx, &mesh.verts, &mesh.tris, &areas, &mut hf, cfg.walkable_climb).unwrap();
+                        rasterize::mark_walkable_triangles(
+                            &mut ctx,
+                            cfg.walkable_slope_angle,
+                            &mesh.verts,
+                            &mesh.tris,
+                            &mut areas,
+                        )
+                        .unwrap();
+                        rasterize::rasterize_triangles(
+                            &mut ctx,
+                            &mesh.verts,
+                            &mesh.tris,
+                            &areas,
+                            &mut hf,
+                            cfg.walkable_climb,
+                        )
+                        .unwrap();
                         hf
                     })
                 });
@@ -128,9 +169,22 @@ fn bench_stages(c: &mut Criterion) {
                         || full.heightfield_rasterized.clone(),
                         |mut hf| {
                             let mut ctx = BuildContext::silent();
-                            filter::filter_low_hanging_walkable_obstacles(&mut ctx, cfg.walkable_climb, &mut hf);
-                            filter::filter_ledge_spans(&mut ctx, cfg.walkable_height, cfg.walkable_climb, &mut hf);
-                            filter::filter_walkable_low_height_spans(&mut ctx, cfg.walkable_height, &mut hf);
+                            filter::filter_low_hanging_walkable_obstacles(
+                                &mut ctx,
+                                cfg.walkable_climb,
+                                &mut hf,
+                            );
+                            filter::filter_ledge_spans(
+                                &mut ctx,
+                                cfg.walkable_height,
+                                cfg.walkable_climb,
+                                &mut hf,
+                            );
+                            filter::filter_walkable_low_height_spans(
+                                &mut ctx,
+                                cfg.walkable_height,
+                                &mut hf,
+                            );
                             hf
                         },
                         BatchSize::LargeInput,
@@ -138,14 +192,25 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("compact", |b| {
                     b.iter(|| {
-                        compact::build_compact_heightfield(&mut BuildContext::silent(), cfg.walkable_height, cfg.walkable_climb, &full.heightfield_filtered).unwrap()
+                        compact::build_compact_heightfield(
+                            &mut BuildContext::silent(),
+                            cfg.walkable_height,
+                            cfg.walkable_climb,
+                            &full.heightfield_filtered,
+                        )
+                        .unwrap()
                     })
                 });
                 group.bench_function("erode", |b| {
                     b.iter_batched(
                         || full.compact.clone(),
                         |mut chf| {
-                            area::erode_walkable_area(&mut BuildContext::silent(), cfg.walkable_radius, &mut chf).unwrap();
+                            area::erode_walkable_area(
+                                &mut BuildContext::silent(),
+                                cfg.walkable_radius,
+                                &mut chf,
+                            )
+                            .unwrap();
                             chf
                         },
                         BatchSize::LargeInput,
@@ -155,7 +220,11 @@ fn bench_stages(c: &mut Criterion) {
                     b.iter_batched(
                         || full.compact_eroded.clone(),
                         |mut chf| {
-                            distance_field::build_distance_field(&mut BuildContext::silent(), &mut chf).unwrap();
+                            distance_field::build_distance_field(
+                                &mut BuildContext::silent(),
+                                &mut chf,
+                            )
+                            .unwrap();
                             chf
                         },
                         BatchSize::LargeInput,
@@ -173,9 +242,29 @@ fn bench_stages(c: &mut Criterion) {
                     |mut chf| {
                         let mut ctx = BuildContext::silent();
                         match partition {
-                            PartitionType::Watershed => region::build_regions(&mut ctx, &mut chf, 0, cfg.min_region_area, cfg.merge_region_area).unwrap(),
-                            PartitionType::Monotone => region::build_regions_monotone(&mut ctx, &mut chf, 0, cfg.min_region_area, cfg.merge_region_area).unwrap(),
-                            PartitionType::Layers => region::build_layer_regions(&mut ctx, &mut chf, 0, cfg.min_region_area).unwrap(),
+                            PartitionType::Watershed => region::build_regions(
+                                &mut ctx,
+                                &mut chf,
+                                0,
+                                cfg.min_region_area,
+                                cfg.merge_region_area,
+                            )
+                            .unwrap(),
+                            PartitionType::Monotone => region::build_regions_monotone(
+                                &mut ctx,
+                                &mut chf,
+                                0,
+                                cfg.min_region_area,
+                                cfg.merge_region_area,
+                            )
+                            .unwrap(),
+                            PartitionType::Layers => region::build_layer_regions(
+                                &mut ctx,
+                                &mut chf,
+                                0,
+                                cfg.min_region_area,
+                            )
+                            .unwrap(),
                         }
                         chf
                     },
@@ -183,13 +272,38 @@ fn bench_stages(c: &mut Criterion) {
                 )
             });
             group.bench_function("contours", |b| {
-                b.iter(|| contour::build_contours(&mut BuildContext::silent(), &full.regions, cfg.max_simplification_error, cfg.max_edge_len, ContourBuildFlags::default()).unwrap())
+                b.iter(|| {
+                    contour::build_contours(
+                        &mut BuildContext::silent(),
+                        &full.regions,
+                        cfg.max_simplification_error,
+                        cfg.max_edge_len,
+                        ContourBuildFlags::default(),
+                    )
+                    .unwrap()
+                })
             });
             group.bench_function("polymesh", |b| {
-                b.iter(|| poly_mesh::build_poly_mesh(&mut BuildContext::silent(), &full.contours, cfg.max_verts_per_poly as usize).unwrap())
+                b.iter(|| {
+                    poly_mesh::build_poly_mesh(
+                        &mut BuildContext::silent(),
+                        &full.contours,
+                        cfg.max_verts_per_poly as usize,
+                    )
+                    .unwrap()
+                })
             });
             group.bench_function("detail", |b| {
-                b.iter(|| detail_mesh::build_poly_mesh_detail(&mut BuildContext::silent(), &full.poly_mesh, &full.regions, cfg.detail_sample_dist, cfg.detail_sample_max_error).unwrap())
+                b.iter(|| {
+                    detail_mesh::build_poly_mesh_detail(
+                        &mut BuildContext::silent(),
+                        &full.poly_mesh,
+                        &full.regions,
+                        cfg.detail_sample_dist,
+                        cfg.detail_sample_max_error,
+                    )
+                    .unwrap()
+                })
             });
             group.finish();
             black_box(full);
@@ -202,7 +316,10 @@ fn report_peak_memory(_: &mut Criterion) {
     if let Some(mesh) = reference_mesh("undulating") {
         cases.push(("undulating".into(), mesh));
     }
-    cases.push(("generated city 35x35 blocks (420 m)".into(), Arc::new(generated_city(35))));
+    cases.push((
+        "generated city 35x35 blocks (420 m)".into(),
+        Arc::new(generated_city(35)),
+    ));
     for (name, mesh) in cases {
         for partition in PartitionType::ALL {
             let base = LIVE.load(Ordering::Relaxed);
@@ -225,7 +342,9 @@ fn report_peak_memory(_: &mut Criterion) {
 fn bench_generated_city(c: &mut Criterion) {
     let mesh = Arc::new(generated_city(35));
     let mut group = c.benchmark_group("city420");
-    group.sample_size(10).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5));
     for partition in PartitionType::ALL {
         group.bench_function(partition.name(), |b| {
             b.iter(|| Build::new(mesh.clone(), settings(partition)).unwrap())
@@ -234,5 +353,10 @@ fn bench_generated_city(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, report_peak_memory, bench_stages, bench_generated_city);
+criterion_group!(
+    benches,
+    report_peak_memory,
+    bench_stages,
+    bench_generated_city
+);
 criterion_main!(benches);

@@ -236,7 +236,7 @@ impl Build {
                     &self.mesh.verts,
                     &self.mesh.tris,
                     &mut areas,
-                );
+                )?;
                 rasterize::rasterize_triangles(
                     ctx,
                     &self.mesh.verts,

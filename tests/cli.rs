@@ -21,11 +21,21 @@ fn bake_prints_counts_and_dump_matches_reference() {
     let dir = temp_dir("bake");
     let dump = dir.join("out.json");
     let output = navlab()
-        .args(["bake", mesh.to_str().unwrap(), "--partition", "monotone", "--dump-json"])
+        .args([
+            "bake",
+            mesh.to_str().unwrap(),
+            "--partition",
+            "monotone",
+            "--dump-json",
+        ])
         .arg(&dump)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let reference = common::solo("nav_test", "monotone").unwrap();
     let counts = format!(
@@ -34,7 +44,8 @@ fn bake_prints_counts_and_dump_matches_reference() {
     );
     assert!(stdout.contains(&counts), "{stdout}");
     assert!(stdout.contains("Rasterize"), "{stdout}");
-    let ours: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let ours: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
     assert_eq!(ours["partition"], "monotone");
     assert_eq!(ours["polymesh"]["polys"], reference["polymesh"]["polys"]);
     std::fs::remove_dir_all(dir).unwrap();
@@ -49,17 +60,26 @@ fn bad_input_fails_with_one_line() {
     std::fs::write(&empty, "# nothing here\n").unwrap();
     let bad_config = dir.join("bad.toml");
     std::fs::write(&bad_config, "cellSize = -1\n").unwrap();
+    let missing = dir.join("missing.obj");
     let triangle = dir.join("tri.obj");
     std::fs::write(&triangle, "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n").unwrap();
     let cases: [(Vec<&str>, &str); 5] = [
-        (vec!["bake", dir.join("missing.obj").to_str().unwrap()], "missing.obj"),
+        (vec!["bake", missing.to_str().unwrap()], "missing.obj"),
         (vec!["bake", not_obj.to_str().unwrap()], "not an OBJ"),
         (vec!["bake", empty.to_str().unwrap()], "no triangles"),
         (
-            vec!["bake", triangle.to_str().unwrap(), "--config", bad_config.to_str().unwrap()],
+            vec![
+                "bake",
+                triangle.to_str().unwrap(),
+                "--config",
+                bad_config.to_str().unwrap(),
+            ],
             "cellSize",
         ),
-        (vec!["bake", triangle.to_str().unwrap(), "--partition", "spiral"], "spiral"),
+        (
+            vec!["bake", triangle.to_str().unwrap(), "--partition", "spiral"],
+            "spiral",
+        ),
     ];
     for (args, expected) in cases {
         let output = navlab().args(&args).output().unwrap();

@@ -9,7 +9,10 @@ use navlab::config::{BuildSettings, PartitionType};
 
 fn assert_same_outputs(a: &Build, b: &Build, what: &str) {
     assert_eq!(a.config, b.config, "{what}: config");
-    assert_eq!(a.heightfield_filtered, b.heightfield_filtered, "{what}: heightfield");
+    assert_eq!(
+        a.heightfield_filtered, b.heightfield_filtered,
+        "{what}: heightfield"
+    );
     assert_eq!(a.compact_eroded, b.compact_eroded, "{what}: compact");
     assert_eq!(a.regions, b.regions, "{what}: regions");
     assert_eq!(a.contours, b.contours, "{what}: contours");
@@ -21,15 +24,69 @@ fn assert_same_outputs(a: &Build, b: &Build, what: &str) {
 fn every_setting_maps_to_its_stage() {
     let base = BuildSettings::default();
     let cases: [(BuildSettings, Stage); 9] = [
-        (BuildSettings { cell_size: 0.25, ..base.clone() }, Stage::Rasterize),
-        (BuildSettings { agent_max_climb: 0.5, ..base.clone() }, Stage::Rasterize),
-        (BuildSettings { agent_height: 1.5, ..base.clone() }, Stage::Filter),
-        (BuildSettings { filter_ledge_spans: false, ..base.clone() }, Stage::Filter),
-        (BuildSettings { agent_radius: 0.3, ..base.clone() }, Stage::Erode),
-        (BuildSettings { partition_type: PartitionType::Layers, ..base.clone() }, Stage::DistanceField),
-        (BuildSettings { region_min_size: 4.0, ..base.clone() }, Stage::Regions),
-        (BuildSettings { edge_max_error: 2.0, ..base.clone() }, Stage::Contours),
-        (BuildSettings { detail_sample_dist: 3.0, ..base.clone() }, Stage::DetailMesh),
+        (
+            BuildSettings {
+                cell_size: 0.25,
+                ..base.clone()
+            },
+            Stage::Rasterize,
+        ),
+        (
+            BuildSettings {
+                agent_max_climb: 0.5,
+                ..base.clone()
+            },
+            Stage::Rasterize,
+        ),
+        (
+            BuildSettings {
+                agent_height: 1.5,
+                ..base.clone()
+            },
+            Stage::Filter,
+        ),
+        (
+            BuildSettings {
+                filter_ledge_spans: false,
+                ..base.clone()
+            },
+            Stage::Filter,
+        ),
+        (
+            BuildSettings {
+                agent_radius: 0.3,
+                ..base.clone()
+            },
+            Stage::Erode,
+        ),
+        (
+            BuildSettings {
+                partition_type: PartitionType::Layers,
+                ..base.clone()
+            },
+            Stage::DistanceField,
+        ),
+        (
+            BuildSettings {
+                region_min_size: 4.0,
+                ..base.clone()
+            },
+            Stage::Regions,
+        ),
+        (
+            BuildSettings {
+                edge_max_error: 2.0,
+                ..base.clone()
+            },
+            Stage::Contours,
+        ),
+        (
+            BuildSettings {
+                detail_sample_dist: 3.0,
+                ..base.clone()
+            },
+            Stage::DetailMesh,
+        ),
     ];
     for (changed, stage) in cases {
         assert_eq!(earliest_affected_stage(&base, &changed), Some(stage));
@@ -45,13 +102,34 @@ fn incremental_rebuild_equals_full_build() {
     let mesh = Arc::new(navlab::geometry::load_obj(&path).unwrap());
     let base = BuildSettings::default();
     let changes = [
-        BuildSettings { agent_height: 1.6, ..base.clone() },
-        BuildSettings { agent_radius: 0.9, ..base.clone() },
-        BuildSettings { partition_type: PartitionType::Monotone, ..base.clone() },
-        BuildSettings { region_merge_size: 10.0, ..base.clone() },
-        BuildSettings { edge_max_len: 6.0, ..base.clone() },
-        BuildSettings { verts_per_poly: 3.0, ..base.clone() },
-        BuildSettings { detail_sample_max_error: 4.0, ..base.clone() },
+        BuildSettings {
+            agent_height: 1.6,
+            ..base.clone()
+        },
+        BuildSettings {
+            agent_radius: 0.9,
+            ..base.clone()
+        },
+        BuildSettings {
+            partition_type: PartitionType::Monotone,
+            ..base.clone()
+        },
+        BuildSettings {
+            region_merge_size: 10.0,
+            ..base.clone()
+        },
+        BuildSettings {
+            edge_max_len: 6.0,
+            ..base.clone()
+        },
+        BuildSettings {
+            verts_per_poly: 3.0,
+            ..base.clone()
+        },
+        BuildSettings {
+            detail_sample_max_error: 4.0,
+            ..base.clone()
+        },
     ];
     let initial = Build::new(mesh.clone(), base.clone()).unwrap();
     for changed in changes {
