@@ -22,6 +22,7 @@ pub mod filter;
 pub mod geometry;
 pub mod geomset;
 pub mod heightfield;
+pub mod input_geom;
 pub mod math;
 pub mod partitioned_mesh;
 pub mod poly_mesh;

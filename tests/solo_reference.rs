@@ -2,10 +2,10 @@
 //! Recast's, field by field, in the `--dump-json` schema.
 mod common;
 
-use std::sync::Arc;
-
 use navlab::build::Build;
 use navlab::config::BuildSettings;
+use navlab::geomset::GeomSet;
+use navlab::input_geom::InputGeom;
 use serde_json::Value;
 
 /// The fields `compare_ref.py` compares, per section.
@@ -51,13 +51,45 @@ fn check(mesh_name: &str, partition: &str) {
         return;
     };
     let mesh = navlab::geometry::load_obj(&common::mesh_path(mesh_name).unwrap()).unwrap();
+    let input = InputGeom::from_mesh(mesh).unwrap();
+    compare(
+        &reference,
+        &input,
+        mesh_name,
+        partition,
+        &format!("{mesh_name}/{partition}"),
+    );
+}
+
+/// The authoring reference: nav_test with RecastDemo's geometry set of 4 convex volumes
+/// (water, grass, road, door areas) and 3 off-mesh connections.
+fn check_authoring(partition: &str) {
+    let Some(reference) = common::load_json(&format!(
+        "authoring/nav_test_authoring_solo_{partition}.json"
+    )) else {
+        return;
+    };
+    let dir = common::reference_dir().unwrap();
+    let mesh = navlab::geometry::load_obj(&dir.join("meshes/nav_test.obj")).unwrap();
+    let mut input = InputGeom::from_mesh(mesh).unwrap();
+    input.geom_set = GeomSet::load(&dir.join("authoring/nav_test_authoring.gset")).unwrap();
+    assert_eq!(input.geom_set.convex_volumes.len(), 4);
+    compare(
+        &reference,
+        &input,
+        "nav_test",
+        partition,
+        &format!("authoring/{partition}"),
+    );
+}
+
+fn compare(reference: &Value, input: &InputGeom, mesh_name: &str, partition: &str, case: &str) {
     let settings = BuildSettings {
         partition_type: partition.parse().unwrap(),
-        ..BuildSettings::default()
+        ..input.settings()
     };
-    let build = Build::new(Arc::new(mesh), settings).unwrap();
+    let build = Build::from_input(input, settings).unwrap();
     let ours = navlab::dump::stage_summary(mesh_name, &build);
-    let case = format!("{mesh_name}/{partition}");
 
     for (key, value) in reference["config"].as_object().unwrap() {
         assert!(
@@ -139,4 +171,19 @@ solo_cases! {
     undulating_watershed: "undulating", "watershed";
     undulating_monotone: "undulating", "monotone";
     undulating_layers: "undulating", "layers";
+}
+
+#[test]
+fn authoring_watershed() {
+    check_authoring("watershed");
+}
+
+#[test]
+fn authoring_monotone() {
+    check_authoring("monotone");
+}
+
+#[test]
+fn authoring_layers() {
+    check_authoring("layers");
 }
