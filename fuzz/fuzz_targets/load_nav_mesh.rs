@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         let h = tile.header();
         for (i, poly) in tile.polys().iter().enumerate() {
             assert!(tile.poly_links(i).count() <= tile.max_link_count());
-            let (verts, nv) = tile.poly_vertices(poly);
+            let (verts, nv) = tile.poly_vertices(i).unwrap();
             tile.find_nearest_poly(&verts[nv - 1], &[2.0, 4.0, 2.0]);
             let r = tile_ref | i as u32;
             assert!(mesh.is_valid_poly_ref(r));

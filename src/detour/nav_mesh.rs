@@ -95,7 +95,9 @@ struct TileSlot {
 ///
 /// Slots past the highest one ever used are not allocated: they are implicitly free, with
 /// salt 1, chained in ascending order exactly as `dtNavMesh::init` leaves them. So a file that
-/// declares millions of tiles costs nothing until a tile is placed.
+/// declares millions of tiles costs nothing until a tile is placed; memory then grows with
+/// the highest slot index used, 16 bytes a slot (at most 64 MiB for the 2²² slots that 22 id
+/// bits allow).
 #[derive(Clone, Debug)]
 pub struct NavMesh {
     params: NavMeshParams,
@@ -749,20 +751,24 @@ fn overlap_slabs(
     dmin * dmin <= thr || dmax * dmax <= thr
 }
 
+/// Most polygons one portal edge links to (`findConnectingPolys`' `maxcon` in `addTile`).
+const MAX_CONNECTIONS: usize = 4;
+
 /// Up to 4 polygons of `target` with a portal edge on `side` that meets edge `va`–`vb`, with
-/// the overlapping range along the side (`findConnectingPolys`).
+/// the overlapping range along the side (`findConnectingPolys`). Returns the array and how
+/// many entries are used.
 fn find_connecting_polys(
     va: &Vec3,
     vb: &Vec3,
     target: &MeshTile,
     base: PolyRef,
     side: u8,
-) -> Vec<(PolyRef, [f32; 2])> {
-    const MAX_CONNECTIONS: usize = 4;
+) -> ([(PolyRef, [f32; 2]); MAX_CONNECTIONS], usize) {
     let (amin, amax) = slab_end_points(va, vb, side);
     let apos = slab_coord(va, side);
     let portal = EXT_LINK | u16::from(side);
-    let mut out = Vec::new();
+    let mut out = [(0, [0.0; 2]); MAX_CONNECTIONS];
+    let mut n = 0;
     for (i, poly) in target.polys.iter().enumerate() {
         let nv = usize::from(poly.vert_count);
         for j in 0..nv {
@@ -785,14 +791,15 @@ fn find_connecting_polys(
             ) {
                 continue;
             }
-            if out.len() < MAX_CONNECTIONS {
+            if n < MAX_CONNECTIONS {
                 let range = [common::max(amin[0], bmin[0]), common::min(amax[0], bmax[0])];
-                out.push((base | i as u32, range));
+                out[n] = (base | i as u32, range);
+                n += 1;
             }
             break;
         }
     }
-    out
+    (out, n)
 }
 
 /// Links `tile`'s portal edges on `side` (every side for `None`) to the polygons of `target`
@@ -816,9 +823,9 @@ fn connect_ext_links(
             }
             let va = tile.verts[usize::from(poly.verts[j])];
             let vb = tile.verts[usize::from(poly.verts[(j + 1) % nv])];
-            for (neighbour, range) in
-                find_connecting_polys(&va, &vb, target, target_base, opposite_tile(dir))
-            {
+            let (connections, n) =
+                find_connecting_polys(&va, &vb, target, target_base, opposite_tile(dir));
+            for &(neighbour, range) in &connections[..n] {
                 let Some(idx) = tile.alloc_link() else {
                     continue;
                 };

@@ -273,6 +273,7 @@ impl MeshTile {
         PolyLinks {
             links: &self.links,
             next: self.polys.get(poly).map_or(NULL_LINK, |p| p.first_link),
+            remaining: self.links.len(),
         }
     }
 
@@ -676,14 +677,19 @@ impl MeshTile {
         }
     }
 
-    /// The polygon's vertices, copied.
-    pub fn poly_vertices(&self, poly: &Poly) -> ([Vec3; VERTS_PER_POLYGON], usize) {
+    /// The positions of polygon `poly`'s vertices (the first `n` of the array), or `None`
+    /// for an index past the tile's polygons.
+    pub fn poly_vertices(&self, poly: usize) -> Option<([Vec3; VERTS_PER_POLYGON], usize)> {
+        Some(self.vertices_of(self.polys.get(poly)?))
+    }
+
+    fn vertices_of(&self, poly: &Poly) -> ([Vec3; VERTS_PER_POLYGON], usize) {
         let mut out = [[0.0; 3]; VERTS_PER_POLYGON];
-        let nv = poly.vertex_indices().len();
-        for (o, &v) in out.iter_mut().zip(poly.vertex_indices()) {
+        let indices = poly.vertex_indices();
+        for (o, &v) in out.iter_mut().zip(indices) {
             *o = self.verts[usize::from(v)];
         }
-        (out, nv)
+        (out, indices.len())
     }
 
     /// The surface height of ground polygon `poly` at `pos`, if `pos` lies over it in xz
@@ -693,7 +699,7 @@ impl MeshTile {
         if p.is_off_mesh_connection() {
             return None;
         }
-        let (verts, nv) = self.poly_vertices(p);
+        let (verts, nv) = self.vertices_of(p);
         if !common::point_in_polygon(pos, &verts[..nv]) {
             return None;
         }
@@ -815,7 +821,7 @@ impl MeshTile {
                 if p.is_off_mesh_connection() {
                     continue;
                 }
-                let (verts, nv) = self.poly_vertices(p);
+                let (verts, nv) = self.vertices_of(p);
                 let mut bmin = verts[0];
                 let mut bmax = verts[0];
                 for v in &verts[1..nv] {
@@ -852,10 +858,13 @@ impl MeshTile {
     }
 }
 
-/// The links of one polygon, following `next`.
+/// The links of one polygon, following `next`. Lists are well formed once the tile is in a
+/// navmesh; on a tile fresh from [`MeshTile::from_bytes`] they are whatever the file held,
+/// so the walk also stops after visiting as many links as there are.
 pub struct PolyLinks<'a> {
     links: &'a [Link],
     next: u32,
+    remaining: usize,
 }
 
 impl<'a> Iterator for PolyLinks<'a> {
@@ -863,6 +872,7 @@ impl<'a> Iterator for PolyLinks<'a> {
     type Item = (usize, &'a Link);
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.remaining = self.remaining.checked_sub(1)?;
         let index = self.next as usize;
         let link = self.links.get(index)?;
         self.next = link.next;

@@ -109,7 +109,7 @@ pub fn exercise(mesh: &mut NavMesh) {
         for (i, poly) in tile.polys().iter().enumerate() {
             let links = tile.poly_links(i).take(tile.max_link_count() + 1).count();
             assert!(links <= tile.max_link_count(), "link cycle");
-            let (verts, nv) = tile.poly_vertices(poly);
+            let (verts, nv) = tile.poly_vertices(i).unwrap();
             let center = verts[..nv].iter().fold([0.0f32; 3], |acc, v| {
                 [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]]
             });
