@@ -5,7 +5,8 @@ mod common;
 mod detour_common;
 
 use detour_common::{build_solo_tile, fnv1a64, hash_of, off_mesh_from_gset, reference_file};
-use navlab::detour::{MeshTile, NavMesh, NavMeshParams};
+use navlab::MESH_NULL_IDX;
+use navlab::detour::{MeshTile, NavMesh, NavMeshCreateParams, NavMeshParams, create_nav_mesh_data};
 
 /// Sizes for every solo build; the bytes themselves are compared with C++'s files below.
 #[test]
@@ -247,4 +248,79 @@ fn tiled_builds_save_identical_files() {
     // pipeline; `tiled_navmeshes_from_cpp_tiles_link_and_save_identically` already covers the
     // Detour half (linking and saving) with C++'s tiles.
     panic!("navlab has no tiled Recast build yet");
+}
+
+/// The tile cache builds tiles without detail meshes or BV trees, so `dtCreateNavMeshData`
+/// fans each polygon into triangles. Rebuilding C++'s tile-cache tiles from their own polygons
+/// (voxel coordinates recovered from the world positions) must give the same bytes.
+#[test]
+fn tiles_without_detail_meshes_equal_cpp() {
+    let Some(file) = reference_file("detour/tilecache_nav_test_initial.bin") else {
+        return;
+    };
+    let (cs, ch) = (0.3f32, 0.2f32);
+    for (_, saved) in file_tiles(&file) {
+        let reference = builder_state(saved);
+        let tile = MeshTile::from_bytes(&reference).unwrap();
+        let h = tile.header();
+        assert!(tile.bv_tree().is_empty() && tile.detail_verts().is_empty());
+        let quantize = |v: f32, origin: f32, size: f32| ((v - origin) / size).round() as u16;
+        let verts: Vec<u16> = tile
+            .verts()
+            .iter()
+            .flat_map(|v| {
+                [
+                    quantize(v[0], h.bmin[0], cs),
+                    quantize(v[1], h.bmin[1], ch),
+                    quantize(v[2], h.bmin[2], cs),
+                ]
+            })
+            .collect();
+        let mut polys = Vec::new();
+        for p in tile.polys() {
+            let nv = usize::from(p.vert_count);
+            let mut entry = [MESH_NULL_IDX; 12];
+            entry[..nv].copy_from_slice(&p.verts[..nv]);
+            for (j, &nei) in p.neis[..nv].iter().enumerate() {
+                entry[6 + j] = match nei {
+                    0 => MESH_NULL_IDX,
+                    0x8004 => 0x8000,
+                    0x8002 => 0x8001,
+                    0x8000 => 0x8002,
+                    0x8006 => 0x8003,
+                    internal => internal - 1,
+                };
+            }
+            polys.extend(entry);
+        }
+        let areas: Vec<u8> = tile.polys().iter().map(|p| p.area()).collect();
+        let flags: Vec<u16> = tile.polys().iter().map(|p| p.flags).collect();
+        let params = NavMeshCreateParams {
+            verts: &verts,
+            polys: &polys,
+            poly_flags: &flags,
+            poly_areas: &areas,
+            nvp: 6,
+            detail: None,
+            off_mesh_connections: &[],
+            user_id: h.user_id,
+            tile_x: h.x,
+            tile_y: h.y,
+            tile_layer: h.layer,
+            bmin: h.bmin,
+            bmax: h.bmax,
+            walkable_height: h.walkable_height,
+            walkable_radius: h.walkable_radius,
+            walkable_climb: h.walkable_climb,
+            cs,
+            ch,
+            build_bv_tree: false,
+        };
+        let rebuilt = create_nav_mesh_data(&params).unwrap().to_bytes();
+        common::assert_slices_eq(
+            &format!("tile-cache tile ({}, {}, {})", h.x, h.y, h.layer),
+            &rebuilt,
+            &reference,
+        );
+    }
 }
