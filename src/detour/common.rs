@@ -173,8 +173,9 @@ pub fn ilog2(v: u32) -> u32 {
     if v == 0 { 0 } else { 31 - v.leading_zeros() }
 }
 
-/// C++'s float → unsigned short conversion as x86 compilers emit it: through a 32-bit int,
-/// keeping the low 16 bits (out-of-range values differ from Rust's saturating `as u16`).
+/// C++'s float → unsigned short conversion as x86 compilers emit it: truncate to a 32-bit
+/// int, keep the low 16 bits. Rust's `as u16` would saturate instead; the two agree on
+/// 0..=65535 and differ only for values C++ leaves undefined.
 #[inline]
 pub fn f32_to_u16_wrapping(v: f32) -> u16 {
     v as i32 as u16
