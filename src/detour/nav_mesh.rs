@@ -656,21 +656,26 @@ fn connect_int_links(tile: &mut MeshTile, base: PolyRef) {
     }
 }
 
+/// Where off-mesh end point `p` of a connection with radius `rad` lands on `tile`: the nearest
+/// polygon within the radius and the agents' climb height (from the connection's own tile),
+/// and the landing point. The nearest-poly search is generous, so the radius is checked again.
+fn land_off_mesh_end(tile: &MeshTile, p: &Vec3, rad: f32, climb: f32) -> Option<(usize, Vec3)> {
+    let (land, nearest) = tile.find_nearest_poly(p, &[rad, climb, rad])?;
+    let too_far =
+        common::sqr(nearest[0] - p[0]) + common::sqr(nearest[2] - p[2]) > common::sqr(rad);
+    (!too_far).then_some((land, nearest))
+}
+
 /// Connects each off-mesh connection's start to the polygon under it, both ways, snapping
 /// the start vertex onto that polygon (`baseOffMeshLinks`).
 fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
     for k in 0..tile.off_mesh_cons.len() {
         let con = tile.off_mesh_cons[k];
         let con_poly = usize::from(con.poly);
-        let half_extents = [con.rad, tile.header.walkable_climb, con.rad];
-        let p = con.pos[0];
-        let Some((land, nearest)) = tile.find_nearest_poly(&p, &half_extents) else {
+        let climb = tile.header.walkable_climb;
+        let Some((land, nearest)) = land_off_mesh_end(tile, &con.pos[0], con.rad, climb) else {
             continue;
         };
-        // The nearest-poly search is generous; insist on the connection's radius.
-        if common::sqr(nearest[0] - p[0]) + common::sqr(nearest[2] - p[2]) > common::sqr(con.rad) {
-            continue;
-        }
         let v = usize::from(tile.polys[con_poly].verts[0]);
         tile.verts[v] = nearest;
         if let Some(idx) = tile.alloc_link() {
@@ -872,14 +877,11 @@ fn connect_ext_off_mesh_links(
         if target.polys[con_poly].first_link == NULL_LINK {
             continue;
         }
-        let half_extents = [con.rad, target.header.walkable_climb, con.rad];
-        let p = con.pos[1];
-        let Some((land, nearest)) = pair.first().find_nearest_poly(&p, &half_extents) else {
+        let climb = target.header.walkable_climb;
+        let Some((land, nearest)) = land_off_mesh_end(pair.first(), &con.pos[1], con.rad, climb)
+        else {
             continue;
         };
-        if common::sqr(nearest[0] - p[0]) + common::sqr(nearest[2] - p[2]) > common::sqr(con.rad) {
-            continue;
-        }
         let target = pair.second();
         let v = usize::from(target.polys[con_poly].verts[1]);
         target.verts[v] = nearest;

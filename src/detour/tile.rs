@@ -574,26 +574,33 @@ impl MeshTile {
             }
         }
         for (i, pd) in self.detail_meshes.iter().enumerate() {
-            let verts_end = u64::from(pd.vert_base) + u64::from(pd.vert_count);
-            if verts_end > self.detail_verts.len() as u64 {
-                return Err(DetourError::IndexOutOfRange {
-                    what: "detail vertex end of poly",
-                    item: i,
-                    index: verts_end as i64,
-                    limit: self.detail_verts.len(),
-                });
-            }
-            let tris_end = u64::from(pd.tri_base) + u64::from(pd.tri_count);
-            if tris_end > self.detail_tris.len() as u64 {
-                return Err(DetourError::IndexOutOfRange {
-                    what: "detail triangle end of poly",
-                    item: i,
-                    index: tris_end as i64,
-                    limit: self.detail_tris.len(),
-                });
-            }
+            let in_range = |what, base: u32, count: u8, len: usize| {
+                let end = u64::from(base) + u64::from(count);
+                if end > len as u64 {
+                    return Err(DetourError::IndexOutOfRange {
+                        what,
+                        item: i,
+                        index: end as i64,
+                        limit: len,
+                    });
+                }
+                Ok(end as usize)
+            };
+            let detail_verts = self.detail_verts.len();
+            in_range(
+                "detail vertex end of poly",
+                pd.vert_base,
+                pd.vert_count,
+                detail_verts,
+            )?;
+            let tris_end = in_range(
+                "detail triangle end of poly",
+                pd.tri_base,
+                pd.tri_count,
+                self.detail_tris.len(),
+            )?;
             let local_verts = usize::from(self.polys[i].vert_count) + usize::from(pd.vert_count);
-            let tris = &self.detail_tris[pd.tri_base as usize..tris_end as usize];
+            let tris = &self.detail_tris[pd.tri_base as usize..tris_end];
             for (t, tri) in tris.iter().enumerate() {
                 if let Some(&index) = tri[..3].iter().find(|&&k| usize::from(k) >= local_verts) {
                     return Err(DetourError::IndexOutOfRange {
