@@ -15,6 +15,7 @@ pub mod config;
 pub mod context;
 pub mod contour;
 pub mod detail_mesh;
+pub mod detour;
 pub mod distance_field;
 pub mod dump;
 pub mod error;
