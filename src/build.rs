@@ -12,6 +12,7 @@
 //! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
 //! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`                                      |
 //! | `DetailMesh`     | `detail_mesh`                    | `detailSampleDist`, `detailSampleMaxError`          |
+//! | `NavMesh`        | `nav_mesh` (Detour, one tile)    | off-mesh connections                                |
 //!
 //! `agentMaxClimb` reaches back to rasterization because Recast merges spans whose tops are
 //! within the climb; `agentHeight` reaches back to filtering, which also re-runs everything after.
@@ -24,6 +25,9 @@ use crate::config::{BuildSettings, Config, PartitionType};
 use crate::context::{BuildContext, TimerLabel};
 use crate::contour::{ContourBuildFlags, ContourSet, build_contours};
 use crate::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::detour::VERTS_PER_POLYGON;
+use crate::detour::nav_mesh_builder::{apply_area_flags, sample_area_flags};
+use crate::detour::{NavMesh, NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data};
 use crate::error::Result;
 use crate::geometry::TriMesh;
 use crate::geomset::ConvexVolume;
@@ -44,11 +48,12 @@ pub enum Stage {
     Contours,
     PolyMesh,
     DetailMesh,
+    NavMesh,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 10] = [
         Stage::Rasterize,
         Stage::Filter,
         Stage::Compact,
@@ -58,6 +63,7 @@ impl Stage {
         Stage::Contours,
         Stage::PolyMesh,
         Stage::DetailMesh,
+        Stage::NavMesh,
     ];
 
     /// A human-readable name.
@@ -72,6 +78,7 @@ impl Stage {
             Stage::Contours => "Contours",
             Stage::PolyMesh => "Poly mesh",
             Stage::DetailMesh => "Detail mesh",
+            Stage::NavMesh => "Navmesh",
         }
     }
 }
@@ -127,6 +134,8 @@ pub struct Build {
     pub bmax: [f32; 3],
     /// Areas marked after erosion, as RecastDemo applies its convex volumes.
     pub convex_volumes: Vec<ConvexVolume>,
+    /// Authored links passed to Detour with the tile.
+    pub off_mesh_connections: Vec<OffMeshConnectionParams>,
     pub settings: BuildSettings,
     pub config: Config,
     /// Area id per input triangle after slope marking.
@@ -142,6 +151,9 @@ pub struct Build {
     pub contours: ContourSet,
     pub poly_mesh: PolyMesh,
     pub detail_mesh: PolyMeshDetail,
+    /// The Detour navmesh of one tile, with RecastDemo's area → flag rule applied; `None` when
+    /// `vertsPerPoly` is above Detour's 6 (RecastDemo skips Detour then too).
+    pub nav_mesh: Option<NavMesh>,
     /// Log lines and Recast timer totals of the last (re)build.
     pub context: BuildContext,
     /// Wall time of each stage in the last (re)build that ran it.
@@ -166,6 +178,7 @@ impl Build {
             BuildContext::new(),
         )?;
         build.convex_volumes = input.geom_set.convex_volumes.clone();
+        build.off_mesh_connections = input.off_mesh_connections();
         build.rebuild_from(Stage::Rasterize)?;
         Ok(build)
     }
@@ -198,6 +211,7 @@ impl Build {
             bmin,
             bmax,
             convex_volumes: Vec::new(),
+            off_mesh_connections: Vec::new(),
             settings,
             config,
             triangle_areas: Vec::new(),
@@ -209,6 +223,7 @@ impl Build {
             contours: ContourSet::default(),
             poly_mesh: PolyMesh::default(),
             detail_mesh: PolyMeshDetail::default(),
+            nav_mesh: None,
             context,
             stage_times: [None; Stage::ALL.len()],
         })
@@ -376,9 +391,34 @@ impl Build {
                     cfg.detail_sample_max_error,
                 )?;
             }
+            Stage::NavMesh => self.nav_mesh = self.create_nav_mesh()?,
         }
         self.stage_times[stage as usize] = Some(started.elapsed());
         Ok(())
+    }
+
+    /// Sample_SoloMesh's step 8: RecastDemo's area → flag rule on a copy of the poly mesh, one
+    /// Detour tile from it, and a navmesh holding that tile.
+    fn create_nav_mesh(&self) -> Result<Option<NavMesh>> {
+        if self.poly_mesh.nvp > VERTS_PER_POLYGON {
+            return Ok(None);
+        }
+        let mut poly_mesh = self.poly_mesh.clone();
+        apply_area_flags(
+            &mut poly_mesh.areas,
+            &mut poly_mesh.flags,
+            sample_area_flags,
+        );
+        let params = NavMeshCreateParams::from_poly_mesh(
+            &poly_mesh,
+            &self.detail_mesh,
+            &self.off_mesh_connections,
+            self.settings.agent_height,
+            self.settings.agent_radius,
+            self.settings.agent_max_climb,
+        )?;
+        let tile = create_nav_mesh_data(&params)?;
+        Ok(Some(NavMesh::new_solo(tile)?))
     }
 
     /// RecastDemo's build-time report (`duLogBuildTimes`): one line per Recast timer that ran,

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::BuildSettings;
+use crate::detour::OffMeshConnectionParams;
 use crate::error::Result;
 use crate::geometry::{TriMesh, load_obj};
 use crate::geomset::GeomSet;
@@ -54,6 +55,24 @@ impl InputGeom {
     /// The bounds to build over: a geometry set's saved bounds, else the mesh's.
     pub fn nav_mesh_bounds(&self) -> ([f32; 3], [f32; 3]) {
         self.geom_set.nav_mesh_bounds(self.mesh.bounds())
+    }
+
+    /// The geometry set's off-mesh connections as Detour takes them, with RecastDemo's user ids.
+    pub fn off_mesh_connections(&self) -> Vec<OffMeshConnectionParams> {
+        self.geom_set
+            .off_mesh_connections
+            .iter()
+            .enumerate()
+            .map(|(i, c)| OffMeshConnectionParams {
+                start: c.start,
+                end: c.end,
+                radius: c.radius,
+                bidirectional: c.bidirectional,
+                area: c.area,
+                flags: c.flags,
+                user_id: GeomSet::off_mesh_user_id(i),
+            })
+            .collect()
     }
 
     /// RecastDemo's defaults with a geometry set's saved settings applied.

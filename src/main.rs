@@ -38,6 +38,9 @@ enum Command {
         /// Write the stage summary as JSON in the C++ reference schema.
         #[arg(long)]
         dump_json: Option<PathBuf>,
+        /// Write the Detour navmesh in RecastDemo's all-tiles ("MSET") format.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
         /// Print nothing but errors.
         #[arg(long)]
         quiet: bool,
@@ -57,14 +60,16 @@ fn main() -> ExitCode {
             config,
             partition,
             dump_json,
+            output,
             quiet,
-        }) => bake(
-            &mesh,
-            config.as_deref(),
+        }) => bake(&BakeArgs {
+            mesh: &mesh,
+            config: config.as_deref(),
             partition,
-            dump_json.as_deref(),
+            dump_json: dump_json.as_deref(),
+            output: output.as_deref(),
             quiet,
-        ),
+        }),
         Some(Command::View { .. }) | None => view(),
     };
     match result {
@@ -97,16 +102,25 @@ fn load_settings(path: Option<&Path>, input: &InputGeom) -> Result<BuildSettings
     }
 }
 
-fn bake(
-    mesh_path: &Path,
-    config: Option<&Path>,
+/// What `navlab bake` was asked to do.
+struct BakeArgs<'a> {
+    mesh: &'a Path,
+    config: Option<&'a Path>,
     partition: Option<PartitionType>,
-    dump_json: Option<&Path>,
+    dump_json: Option<&'a Path>,
+    output: Option<&'a Path>,
     quiet: bool,
-) -> Result<()> {
+}
+
+fn bake(args: &BakeArgs) -> Result<()> {
+    let BakeArgs {
+        mesh: mesh_path,
+        quiet,
+        ..
+    } = *args;
     let input = InputGeom::load(mesh_path)?;
-    let mut settings = load_settings(config, &input)?;
-    if let Some(partition) = partition {
+    let mut settings = load_settings(args.config, &input)?;
+    if let Some(partition) = args.partition {
         settings.partition_type = partition;
     }
     if !quiet {
@@ -127,7 +141,18 @@ fn bake(
             println!("{line}");
         }
     }
-    if let Some(out) = dump_json {
+    if let Some(out) = args.output {
+        let nav_mesh = build.nav_mesh.as_ref().ok_or_else(|| NavlabError::Stage {
+            stage: "dtCreateNavMeshData",
+            message: format!(
+                "Detour polygons have at most {} vertices; vertsPerPoly is {}",
+                navlab::detour::VERTS_PER_POLYGON,
+                build.config.max_verts_per_poly
+            ),
+        })?;
+        navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)?;
+    }
+    if let Some(out) = args.dump_json {
         let name = mesh_path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -89,3 +89,53 @@ fn bad_input_fails_with_one_line() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn bake_writes_the_navmesh_file_cpp_writes() {
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    let out_dir = temp_dir("navmesh");
+    // A .gset names its mesh relative to itself: put both side by side.
+    std::fs::copy(
+        dir.join("meshes/nav_test.obj"),
+        out_dir.join("nav_test.obj"),
+    )
+    .unwrap();
+    std::fs::copy(
+        dir.join("authoring/nav_test_authoring.gset"),
+        out_dir.join("authoring.gset"),
+    )
+    .unwrap();
+    let cases = [
+        (out_dir.join("nav_test.obj"), "navmesh/nav_test_solo.bin"),
+        (
+            out_dir.join("authoring.gset"),
+            "authoring/nav_test_authoring_solo.bin",
+        ),
+    ];
+    for (input, expected) in cases {
+        let out = out_dir.join("out.bin");
+        let output = navlab()
+            .arg("bake")
+            .arg(&input)
+            .args(["--quiet", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ours = std::fs::read(&out).unwrap();
+        let theirs = std::fs::read(dir.join(expected)).unwrap();
+        assert!(
+            ours == theirs,
+            "{expected}: our file differs ({} vs {} bytes)",
+            ours.len(),
+            theirs.len()
+        );
+    }
+    std::fs::remove_dir_all(out_dir).unwrap();
+}

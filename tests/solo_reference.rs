@@ -74,16 +74,32 @@ fn check_authoring(partition: &str) {
     let mut input = InputGeom::from_mesh(mesh).unwrap();
     input.geom_set = GeomSet::load(&dir.join("authoring/nav_test_authoring.gset")).unwrap();
     assert_eq!(input.geom_set.convex_volumes.len(), 4);
-    compare(
+    let build = compare(
         &reference,
         &input,
         "nav_test",
         partition,
         &format!("authoring/{partition}"),
     );
+    if partition == "watershed" {
+        let path = common::reference_dir()
+            .unwrap()
+            .join("authoring/nav_test_authoring_solo.bin");
+        let ours = build.nav_mesh.as_ref().unwrap().to_mset_bytes();
+        assert!(
+            ours == std::fs::read(&path).unwrap(),
+            "authoring navmesh file differs"
+        );
+    }
 }
 
-fn compare(reference: &Value, input: &InputGeom, mesh_name: &str, partition: &str, case: &str) {
+fn compare(
+    reference: &Value,
+    input: &InputGeom,
+    mesh_name: &str,
+    partition: &str,
+    case: &str,
+) -> Build {
     let settings = BuildSettings {
         partition_type: partition.parse().unwrap(),
         ..input.settings()
@@ -122,6 +138,7 @@ fn compare(reference: &Value, input: &InputGeom, mesh_name: &str, partition: &st
         "{case}:\n  {}",
         mismatches.join("\n  ")
     );
+    build
 }
 
 /// Numbers (or arrays of numbers) equal once read as f32, as both sides were printed from f32.
