@@ -29,6 +29,7 @@ pub mod partitioned_mesh;
 pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;
+pub mod tiled;
 
 pub use error::{NavlabError, Result};
 

@@ -241,15 +241,6 @@ fn tile_grid_params_follow_sample_tile_mesh() {
     assert_eq!(nav_mesh.ref_bits(), (10, 7, 15));
 }
 
-#[test]
-#[ignore = "needs tiled builds (issue 2 tiles)"]
-fn tiled_builds_save_identical_files() {
-    // Building every tile from the input mesh needs Sample_TileMesh's per-tile Recast
-    // pipeline; `tiled_navmeshes_from_cpp_tiles_link_and_save_identically` already covers the
-    // Detour half (linking and saving) with C++'s tiles.
-    panic!("navlab has no tiled Recast build yet");
-}
-
 /// The tile cache builds tiles without detail meshes or BV trees, so `dtCreateNavMeshData`
 /// fans each polygon into triangles. Rebuilding C++'s tile-cache tiles from their own polygons
 /// (voxel coordinates recovered from the world positions) must give the same bytes.
