@@ -11,6 +11,7 @@ use navlab::context::LogCategory;
 use navlab::error::{NavlabError, Result};
 use navlab::geomset::GeomSet;
 use navlab::input_geom::InputGeom;
+use navlab::tiled::TiledBuild;
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +39,9 @@ enum Command {
         /// Write the stage summary as JSON in the C++ reference schema.
         #[arg(long)]
         dump_json: Option<PathBuf>,
+        /// Build a tiled navmesh with tiles of this many cells (RecastDemo's Tile Mesh sample).
+        #[arg(long)]
+        tile_size: Option<i32>,
         /// Write the Detour navmesh in RecastDemo's all-tiles ("MSET") format.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
             config,
             partition,
             dump_json,
+            tile_size,
             output,
             quiet,
         }) => bake(&BakeArgs {
@@ -67,6 +72,7 @@ fn main() -> ExitCode {
             config: config.as_deref(),
             partition,
             dump_json: dump_json.as_deref(),
+            tile_size,
             output: output.as_deref(),
             quiet,
         }),
@@ -108,6 +114,7 @@ struct BakeArgs<'a> {
     config: Option<&'a Path>,
     partition: Option<PartitionType>,
     dump_json: Option<&'a Path>,
+    tile_size: Option<i32>,
     output: Option<&'a Path>,
     quiet: bool,
 }
@@ -128,15 +135,12 @@ fn bake(args: &BakeArgs) -> Result<()> {
             eprintln!("warning: {warning}");
         }
     }
+    if let Some(tile_size) = args.tile_size {
+        return bake_tiled(args, &input, settings, tile_size);
+    }
     let build = Build::from_input(&input, settings)?;
     if !quiet {
-        for entry in build.context.entries() {
-            match entry.category {
-                LogCategory::Progress => println!("{}", entry.message),
-                LogCategory::Warning => eprintln!("warning: {}", entry.message),
-                LogCategory::Error => eprintln!("error: {}", entry.message),
-            }
-        }
+        print_log(build.context.entries());
         for line in build.timing_report() {
             println!("{line}");
         }
@@ -163,6 +167,66 @@ fn bake(args: &BakeArgs) -> Result<()> {
             path: out.to_owned(),
             source,
         })?;
+    }
+    Ok(())
+}
+
+fn print_log(entries: &[navlab::context::LogEntry]) {
+    for entry in entries {
+        match entry.category {
+            LogCategory::Progress => println!("{}", entry.message),
+            LogCategory::Warning => eprintln!("warning: {}", entry.message),
+            LogCategory::Error => eprintln!("error: {}", entry.message),
+        }
+    }
+}
+
+/// `bake --tile-size N`: every tile through the pipeline, a summary, and the navmesh file.
+fn bake_tiled(
+    args: &BakeArgs,
+    input: &InputGeom,
+    settings: BuildSettings,
+    tile_size: i32,
+) -> Result<()> {
+    if args.dump_json.is_some() {
+        return Err(NavlabError::InvalidSetting {
+            name: "dump-json",
+            value: "with --tile-size".into(),
+            reason: "the stage summary describes a solo build; drop --tile-size".into(),
+        });
+    }
+    let started = std::time::Instant::now();
+    let build = TiledBuild::new(input, settings, tile_size)?;
+    let elapsed = started.elapsed();
+    if !args.quiet {
+        for tile in &build.tiles {
+            for entry in tile.context.entries() {
+                if entry.category != LogCategory::Progress {
+                    print_log(std::slice::from_ref(entry));
+                }
+            }
+        }
+        let built: Vec<_> = build
+            .tiles
+            .iter()
+            .filter_map(|t| t.output.as_ref().ok())
+            .collect();
+        println!(
+            "{} x {} tiles of {tile_size} cells: {} built, {} empty",
+            build.tiles_x,
+            build.tiles_y,
+            built.len(),
+            build.tiles.len() - built.len()
+        );
+        println!(
+            ">> Polymesh: {} vertices  {} polygons",
+            built.iter().map(|t| t.poly_mesh.nverts).sum::<usize>(),
+            built.iter().map(|t| t.poly_mesh.npolys).sum::<usize>()
+        );
+        println!("=== TOTAL:\t{:.2}ms", elapsed.as_secs_f64() * 1000.0);
+    }
+    if let Some(out) = args.output {
+        navlab::detour::nav_mesh_file::save_nav_mesh(out, &build.nav_mesh)?;
     }
     Ok(())
 }
