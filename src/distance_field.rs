@@ -4,7 +4,7 @@
 //! `rcBuildDistanceField`).
 
 use crate::Result;
-use crate::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
 
 /// Distances at or below this value (in half-cells) are left unblurred, so thin corridors keep
@@ -88,21 +88,33 @@ impl SpanLinks {
                 continue;
             };
             for (span, out) in spans.iter().zip(out) {
-                for (dir, link) in out.iter_mut().enumerate() {
-                    let con = span.con(dir);
-                    if con == NOT_CONNECTED {
-                        continue;
-                    }
-                    if let Some(n) = chf.cells.get(step_cell(cell, width, dir)) {
-                        let target = n.index as usize + con as usize;
-                        if target < span_count {
-                            *link = target as u32;
-                        }
-                    }
-                }
+                *out = [
+                    Self::resolve::<0>(chf, span, cell, width),
+                    Self::resolve::<1>(chf, span, cell, width),
+                    Self::resolve::<2>(chf, span, cell, width),
+                    Self::resolve::<3>(chf, span, cell, width),
+                ];
             }
         }
         Self { links }
+    }
+
+    /// The link of `span` (in `cell`) in direction `DIR`, or [`Self::NONE`].
+    #[inline(always)]
+    fn resolve<const DIR: usize>(
+        chf: &CompactHeightfield,
+        span: &CompactSpan,
+        cell: usize,
+        width: usize,
+    ) -> u32 {
+        let con = span.con(DIR);
+        if con == NOT_CONNECTED {
+            return Self::NONE;
+        }
+        match chf.cells.get(step_cell(cell, width, DIR)) {
+            Some(n) if ((n.index + con) as usize) < chf.spans.len() => n.index + con,
+            _ => Self::NONE,
+        }
     }
 
     /// The neighbour of span `i` in direction `dir`.
@@ -112,7 +124,7 @@ impl SpanLinks {
         (n != Self::NONE).then_some(n as usize)
     }
 
-    /// All four links of span `i` ([`Self::NONE`]-free values are span indices).
+    /// The four links of every span ([`Self::NONE`] where missing).
     #[inline(always)]
     fn all(&self) -> &[[u32; 4]] {
         &self.links

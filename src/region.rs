@@ -11,9 +11,9 @@
 //! Results go to `CompactSpan::reg` (with [`BORDER_REG`] set on tile-border regions) and
 //! `CompactHeightfield::max_regions`.
 
-use crate::compact::CompactHeightfield;
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
-use crate::distance_field::neighbour;
+use crate::distance_field::{SpanLinks, neighbour};
 use crate::{BORDER_REG, NULL_AREA, NavlabError, Result};
 
 /// How many times a watershed level may grow its regions before new basins are flooded; more
@@ -26,24 +26,8 @@ const MAX_CONTOUR_WALK: i32 = 40000;
 /// Sweep-neighbour value meaning "touches more than one region of the previous row".
 const NO_UNIQUE_NEIGHBOUR: u16 = 0xffff;
 
-/// A span waiting in the watershed's level stacks; `span` is [`DONE`] once it got a region.
-#[derive(Clone, Copy, Debug)]
-struct LevelEntry {
-    cell: u32,
-    span: u32,
-}
-
-/// Marks a [`LevelEntry`] that no longer needs a region.
+/// Marks an entry of the watershed's level stacks (span indices) that no longer needs a region.
 const DONE: u32 = u32::MAX;
-
-impl LevelEntry {
-    fn new(cell: usize, span: usize) -> Self {
-        Self {
-            cell: cell as u32,
-            span: span as u32,
-        }
-    }
-}
 
 /// Logs `message` as Recast does and returns it as a stage error.
 fn stage_error(ctx: &mut BuildContext, stage: &'static str, message: String) -> NavlabError {
@@ -218,11 +202,13 @@ fn paint_border_regions(
 
 /// Scratch buffers of the watershed, reused across levels.
 struct Watershed {
+    links: SpanLinks,
     regs: Vec<u16>,
     /// Distance (in half-cells) of each span from the seed of its region while expanding.
     dists: Vec<u16>,
-    level_stacks: [Vec<LevelEntry>; LEVEL_STACK_COUNT],
-    flood_stack: Vec<LevelEntry>,
+    /// Spans waiting for a region, by distance level ([`DONE`] once they got one).
+    level_stacks: [Vec<u32>; LEVEL_STACK_COUNT],
+    flood_stack: Vec<u32>,
     assignments: Vec<Assignment>,
 }
 
@@ -249,6 +235,7 @@ fn watershed(
     ctx.start_timer(TimerLabel::BuildRegionsWatershed);
 
     let mut ws = Watershed {
+        links: SpanLinks::new(chf),
         regs: vec![0; span_count],
         dists: vec![0; span_count],
         level_stacks: Default::default(),
@@ -264,7 +251,7 @@ fn watershed(
         level = level.saturating_sub(2);
         stack_id = (stack_id + 1) % LEVEL_STACK_COUNT;
         if stack_id == 0 {
-            ws.sort_cells_by_level(chf, level);
+            ws.sort_spans_by_level(chf, level);
         } else {
             ws.carry_over_leftovers(stack_id);
         }
@@ -275,11 +262,11 @@ fn watershed(
         ctx.stop_timer(TimerLabel::BuildRegionsExpand);
 
         ctx.start_timer(TimerLabel::BuildRegionsFlood);
-        for entry in &stack {
-            if entry.span == DONE || ws.regs[entry.span as usize] != 0 {
+        for &span in &stack {
+            if span == DONE || ws.regs[span as usize] != 0 {
                 continue;
             }
-            if ws.flood_region(chf, *entry, level, region_id) {
+            if ws.flood_region(chf, span as usize, level, region_id) {
                 if region_id == u16::MAX {
                     ctx.stop_timer(TimerLabel::BuildRegionsFlood);
                     return Err(stage_error(ctx, STAGE, "Region ID overflow".to_string()));
@@ -319,20 +306,20 @@ impl Watershed {
     /// Distributes the spans without a region into the level stacks: stack `k` gets the spans
     /// whose distance level is `k` two-level steps below `start_level` (higher ones go to stack
     /// 0, lower ones wait for the next sort).
-    fn sort_cells_by_level(&mut self, chf: &CompactHeightfield, start_level: u16) {
+    fn sort_spans_by_level(&mut self, chf: &CompactHeightfield, start_level: u16) {
         let start = (start_level >> 1) as i32;
         for stack in &mut self.level_stacks {
             stack.clear();
         }
-        for (cell, c) in chf.cells.iter().enumerate() {
-            for i in c.index as usize..(c.index + c.count) as usize {
-                if chf.areas[i] == NULL_AREA || self.regs[i] != 0 {
-                    continue;
-                }
-                let stack = (start - (chf.dist[i] >> 1) as i32).max(0) as usize;
-                if stack < LEVEL_STACK_COUNT {
-                    self.level_stacks[stack].push(LevelEntry::new(cell, i));
-                }
+        for (i, ((&area, &reg), &dist)) in
+            chf.areas.iter().zip(&self.regs).zip(&chf.dist).enumerate()
+        {
+            if area == NULL_AREA || reg != 0 {
+                continue;
+            }
+            let stack = (start - (dist >> 1) as i32).max(0) as usize;
+            if stack < LEVEL_STACK_COUNT {
+                self.level_stacks[stack].push(i as u32);
             }
         }
     }
@@ -344,7 +331,7 @@ impl Watershed {
         after[0].extend(
             before[to - 1]
                 .iter()
-                .filter(|e| e.span != DONE && regs[e.span as usize] == 0),
+                .filter(|&&span| span != DONE && regs[span as usize] == 0),
         );
     }
 
@@ -357,22 +344,22 @@ impl Watershed {
         chf: &CompactHeightfield,
         max_iter: i32,
         level: u16,
-        stack: &mut Vec<LevelEntry>,
+        stack: &mut Vec<u32>,
         fill_stack: bool,
     ) {
         if fill_stack {
             stack.clear();
-            for (cell, c) in chf.cells.iter().enumerate() {
-                for i in c.index as usize..(c.index + c.count) as usize {
-                    if chf.dist[i] >= level && self.regs[i] == 0 && chf.areas[i] != NULL_AREA {
-                        stack.push(LevelEntry::new(cell, i));
-                    }
+            for (i, ((&area, &reg), &dist)) in
+                chf.areas.iter().zip(&self.regs).zip(&chf.dist).enumerate()
+            {
+                if dist >= level && reg == 0 && area != NULL_AREA {
+                    stack.push(i as u32);
                 }
             }
         } else {
-            for entry in stack.iter_mut() {
-                if entry.span != DONE && self.regs[entry.span as usize] != 0 {
-                    entry.span = DONE;
+            for span in stack.iter_mut() {
+                if *span != DONE && self.regs[*span as usize] != 0 {
+                    *span = DONE;
                 }
             }
         }
@@ -381,17 +368,17 @@ impl Watershed {
         while !stack.is_empty() {
             let mut failed = 0;
             self.assignments.clear();
-            for entry in stack.iter_mut() {
-                if entry.span == DONE {
+            for span in stack.iter_mut() {
+                if *span == DONE {
                     failed += 1;
                     continue;
                 }
-                let i = entry.span as usize;
+                let i = *span as usize;
                 let mut region = self.regs[i];
                 let mut best_dist = u16::MAX;
                 let area = chf.areas[i];
                 for dir in 0..4 {
-                    let Some((ai, _)) = neighbour(chf, entry.cell as usize, i, dir) else {
+                    let Some(ai) = self.links.get(i, dir) else {
                         continue;
                     };
                     if chf.areas[ai] != area {
@@ -407,7 +394,7 @@ impl Watershed {
                     }
                 }
                 if region != 0 {
-                    entry.span = DONE;
+                    *span = DONE;
                     self.assignments.push(Assignment {
                         span: i,
                         region,
@@ -435,35 +422,33 @@ impl Watershed {
         }
     }
 
-    /// Floods a new region `region` from `seed` over connected same-area spans at or above the
-    /// level below `level`, backing off from spans that touch (also diagonally) another region.
-    /// Returns whether any span kept the new region.
+    /// Floods a new region `region` from span `seed` over connected same-area spans at or above
+    /// the level below `level`, backing off from spans that touch (also diagonally) another
+    /// region. Returns whether any span kept the new region.
     fn flood_region(
         &mut self,
         chf: &CompactHeightfield,
-        seed: LevelEntry,
+        seed: usize,
         level: u16,
         region: u16,
     ) -> bool {
-        let seed_span = seed.span as usize;
-        let area = chf.areas[seed_span];
+        let area = chf.areas[seed];
         self.flood_stack.clear();
-        self.flood_stack.push(seed);
-        self.regs[seed_span] = region;
-        self.dists[seed_span] = 0;
+        self.flood_stack.push(seed as u32);
+        self.regs[seed] = region;
+        self.dists[seed] = 0;
 
         let lowest = level.saturating_sub(2);
         let mut count = 0;
         while let Some(current) = self.flood_stack.pop() {
-            let cell = current.cell as usize;
-            let ci = current.span as usize;
-            if self.touches_other_region(chf, cell, ci, area, region) {
+            let ci = current as usize;
+            if self.touches_other_region(chf, ci, area, region) {
                 self.regs[ci] = 0;
                 continue;
             }
             count += 1;
             for dir in 0..4 {
-                let Some((ai, acell)) = neighbour(chf, cell, ci, dir) else {
+                let Some(ai) = self.links.get(ci, dir) else {
                     continue;
                 };
                 if chf.areas[ai] != area {
@@ -472,7 +457,7 @@ impl Watershed {
                 if chf.dist[ai] >= lowest && self.regs[ai] == 0 {
                     self.regs[ai] = region;
                     self.dists[ai] = 0;
-                    self.flood_stack.push(LevelEntry::new(acell, ai));
+                    self.flood_stack.push(ai as u32);
                 }
             }
         }
@@ -484,13 +469,12 @@ impl Watershed {
     fn touches_other_region(
         &self,
         chf: &CompactHeightfield,
-        cell: usize,
         i: usize,
         area: u8,
         region: u16,
     ) -> bool {
         for dir in 0..4 {
-            let Some((ai, acell)) = neighbour(chf, cell, i, dir) else {
+            let Some(ai) = self.links.get(i, dir) else {
                 continue;
             };
             if chf.areas[ai] != area {
@@ -503,7 +487,7 @@ impl Watershed {
             if nr != 0 && nr != region {
                 return true;
             }
-            if let Some((ai2, _)) = neighbour(chf, acell, ai, (dir + 1) & 3) {
+            if let Some(ai2) = self.links.get(ai, (dir + 1) & 3) {
                 if chf.areas[ai2] != area {
                     continue;
                 }
@@ -540,8 +524,9 @@ fn sweep_rows(
 ) -> Result<u16> {
     let mut id = paint_border_regions(chf, border_size, 1, regs);
     chf.border_size = border_size;
-    let w = chf.width;
-    let h = chf.height;
+    let chf = &*chf;
+    let (w, h) = (chf.width, chf.height);
+    let (cells, spans, areas) = (&chf.cells[..], &chf.spans[..], &chf.areas[..]);
     let mut prev_samples: Vec<i32> = Vec::with_capacity(256);
     let mut runs: Vec<SweepRun> = vec![SweepRun::default(); w.max(h).max(1) as usize];
     let overflow = |ctx: &mut BuildContext| stage_error(ctx, stage, "Region ID overflow".into());
@@ -550,19 +535,29 @@ fn sweep_rows(
         prev_samples.clear();
         prev_samples.resize(id as usize + 1, 0);
         let mut next_run: u16 = 1;
-        let row = (z * w) as usize;
+        let row_cells = (z * w + border_size) as usize..(z * w + w - border_size) as usize;
 
-        for x in border_size..w - border_size {
-            let cell = row + x as usize;
-            let c = chf.cells[cell];
+        // The row's spans are contiguous (the compact heightfield stores them cell by cell):
+        // track where its walkable ones start and end for the remapping.
+        let (mut first_span, mut end_span) = (usize::MAX, 0);
+        for cell in row_cells {
+            let c = cells[cell];
             for i in c.index as usize..(c.index + c.count) as usize {
-                let area = chf.areas[i];
+                let area = areas[i];
                 if area == NULL_AREA {
                     continue;
                 }
-                let mut run = neighbour(chf, cell, i, 0)
-                    .filter(|&(ai, _)| regs[ai] & BORDER_REG == 0 && chf.areas[ai] == area)
-                    .map_or(0, |(ai, _)| regs[ai]);
+                first_span = first_span.min(i);
+                end_span = i + 1;
+                let span = spans[i];
+                let mut run = 0;
+                let con = span.con(0);
+                if con != NOT_CONNECTED {
+                    let ai = cells[cell - 1].index as usize + con as usize;
+                    if regs[ai] & BORDER_REG == 0 && areas[ai] == area {
+                        run = regs[ai];
+                    }
+                }
                 if run == 0 {
                     run = next_run;
                     next_run = next_run.checked_add(1).ok_or_else(|| overflow(ctx))?;
@@ -572,9 +567,11 @@ fn sweep_rows(
                     runs[run as usize] = SweepRun::default();
                 }
 
-                if let Some((ai, _)) = neighbour(chf, cell, i, 3) {
+                let con = span.con(3);
+                if con != NOT_CONNECTED {
+                    let ai = cells[cell - w as usize].index as usize + con as usize;
                     let nr = regs[ai];
-                    if nr != 0 && nr & BORDER_REG == 0 && chf.areas[ai] == area {
+                    if nr != 0 && nr & BORDER_REG == 0 && areas[ai] == area {
                         let r = &mut runs[run as usize];
                         if r.neighbour == 0 || r.neighbour == nr {
                             r.neighbour = nr;
@@ -603,12 +600,9 @@ fn sweep_rows(
             }
         }
 
-        for x in border_size..w - border_size {
-            let c = chf.cells[row + x as usize];
-            for reg in &mut regs[c.index as usize..(c.index + c.count) as usize] {
-                if *reg > 0 && *reg < next_run {
-                    *reg = runs[*reg as usize].id;
-                }
+        for reg in regs.get_mut(first_span..end_span).unwrap_or_default() {
+            if *reg > 0 && *reg < next_run {
+                *reg = runs[*reg as usize].id;
             }
         }
     }

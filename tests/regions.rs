@@ -249,8 +249,9 @@ mod scene {
     }
 }
 
-/// Recast's layer partition transcribed plainly (linear scans, quadratic loops), as an oracle
-/// for the fast implementation. Returns (max_regions, reg per span).
+/// Recast's layer partition transcribed plainly (linear scans, quadratic loops, index loops), as
+/// an oracle for the fast implementation.
+#[allow(clippy::needless_range_loop)]
 mod slow_layers {
     use navlab::compact::CompactHeightfield;
     use navlab::{BORDER_REG, NULL_AREA};
@@ -289,6 +290,7 @@ mod slow_layers {
         }
     }
 
+    /// Returns (max_regions, reg per span).
     pub fn build(chf: &CompactHeightfield, border: i32, min_area: i32) -> (u16, Vec<u16>) {
         let (w, h) = (chf.width, chf.height);
         let mut regs = vec![0u16; chf.spans.len()];
@@ -318,10 +320,11 @@ mod slow_layers {
                         continue;
                     }
                     let mut previd = 0;
-                    if let Some(ai) = neighbour(chf, x, z, i, 0) {
-                        if regs[ai] & BORDER_REG == 0 && chf.areas[i] == chf.areas[ai] {
-                            previd = regs[ai];
-                        }
+                    if let Some(ai) = neighbour(chf, x, z, i, 0)
+                        && regs[ai] & BORDER_REG == 0
+                        && chf.areas[i] == chf.areas[ai]
+                    {
+                        previd = regs[ai];
                     }
                     if previd == 0 {
                         previd = rid;
