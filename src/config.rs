@@ -301,6 +301,8 @@ impl BuildSettings {
 mod tests {
     use super::*;
 
+    // Bounds as the C++ reference printed them (%.9g round-trips f32 exactly).
+    #[allow(clippy::excessive_precision)]
     #[test]
     fn defaults_derive_recastdemo_config_for_nav_test() {
         let bmin = [-28.8893166, -4.86951685, -46.3001518];
