@@ -117,11 +117,10 @@ pub fn build_regions_monotone(
         let mut regs = vec![0u16; chf.spans.len()];
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
-        let (max_region, _) =
-            merge_and_filter_regions(min_region_area, merge_region_area, next_id, chf, &mut regs);
-        chf.max_regions = max_region;
+        let merged =
+            merge_and_filter_regions(min_region_area, merge_region_area, next_id, chf, &regs);
         ctx.stop_timer(TimerLabel::BuildRegionsFilter);
-        store_regions(chf, &regs);
+        store_regions(chf, &regs, &merged);
         Ok(())
     })();
     ctx.stop_timer(TimerLabel::BuildRegions);
@@ -143,18 +142,32 @@ pub fn build_layer_regions(
         let mut regs = vec![0u16; chf.spans.len()];
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
-        chf.max_regions = merge_and_filter_layer_regions(min_region_area, next_id, chf, &mut regs);
+        let merged = merge_and_filter_layer_regions(min_region_area, next_id, chf, &regs);
         ctx.stop_timer(TimerLabel::BuildRegionsFilter);
-        store_regions(chf, &regs);
+        store_regions(chf, &regs, &merged);
         Ok(())
     })();
     ctx.stop_timer(TimerLabel::BuildRegions);
     result
 }
 
-fn store_regions(chf: &mut CompactHeightfield, regs: &[u16]) {
+/// What merging and filtering decided: the largest new region id, how many regions overlap
+/// themselves (watershed only), and the new id of every old non-border region id.
+struct MergeResult {
+    max_id: u16,
+    overlaps: usize,
+    new_ids: Vec<u16>,
+}
+
+/// Writes the final region ids to the spans: border ids as they are, others renumbered.
+fn store_regions(chf: &mut CompactHeightfield, regs: &[u16], merged: &MergeResult) {
+    chf.max_regions = merged.max_id;
     for (span, &reg) in chf.spans.iter_mut().zip(regs) {
-        span.reg = reg;
+        span.reg = if reg & BORDER_REG == 0 {
+            merged.new_ids[reg as usize]
+        } else {
+            reg
+        };
     }
 }
 
@@ -285,20 +298,15 @@ fn watershed(
     ctx.stop_timer(TimerLabel::BuildRegionsWatershed);
 
     ctx.start_timer(TimerLabel::BuildRegionsFilter);
-    let (max_region, overlaps) = merge_and_filter_regions(
-        min_region_area,
-        merge_region_area,
-        region_id,
-        chf,
-        &mut ws.regs,
-    );
-    chf.max_regions = max_region;
-    if overlaps > 0 {
-        ctx.error(format!("{STAGE}: {overlaps} overlapping regions."));
+    let merged =
+        merge_and_filter_regions(min_region_area, merge_region_area, region_id, chf, &ws.regs);
+    if merged.overlaps > 0 {
+        let message = format!("{STAGE}: {} overlapping regions.", merged.overlaps);
+        ctx.error(message);
     }
     ctx.stop_timer(TimerLabel::BuildRegionsFilter);
 
-    store_regions(chf, &ws.regs);
+    store_regions(chf, &ws.regs, &merged);
     Ok(())
 }
 
@@ -840,14 +848,14 @@ fn walk_contour(
 /// `min_region_area` (unless they touch a tile border), merges regions up to
 /// `merge_region_size` spans into their smallest compatible neighbour, and renumbers the
 /// survivors consecutively. `max_region_id` is one past the largest id in `regs`. Returns the
-/// new largest id and the number of regions found to overlap themselves.
+/// new ids.
 fn merge_and_filter_regions(
     min_region_area: i32,
     merge_region_size: i32,
     max_region_id: u16,
     chf: &CompactHeightfield,
-    regs: &mut [u16],
-) -> (u16, usize) {
+    regs: &[u16],
+) -> MergeResult {
     let nreg = max_region_id as usize + 1;
     let mut regions: Vec<Region> = (0..nreg)
         .map(|i| Region {
@@ -859,28 +867,30 @@ fn merge_and_filter_regions(
     // Floors (as pairs, gathered into lists afterwards) and the contour neighbours.
     let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
     for (cell, c) in chf.cells.iter().enumerate() {
-        let column = c.index as usize..(c.index + c.count) as usize;
-        for i in column.clone() {
-            let r = regs[i];
+        let first = c.index as usize;
+        let column = &regs[first..first + c.count as usize];
+        for (k, &r) in column.iter().enumerate() {
             if r == 0 || r as usize >= nreg {
                 continue;
             }
             let reg = &mut regions[r as usize];
             reg.span_count += 1;
-            for j in column.clone() {
-                let floor = regs[j];
-                if i == j || floor == 0 || floor as usize >= nreg {
-                    continue;
+            if column.len() > 1 {
+                for (k2, &floor) in column.iter().enumerate() {
+                    if k2 == k || floor == 0 || floor as usize >= nreg {
+                        continue;
+                    }
+                    if floor == r {
+                        reg.overlap = true;
+                    }
+                    floor_pairs.push((r, floor));
                 }
-                if floor == r {
-                    reg.overlap = true;
-                }
-                floor_pairs.push((r, floor));
             }
 
             if !reg.connections.is_empty() {
                 continue;
             }
+            let i = first + k;
             reg.area = chf.areas[i];
             if let Some(dir) = (0..4).find(|&dir| is_solid_edge(chf, regs, cell, i, dir)) {
                 walk_contour(chf, regs, (cell, i, dir), &mut reg.connections);
@@ -900,12 +910,11 @@ fn merge_and_filter_regions(
     let overlaps = regions.iter().filter(|r| r.overlap).count();
     let mut ids: Vec<u16> = regions.iter().map(|r| r.id).collect();
     let max_id = compact_ids(&mut ids, nreg);
-    for reg in regs.iter_mut() {
-        if *reg & BORDER_REG == 0 {
-            *reg = ids[*reg as usize];
-        }
+    MergeResult {
+        max_id,
+        overlaps,
+        new_ids: ids,
     }
-    (max_id, overlaps)
 }
 
 /// Clears every connected group of regions smaller than `min_region_area` spans in total that
@@ -1026,7 +1035,7 @@ fn pair_mut<T>(items: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 /// Recast's `mergeAndFilterLayerRegions`: joins monotone regions (`max_region_id` is one past
 /// the largest id in `regs`) breadth-first into layers that never contain two regions sharing a
 /// column, drops layers smaller than `min_region_area` that do not touch a tile border, and
-/// renumbers. Returns the largest new id.
+/// renumbers.
 ///
 /// Recast keeps neighbour and floor lists with linear `contains` scans and rescans the whole
 /// region table per removed or renumbered layer, which is quadratic on large maps. Here the
@@ -1036,8 +1045,8 @@ fn merge_and_filter_layer_regions(
     min_region_area: i32,
     max_region_id: u16,
     chf: &CompactHeightfield,
-    regs: &mut [u16],
-) -> u16 {
+    regs: &[u16],
+) -> MergeResult {
     let nreg = max_region_id as usize + 1;
     let mut span_count = vec![0i32; nreg];
     let mut area = vec![0u8; nreg];
@@ -1141,10 +1150,9 @@ fn merge_and_filter_layer_regions(
     }
 
     let max_id = compact_ids(&mut layer, nreg + 1);
-    for reg in regs.iter_mut() {
-        if *reg & BORDER_REG == 0 {
-            *reg = layer[*reg as usize];
-        }
+    MergeResult {
+        max_id,
+        overlaps: 0,
+        new_ids: layer,
     }
-    max_id
 }
