@@ -717,7 +717,8 @@ impl Region {
         }
     }
 
-    fn replace_neighbour(&mut self, old_id: u16, new_id: u16) {
+    /// Renames `old_id` to `new_id` in both lists; returns whether it was mentioned.
+    fn replace_neighbour(&mut self, old_id: u16, new_id: u16) -> bool {
         let mut changed = false;
         for c in &mut self.connections {
             if *c == old_id {
@@ -725,14 +726,17 @@ impl Region {
                 changed = true;
             }
         }
+        let mut in_floors = false;
         for f in &mut self.floors {
             if *f == old_id {
                 *f = new_id;
+                in_floors = true;
             }
         }
         if changed {
             self.remove_adjacent_repeats();
         }
+        changed || in_floors
     }
 
     fn can_merge_with(&self, other: &Region) -> bool {
@@ -753,8 +757,13 @@ impl Region {
 }
 
 /// Merges `b` into `a` by splicing their contours where they meet; fails (changing nothing)
-/// unless each lists the other as a neighbour.
-fn merge_regions(a: &mut Region, b: &mut Region, scratch: &mut Vec<u16>) -> bool {
+/// unless each lists the other as a neighbour. `b`'s old neighbours are left in `b_neighbours`.
+fn merge_regions(
+    a: &mut Region,
+    b: &mut Region,
+    scratch: &mut Vec<u16>,
+    b_neighbours: &mut Vec<u16>,
+) -> bool {
     let Some(ins_a) = a.connections.iter().position(|&c| c == b.id) else {
         return false;
     };
@@ -775,7 +784,8 @@ fn merge_regions(a: &mut Region, b: &mut Region, scratch: &mut Vec<u16>) -> bool
     }
     a.span_count += b.span_count;
     b.span_count = 0;
-    b.connections.clear();
+    b_neighbours.clear();
+    std::mem::swap(b_neighbours, &mut b.connections);
     true
 }
 
@@ -908,7 +918,7 @@ fn merge_and_filter_regions(
     merge_small_regions(&mut regions, merge_region_size);
 
     let overlaps = regions.iter().filter(|r| r.overlap).count();
-    let mut ids: Vec<u16> = regions.iter().map(|r| r.id).collect();
+    let mut ids = final_region_ids(&regions);
     let max_id = compact_ids(&mut ids, nreg);
     MergeResult {
         max_id,
@@ -961,11 +971,29 @@ fn remove_small_region_groups(regions: &mut [Region], min_region_area: i32) {
 
 /// Repeatedly merges each region that is small (at most `merge_region_size` spans) or not
 /// connected to the null region into its smallest mergeable neighbour, until nothing changes.
+///
+/// After a merge Recast renames the merged id in every region's lists and relabels every region
+/// carrying it, scanning the whole table each time (quadratic on large maps). Here each id keeps
+/// the regions whose lists may mention it, and a merged region only points at its target; the
+/// chains are resolved by [`final_region_ids`]. Nothing observable changes: merged-away regions
+/// are never looked at again except for their final id.
 fn merge_small_regions(regions: &mut [Region], merge_region_size: i32) {
+    let nreg = regions.len();
+    let mut mentioned_by: Vec<Vec<u32>> = vec![Vec::new(); nreg];
+    for (r, reg) in regions.iter().enumerate() {
+        for &v in reg.connections.iter().chain(&reg.floors) {
+            if let Some(list) = mentioned_by.get_mut(v as usize) {
+                list.push(r as u32);
+            }
+        }
+    }
+    let mut visited_in_merge = vec![0u32; nreg];
+    let mut merges_done = 0u32;
     let mut scratch = Vec::new();
+    let mut b_neighbours = Vec::new();
     loop {
         let mut merge_count = 0;
-        for i in 0..regions.len() {
+        for i in 0..nreg {
             let reg = &regions[i];
             if reg.id == 0 || reg.id & BORDER_REG != 0 || reg.overlap || reg.span_count == 0 {
                 continue;
@@ -992,33 +1020,68 @@ fn merge_small_regions(regions: &mut [Region], merge_region_size: i32) {
                     merge_id = mreg.id;
                 }
             }
-            if merge_id == reg.id {
-                continue;
-            }
-
             let old_id = reg.id;
             let target = merge_id as usize;
-            if target == i {
+            if merge_id == old_id || target == i {
                 continue;
             }
             let (target_reg, reg) = pair_mut(regions, target, i);
-            if merge_regions(target_reg, reg, &mut scratch) {
-                for other in regions.iter_mut() {
-                    if other.id == 0 || other.id & BORDER_REG != 0 {
-                        continue;
-                    }
-                    if other.id == old_id {
-                        other.id = merge_id;
-                    }
-                    other.replace_neighbour(old_id, merge_id);
-                }
-                merge_count += 1;
+            if !merge_regions(target_reg, reg, &mut scratch, &mut b_neighbours) {
+                continue;
             }
+            merge_count += 1;
+            merges_done += 1;
+
+            // The target now mentions whatever the merged region mentioned.
+            for &v in b_neighbours.iter().chain(&regions[i].floors) {
+                if let Some(list) = mentioned_by.get_mut(v as usize) {
+                    list.push(target as u32);
+                }
+            }
+            // Rename the merged id wherever a live region mentions it.
+            let mentioning = std::mem::take(&mut mentioned_by[old_id as usize]);
+            for &j in &mentioning {
+                let j = j as usize;
+                if visited_in_merge[j] == merges_done {
+                    continue;
+                }
+                visited_in_merge[j] = merges_done;
+                let other = &mut regions[j];
+                if other.id == 0 || other.id & BORDER_REG != 0 {
+                    continue;
+                }
+                if other.replace_neighbour(old_id, merge_id) {
+                    mentioned_by[target].push(j as u32);
+                }
+            }
+            regions[i].id = merge_id;
         }
         if merge_count == 0 {
             break;
         }
     }
+}
+
+/// The final id of every region: merged regions take the id at the end of their merge chain,
+/// as Recast's eager relabelling gives them.
+fn final_region_ids(regions: &[Region]) -> Vec<u16> {
+    let mut ids: Vec<u16> = regions.iter().map(|r| r.id).collect();
+    let is_chain_link = |ids: &[u16], id: u16| {
+        id != 0 && id & BORDER_REG == 0 && ids.get(id as usize).is_some_and(|&next| next != id)
+    };
+    for j in 0..ids.len() {
+        let mut root = ids[j];
+        while is_chain_link(&ids, root) {
+            root = ids[root as usize];
+        }
+        let mut x = j;
+        while ids[x] != root {
+            let next = ids[x] as usize;
+            ids[x] = root;
+            x = next;
+        }
+    }
+    ids
 }
 
 /// Mutable references to two different elements.
