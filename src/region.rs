@@ -555,7 +555,6 @@ fn sweep_rows(
                 if area == NULL_AREA {
                     continue;
                 }
-                first_span = first_span.min(i);
                 end_span = i + 1;
                 let span = spans[i];
                 let mut run = 0;
@@ -567,6 +566,10 @@ fn sweep_rows(
                     }
                 }
                 if run == 0 {
+                    // The row's first walkable span always starts the row's first run.
+                    if next_run == 1 {
+                        first_span = i;
+                    }
                     run = next_run;
                     next_run = next_run.checked_add(1).ok_or_else(|| overflow(ctx))?;
                     if runs.len() <= run as usize {
@@ -877,6 +880,9 @@ fn merge_and_filter_regions(
     // Floors (as pairs, gathered into lists afterwards) and the contour neighbours.
     let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
     for (cell, c) in chf.cells.iter().enumerate() {
+        if c.count == 0 {
+            continue;
+        }
         let first = c.index as usize;
         let column = &regs[first..first + c.count as usize];
         for (k, &r) in column.iter().enumerate() {
@@ -885,7 +891,7 @@ fn merge_and_filter_regions(
             }
             let reg = &mut regions[r as usize];
             reg.span_count += 1;
-            if column.len() > 1 {
+            if c.count > 1 {
                 for (k2, &floor) in column.iter().enumerate() {
                     if k2 == k || floor == 0 || floor as usize >= nreg {
                         continue;

@@ -84,7 +84,7 @@ fn layer_regions_match_cpp() {
 /// Procedurally generated compact heightfields: a ground floor with small obstacles (missing
 /// spans) and unwalkable spots, patches of another area type, raised decks over the ground,
 /// each reached by a ramp. Decks make regions overlap, which the layer partition must split.
-mod scene {
+pub mod scene {
     use navlab::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
     use navlab::{NULL_AREA, WALKABLE_AREA, dir_offset_x, dir_offset_z};
 
@@ -885,4 +885,44 @@ fn layers_on_a_large_scene_finish_quickly_and_sanely() {
         assert_eq!(ours, regs);
     }
     assert_sane_layers(&chf);
+}
+
+#[test]
+fn watershed_observer_sees_every_level_without_changing_the_result() {
+    let features = scene::Features {
+        obstacles: 400,
+        decks: 4,
+        islands: 40,
+    };
+    let mut plain = scene::generate(120, 100, features, 9);
+    build_distance_field(&mut BuildContext::new(), &mut plain).unwrap();
+    let mut observed = plain.clone();
+    build_regions(&mut BuildContext::new(), &mut plain, 0, 64, 400).unwrap();
+
+    let mut levels = Vec::new();
+    let mut last_snapshot = Vec::new();
+    navlab::region::build_regions_observed(
+        &mut BuildContext::new(),
+        &mut observed,
+        0,
+        64,
+        400,
+        |level, regs| {
+            levels.push(level);
+            last_snapshot = regs.to_vec();
+        },
+    )
+    .unwrap();
+    assert_eq!(plain, observed);
+    // Levels step down by 2 from the rounded-up maximum to 0, then the final expansion (0).
+    let top = (observed.max_distance + 1) & !1;
+    let expected: Vec<u16> = (0..top / 2).rev().map(|k| k * 2).chain([0]).collect();
+    assert_eq!(levels, expected);
+    // The last snapshot is the expanded watershed before merging: every walkable span that
+    // still has a region after merging had one then.
+    for (span, &before) in observed.spans.iter().zip(&last_snapshot) {
+        if span.reg != 0 {
+            assert_ne!(before, 0);
+        }
+    }
 }
