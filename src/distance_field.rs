@@ -3,9 +3,9 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
-use crate::Result;
 use crate::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
+use crate::{NavlabError, Result};
 
 /// Distances at or below this value (in half-cells) are left unblurred, so thin corridors keep
 /// their exact border distance.
@@ -14,6 +14,14 @@ const BLUR_THRESHOLD: u16 = 2;
 /// Computes `chf.dist` (blurred border distance per span, in units of half a cell: 2 per straight
 /// step, 3 per diagonal step) and `chf.max_distance` (the largest distance before blurring).
 pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield) -> Result<()> {
+    if let Some(problem) = layout_problem(chf) {
+        let message = problem.to_string();
+        ctx.error(format!("rcBuildDistanceField: {message}"));
+        return Err(NavlabError::Stage {
+            stage: "rcBuildDistanceField",
+            message,
+        });
+    }
     ctx.start_timer(TimerLabel::BuildDistanceField);
 
     let span_count = chf.spans.len();
@@ -36,6 +44,22 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
 
     ctx.stop_timer(TimerLabel::BuildDistanceField);
     Ok(())
+}
+
+/// What makes `chf` unusable for the passes over it (array sizes that disagree, cells whose
+/// spans lie outside the span array), if anything.
+pub(crate) fn layout_problem(chf: &CompactHeightfield) -> Option<&'static str> {
+    let spans = chf.spans.len() as u64;
+    let cells = (chf.width.max(0) as u64) * (chf.height.max(0) as u64);
+    let cells_fit = chf
+        .cells
+        .iter()
+        .all(|c| c.index as u64 + c.count as u64 <= spans);
+    if cells != chf.cells.len() as u64 || chf.areas.len() as u64 != spans || !cells_fit {
+        Some("inconsistent compact heightfield")
+    } else {
+        None
+    }
 }
 
 /// Index of the cell next to `cell` in direction `dir`, for a grid `width` cells wide.

@@ -13,7 +13,7 @@
 
 use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
-use crate::distance_field::{SpanLinks, neighbour};
+use crate::distance_field::{SpanLinks, layout_problem, neighbour};
 use crate::{BORDER_REG, NULL_AREA, NavlabError, Result};
 
 /// How many times a watershed level may grow its regions before new basins are flooded; more
@@ -43,13 +43,11 @@ fn check_input(
     border_size: i32,
     needs_distance: bool,
 ) -> Result<()> {
-    let spans = chf.spans.len();
-    let cells = (chf.width.max(0) as usize).checked_mul(chf.height.max(0) as usize);
     let problem = if border_size < 0 {
         Some(format!("negative border size {border_size}"))
-    } else if cells != Some(chf.cells.len()) || chf.areas.len() != spans {
-        Some("inconsistent compact heightfield".to_string())
-    } else if needs_distance && chf.dist.len() != spans {
+    } else if let Some(problem) = layout_problem(chf) {
+        Some(problem.to_string())
+    } else if needs_distance && chf.dist.len() != chf.spans.len() {
         Some("the distance field has not been built".to_string())
     } else {
         None
@@ -152,7 +150,7 @@ pub fn build_layer_regions(
 }
 
 /// What merging and filtering decided: the largest new region id, how many regions overlap
-/// themselves (watershed only), and the new id of every old non-border region id.
+/// themselves (only the watershed reports them), and the new id of every old non-border id.
 struct MergeResult {
     max_id: u16,
     overlaps: usize,

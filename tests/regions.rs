@@ -926,3 +926,25 @@ fn watershed_observer_sees_every_level_without_changing_the_result() {
         }
     }
 }
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let features = scene::Features {
+        obstacles: 10,
+        decks: 0,
+        islands: 0,
+    };
+    let chf = scene::generate(30, 30, features, 1);
+    let mut ctx = BuildContext::new();
+
+    let mut no_distance = chf.clone();
+    assert!(build_regions(&mut ctx, &mut no_distance, 0, 8, 20).is_err());
+    let mut negative_border = chf.clone();
+    assert!(build_layer_regions(&mut ctx, &mut negative_border, -1, 8).is_err());
+    let mut truncated = chf.clone();
+    truncated.spans.pop();
+    assert!(build_distance_field(&mut ctx, &mut truncated).is_err());
+    assert!(build_regions_monotone(&mut ctx, &mut truncated, 0, 8, 20).is_err());
+    assert_eq!(ctx.entries().len(), 4);
+    assert!(ctx.entries()[0].message.starts_with("rcBuildRegions: "));
+}
