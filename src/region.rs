@@ -619,8 +619,11 @@ fn sweep_rows(
 }
 
 /// Maps old region ids to consecutive new ones in order of first appearance in `ids`, leaving
-/// 0 and border ids alone, and returns the number of new ids. Recast rescans the region table
-/// for every id; this equals it because ids first appear in increasing order.
+/// 0 and border ids alone, and returns the number of new ids. Recast rescans the rest of the
+/// table for every id, which would also rename a region whose new id equals the old id being
+/// renamed; that never happens, because the `k`-th distinct id first appears at an index of at
+/// least `k` and is itself at least that index, while the new ids handed out before it are
+/// below `k`.
 fn compact_ids(ids: &mut [u16], id_bound: usize) -> u16 {
     let mut new_id = vec![0u16; id_bound];
     let mut generated = 0u16;
