@@ -51,10 +51,12 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
 pub(crate) fn layout_problem(chf: &CompactHeightfield) -> Option<&'static str> {
     let spans = chf.spans.len() as u64;
     let cells = (chf.width.max(0) as u64) * (chf.height.max(0) as u64);
-    let cells_fit = chf
+    let span_end = chf
         .cells
         .iter()
-        .all(|c| c.index as u64 + c.count as u64 <= spans);
+        .map(|c| c.index as u64 + c.count as u64)
+        .max();
+    let cells_fit = span_end.unwrap_or(0) <= spans;
     if cells != chf.cells.len() as u64 || chf.areas.len() as u64 != spans || !cells_fit {
         Some("inconsistent compact heightfield")
     } else {

@@ -1127,6 +1127,9 @@ fn merge_and_filter_layer_regions(
     let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
     let mut column: Vec<u16> = Vec::with_capacity(32);
     for (cell, c) in chf.cells.iter().enumerate() {
+        if c.count == 0 {
+            continue;
+        }
         column.clear();
         for i in c.index as usize..(c.index + c.count) as usize {
             let ri = regs[i];
@@ -1136,7 +1139,9 @@ fn merge_and_filter_layer_regions(
             let r = ri as usize;
             span_count[r] += 1;
             area[r] = chf.areas[i];
-            column.push(ri);
+            if c.count > 1 {
+                column.push(ri);
+            }
             for dir in 0..4 {
                 let Some((ai, _)) = neighbour(chf, cell, i, dir) else {
                     continue;
