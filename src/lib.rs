@@ -26,6 +26,7 @@ pub mod partitioned_mesh;
 pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;
+pub mod scene;
 
 pub use error::{NavlabError, Result};
 
