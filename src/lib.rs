@@ -14,6 +14,7 @@ pub mod compact;
 pub mod config;
 pub mod context;
 pub mod contour;
+pub mod debug_draw;
 pub mod detail_mesh;
 pub mod distance_field;
 pub mod dump;
