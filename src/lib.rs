@@ -28,6 +28,8 @@ pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;
 pub mod scene;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 
 pub use error::{NavlabError, Result};
 
