@@ -60,6 +60,10 @@ enum Command {
         /// With --screenshot: frames to render after the build before capturing.
         #[arg(long, default_value_t = 5)]
         frames: u32,
+        /// Test a real window: rebuild after one setting change, save a screenshot of the
+        /// window to this file, exit.
+        #[arg(long, hide = true)]
+        self_test: Option<PathBuf>,
     },
 }
 
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
             screenshot,
             size,
             frames,
+            self_test,
         }) => view(ViewArgs {
             mesh,
             config,
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
             screenshot,
             size,
             frames,
+            self_test,
         }),
         None => view(ViewArgs::default()),
     };
@@ -166,6 +172,7 @@ struct ViewArgs {
     screenshot: Option<PathBuf>,
     size: (u32, u32),
     frames: u32,
+    self_test: Option<PathBuf>,
 }
 
 impl Default for ViewArgs {
@@ -177,6 +184,7 @@ impl Default for ViewArgs {
             screenshot: None,
             size: (1280, 800),
             frames: 5,
+            self_test: None,
         }
     }
 }
@@ -221,5 +229,6 @@ fn view(args: ViewArgs) -> Result<()> {
         screenshot: args.screenshot,
         size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
         frames: args.frames,
+        self_test: args.self_test,
     })
 }

@@ -478,3 +478,160 @@ fn poll_build(mut state: ResMut<BuildState>, mut log: ResMut<ViewerLog>) {
     bevy::log::debug!("build job finished after {:?}", started.elapsed());
     state.start_pending();
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// An app with nothing but the build plugin, on the default scene.
+    pub(crate) fn build_app() -> App {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            BuildPlugin {
+                scene: Arc::new(SceneData::default_scene()),
+                settings: BuildSettings::default(),
+            },
+        ));
+        app
+    }
+
+    /// Runs frames until no build is running or waiting.
+    pub(crate) fn settle(app: &mut App) {
+        for _ in 0..20_000 {
+            app.update();
+            if !app.world().resource::<BuildState>().is_busy() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("the build did not finish");
+    }
+
+    fn request(app: &mut App, request: BuildRequest) {
+        app.world_mut().write_message(request);
+    }
+
+    fn state(app: &App) -> &BuildState {
+        app.world().resource::<BuildState>()
+    }
+
+    #[test]
+    fn first_build_shows_the_default_scene() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = state(&app);
+        assert!(state.build.is_some());
+        assert_eq!(state.last_build.map(|b| b.0), Some(Stage::Rasterize));
+        assert_eq!(state.scene.name, "Default scene");
+        assert!(state.stage_versions.iter().all(|&v| v > 0));
+    }
+
+    #[test]
+    fn a_setting_change_rebuilds_from_the_stage_it_affects() {
+        let mut app = build_app();
+        settle(&mut app);
+        let before = state(&app).stage_versions;
+        let settings = BuildSettings {
+            detail_sample_dist: 3.0,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(settings.clone()));
+        settle(&mut app);
+        let after = state(&app);
+        assert_eq!(after.last_build.map(|b| b.0), Some(Stage::DetailMesh));
+        assert_eq!(after.build.as_ref().unwrap().settings, settings);
+        for stage in Stage::ALL {
+            let changed = after.stage_versions[stage as usize] != before[stage as usize];
+            assert_eq!(changed, stage == Stage::DetailMesh, "{stage:?}");
+        }
+
+        let radius = BuildSettings {
+            agent_radius: 1.2,
+            ..settings
+        };
+        request(&mut app, BuildRequest::Settings(radius));
+        settle(&mut app);
+        assert_eq!(state(&app).last_build.map(|b| b.0), Some(Stage::Erode));
+    }
+
+    #[test]
+    fn a_newer_request_supersedes_the_running_build() {
+        let mut app = build_app();
+        settle(&mut app);
+        let first = BuildSettings {
+            cell_size: 0.4,
+            ..Default::default()
+        };
+        let second = BuildSettings {
+            cell_size: 0.5,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(first));
+        app.update();
+        assert!(matches!(state(&app).status, BuildStatus::Building { from: Stage::Rasterize, .. }));
+        request(&mut app, BuildRequest::Settings(second.clone()));
+        settle(&mut app);
+        let state = state(&app);
+        assert_eq!(state.superseded, 1);
+        assert_eq!(state.finished, 3);
+        assert_eq!(state.build.as_ref().unwrap().settings, second);
+    }
+
+    #[test]
+    fn a_file_that_fails_to_load_keeps_the_scene() {
+        let mut app = build_app();
+        settle(&mut app);
+        let build_before = state(&app).build.clone().unwrap();
+        let version_before = state(&app).scene_version;
+        request(
+            &mut app,
+            BuildRequest::Open(PathBuf::from("/nonexistent/missing.obj")),
+        );
+        settle(&mut app);
+        let after = state(&app);
+        assert_eq!(after.scene.name, "Default scene");
+        assert_eq!(after.scene_version, version_before);
+        assert!(Arc::ptr_eq(after.build.as_ref().unwrap(), &build_before));
+        let log = app.world().resource::<ViewerLog>();
+        assert_eq!(log.toasts.len(), 1);
+        assert!(log.toasts[0].0.contains("missing.obj"), "{:?}", log.toasts);
+    }
+
+    #[test]
+    fn a_failed_build_keeps_the_previous_navmesh() {
+        let mut app = build_app();
+        settle(&mut app);
+        let build_before = state(&app).build.clone().unwrap();
+        let tiny = BuildSettings {
+            cell_size: 0.001,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(tiny));
+        settle(&mut app);
+        assert!(Arc::ptr_eq(state(&app).build.as_ref().unwrap(), &build_before));
+        let log = app.world().resource::<ViewerLog>();
+        assert!(log.toasts[0].0.contains("cellSize"), "{:?}", log.toasts);
+        // The next valid change builds from the last good build.
+        request(&mut app, BuildRequest::Settings(BuildSettings::default()));
+        settle(&mut app);
+        assert_eq!(state(&app).status, BuildStatus::Idle);
+    }
+
+    #[test]
+    fn opening_a_file_replaces_the_scene() {
+        let dir = std::env::temp_dir().join(format!("navlab-viewer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("quad.obj");
+        std::fs::write(&path, "v 0 0 0\nv 10 0 0\nv 10 0 10\nv 0 0 10\nf 1 4 3 2\n").unwrap();
+        let mut app = build_app();
+        settle(&mut app);
+        request(&mut app, BuildRequest::Open(path.clone()));
+        settle(&mut app);
+        let state = state(&app);
+        assert_eq!(state.scene.name, "quad.obj");
+        assert_eq!(state.scene.path.as_deref(), Some(path.as_path()));
+        assert!(state.build.is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -13,6 +13,7 @@ pub mod draw;
 pub mod files;
 pub mod picking;
 pub mod screenshot;
+pub mod self_test;
 pub mod tools;
 pub mod ui;
 
@@ -47,6 +48,9 @@ pub struct ViewerOptions {
     pub size: UVec2,
     /// Frames to render after the first build before the screenshot is taken.
     pub frames: u32,
+    /// Open a real window, rebuild after one setting change, save a screenshot of the window to
+    /// this file and exit (see [`self_test`]).
+    pub self_test: Option<PathBuf>,
 }
 
 impl Default for ViewerOptions {
@@ -58,6 +62,7 @@ impl Default for ViewerOptions {
             screenshot: None,
             size: UVec2::new(1280, 800),
             frames: 5,
+            self_test: None,
         }
     }
 }
@@ -100,11 +105,12 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
     }
 }
 
-/// The whole viewer app; windowless when a screenshot is requested.
+/// The whole viewer app; windowless when a screenshot is requested. `exit_error` receives the
+/// reason when screenshot or self-test mode fails.
 fn viewer_app(
     options: &ViewerOptions,
     scene: Arc<SceneData>,
-    screenshot_error: Arc<Mutex<Option<String>>>,
+    exit_error: Arc<Mutex<Option<String>>>,
 ) -> App {
     let mut app = App::new();
     let log = LogPlugin {
@@ -155,7 +161,12 @@ fn viewer_app(
             path: path.clone(),
             size: options.size,
             frames: options.frames,
-            error: screenshot_error,
+            error: exit_error.clone(),
+        });
+    } else if let Some(path) = &options.self_test {
+        app.add_plugins(self_test::SelfTestPlugin {
+            screenshot: path.clone(),
+            error: exit_error.clone(),
         });
     }
     app

@@ -95,27 +95,34 @@ fn capture_when_ready(
         return;
     };
     job.requested = true;
-    let path = job.path.clone();
-    let error = job.error.clone();
-    commands.spawn(Screenshot::image(target)).observe(
-        move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
-            let saved = captured
-                .image
-                .clone()
-                .try_into_dynamic()
-                .map_err(|e| e.to_string())
-                .and_then(|image| image.to_rgb8().save(&path).map_err(|e| e.to_string()));
-            match saved {
-                Ok(()) => {
-                    bevy::log::info!("saved {}", path.display());
-                    exit.write(AppExit::Success);
-                }
-                Err(err) => {
-                    *error.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Some(format!("{}: {err}", path.display()));
-                    exit.write(AppExit::error());
-                }
+    commands
+        .spawn(Screenshot::image(target))
+        .observe(save_and_exit(job.path.clone(), job.error.clone()));
+}
+
+/// An observer that saves the captured image as PNG at `path` and exits, with an error code and
+/// a message in `error` if saving failed.
+pub fn save_and_exit(
+    path: PathBuf,
+    error: Arc<Mutex<Option<String>>>,
+) -> impl FnMut(On<ScreenshotCaptured>, MessageWriter<AppExit>) {
+    move |captured, mut exit| {
+        let saved = captured
+            .image
+            .clone()
+            .try_into_dynamic()
+            .map_err(|e| e.to_string())
+            .and_then(|image| image.to_rgb8().save(&path).map_err(|e| e.to_string()));
+        match saved {
+            Ok(()) => {
+                bevy::log::info!("saved {}", path.display());
+                exit.write(AppExit::Success);
             }
-        },
-    );
+            Err(err) => {
+                *error.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(format!("{}: {err}", path.display()));
+                exit.write(AppExit::error());
+            }
+        }
+    }
 }

@@ -432,6 +432,65 @@ mod tests {
         assert!("navmesh".parse::<DrawMode>().is_err());
     }
 
+    /// The build plugin plus the draw plugins over bare asset storage (no renderer).
+    fn draw_app() -> App {
+        let mut app = crate::viewer::build::tests::build_app();
+        app.add_plugins(bevy::asset::AssetPlugin::default())
+            .init_asset::<Mesh>()
+            .init_asset::<StandardMaterial>()
+            .init_asset::<Image>()
+            .init_asset::<GizmoAsset>()
+            .add_plugins(DrawPlugin);
+        app
+    }
+
+    fn layer_root(app: &App, name: &str) -> Option<(Entity, bool)> {
+        let layers = app.world().resource::<RetainedLayers>();
+        layers.layers.get(name).map(|r| (r.root, r.visible))
+    }
+
+    #[test]
+    fn layers_are_rebuilt_only_when_their_stage_changes() {
+        let mut app = draw_app();
+        crate::viewer::build::tests::settle(&mut app);
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
+        app.update();
+        let (voxels, visible) = layer_root(&app, "Voxels").expect("the voxel layer is built");
+        assert!(visible);
+        assert!(layer_root(&app, "Poly Mesh Detail").is_none(), "hidden modes stay idle");
+
+        // A detail-mesh change does not touch the voxels.
+        app.world_mut()
+            .write_message(crate::viewer::BuildRequest::Settings(crate::config::BuildSettings {
+                detail_sample_dist: 2.0,
+                ..Default::default()
+            }));
+        crate::viewer::build::tests::settle(&mut app);
+        app.update();
+        assert_eq!(layer_root(&app, "Voxels"), Some((voxels, true)));
+
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::PolyMeshDetail;
+        app.update();
+        assert_eq!(layer_root(&app, "Voxels"), Some((voxels, false)));
+        assert!(layer_root(&app, "Poly Mesh Detail").is_some_and(|(_, visible)| visible));
+
+        // Back to voxels: the retained copy is shown again, not rebuilt.
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
+        app.update();
+        assert_eq!(layer_root(&app, "Voxels"), Some((voxels, true)));
+
+        // A cell-size change rebuilds it.
+        app.world_mut()
+            .write_message(crate::viewer::BuildRequest::Settings(crate::config::BuildSettings {
+                cell_size: 0.5,
+                ..Default::default()
+            }));
+        crate::viewer::build::tests::settle(&mut app);
+        app.update();
+        let (rebuilt, _) = layer_root(&app, "Voxels").unwrap();
+        assert_ne!(rebuilt, voxels);
+    }
+
     #[test]
     fn stepping_walks_the_pipeline_and_stops_at_the_ends() {
         assert_eq!(DrawMode::InputMesh.step(-1), DrawMode::InputMesh);
