@@ -215,13 +215,15 @@ impl<'a> RowReader<'a> {
             if *c == b'\n' {
                 break;
             }
-            self.rest = tail;
             if *c != b'\\' && *c != b'\r' {
                 row.push(*c);
                 if row.len() >= MAX_ROW_LEN {
+                    // RecastDemo stops without stepping past the byte that filled the row, so
+                    // that byte also starts the next row.
                     break;
                 }
             }
+            self.rest = tail;
         }
         Some(self.line)
     }

@@ -18,10 +18,21 @@ pub const PARTITIONS: [&str; 3] = ["watershed", "monotone", "layers"];
 
 /// The reference directory, or `None` (after printing a notice) when it is absent.
 /// With `NAVLAB_REQUIRE_REFERENCE=1` a missing directory fails the test instead.
+///
+/// Without `NAVLAB_REFERENCE_DIR`, the nearest `shared/reference` beside the checkout or one of
+/// its parents is used (`../shared/reference` for a clone, further up for a git worktree).
 pub fn reference_dir() -> Option<PathBuf> {
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference"));
+        .or_else(|| {
+            manifest_dir
+                .ancestors()
+                .skip(1)
+                .map(|a| a.join("shared/reference"))
+                .find(|d| d.is_dir())
+        })
+        .unwrap_or_else(|| manifest_dir.join("../shared/reference"));
     if dir.join("solo").is_dir() {
         return Some(dir);
     }
