@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 use navlab::build::Build;
 use navlab::config::BuildSettings;
 
+/// A named settings change; the run index lets it alternate between two values.
+type Change = (&'static str, fn(&mut BuildSettings, usize));
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort_unstable();
     times[times.len() / 2]
@@ -20,7 +23,7 @@ fn main() -> navlab::Result<()> {
         .unwrap_or_else(|| "../shared/reference/meshes/nav_test.obj".into());
     let mesh = Arc::new(navlab::geometry::load_obj(path.as_ref())?);
     let base = Build::new(mesh, BuildSettings::default())?;
-    let changes: [(&str, fn(&mut BuildSettings, usize)); 2] = [
+    let changes: [Change; 2] = [
         ("cellSize (full rebuild)", |s, i| {
             s.cell_size = if i % 2 == 0 { 0.31 } else { 0.29 }
         }),

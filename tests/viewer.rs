@@ -49,13 +49,25 @@ fn is_navmesh_blue(p: &[u8; 3]) -> bool {
 
 fn screenshot(mode: &str, out: &Path) {
     let status = Command::new(env!("CARGO_BIN_EXE_navlab"))
-        .args(["view", "--draw", mode, "--size", "640x400", "--frames", "3", "--screenshot"])
+        .args([
+            "view",
+            "--draw",
+            mode,
+            "--size",
+            "640x400",
+            "--frames",
+            "3",
+            "--screenshot",
+        ])
         .arg(out)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .status()
         .expect("navlab runs");
-    assert!(status.success(), "navlab view --draw {mode} failed: {status}");
+    assert!(
+        status.success(),
+        "navlab view --draw {mode} failed: {status}"
+    );
 }
 
 #[test]
@@ -98,7 +110,10 @@ fn a_bad_mesh_fails_the_screenshot_with_a_clear_error() {
         .expect("navlab runs");
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("bad.obj") && stderr.contains("line 1"), "{stderr}");
+    assert!(
+        stderr.contains("bad.obj") && stderr.contains("line 1"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

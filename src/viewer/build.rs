@@ -15,11 +15,14 @@ use crate::build::{Build, Stage, earliest_affected_stage};
 use crate::config::BuildSettings;
 use crate::context::LogCategory;
 use crate::geometry::{TriMesh, load_obj};
+use crate::partitioned_mesh::PartitionedMesh;
 
 /// An input mesh and where it came from.
 #[derive(Debug)]
 pub struct SceneData {
     pub mesh: Arc<TriMesh>,
+    /// The k-d tree of triangle chunks that picking casts rays through.
+    pub partitioned: PartitionedMesh,
     /// File name, or "Default scene".
     pub name: String,
     /// The file it was read from; `None` for the generated scene.
@@ -29,8 +32,11 @@ pub struct SceneData {
 impl SceneData {
     /// The embedded default scene.
     pub fn default_scene() -> Self {
+        let mesh = crate::scene::default_scene();
         Self {
-            mesh: Arc::new(crate::scene::default_scene()),
+            partitioned: PartitionedMesh::from_mesh(&mesh)
+                .expect("the generated scene is small and well formed"),
+            mesh: Arc::new(mesh),
             name: "Default scene".into(),
             path: None,
         }
@@ -39,12 +45,14 @@ impl SceneData {
     /// Reads an OBJ file.
     pub fn load(path: PathBuf) -> crate::Result<Self> {
         let mesh = load_obj(&path)?;
+        let partitioned = PartitionedMesh::from_mesh(&mesh)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
         Ok(Self {
             mesh: Arc::new(mesh),
+            partitioned,
             name,
             path: Some(path),
         })
@@ -569,7 +577,13 @@ pub(crate) mod tests {
         };
         request(&mut app, BuildRequest::Settings(first));
         app.update();
-        assert!(matches!(state(&app).status, BuildStatus::Building { from: Stage::Rasterize, .. }));
+        assert!(matches!(
+            state(&app).status,
+            BuildStatus::Building {
+                from: Stage::Rasterize,
+                ..
+            }
+        ));
         request(&mut app, BuildRequest::Settings(second.clone()));
         settle(&mut app);
         let state = state(&app);
@@ -609,7 +623,10 @@ pub(crate) mod tests {
         };
         request(&mut app, BuildRequest::Settings(tiny));
         settle(&mut app);
-        assert!(Arc::ptr_eq(state(&app).build.as_ref().unwrap(), &build_before));
+        assert!(Arc::ptr_eq(
+            state(&app).build.as_ref().unwrap(),
+            &build_before
+        ));
         let log = app.world().resource::<ViewerLog>();
         assert!(log.toasts[0].0.contains("cellSize"), "{:?}", log.toasts);
         // The next valid change builds from the last good build.

@@ -7,7 +7,8 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 
 use crate::geometry::TriMesh;
-use crate::viewer::build::BuildState;
+use crate::partitioned_mesh::intersect_segment_triangle;
+use crate::viewer::build::{BuildState, SceneData};
 use crate::viewer::camera::MainCamera;
 
 /// Mouse movement in pixels beyond which a right-button press is a drag, not a click.
@@ -17,10 +18,26 @@ const CLICK_SLOP: f32 = 3.0;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
     pub point: Vec3,
-    /// Index of the triangle hit.
-    pub triangle: usize,
+    /// The vertex indices of the triangle hit.
+    pub triangle: [i32; 3],
     /// Distance along the ray.
     pub distance: f32,
+}
+
+impl Hit {
+    /// The corners of the triangle hit.
+    pub fn corners(&self, mesh: &TriMesh) -> [Vec3; 3] {
+        self.triangle.map(|i| {
+            let i = i as usize * 3;
+            Vec3::new(mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2])
+        })
+    }
+
+    /// The triangle's unit normal (counter-clockwise winding, as Recast computes it).
+    pub fn normal(&self, mesh: &TriMesh) -> Vec3 {
+        let [a, b, c] = self.corners(mesh);
+        (b - a).cross(c - a).normalize_or_zero()
+    }
 }
 
 /// The mouse ray and what it hits this frame.
@@ -56,47 +73,36 @@ impl Plugin for PickingPlugin {
     }
 }
 
-/// The nearest triangle of `mesh` the ray crosses (either side), by testing every triangle.
-/// The function a chunked BVH will replace; nav_test's 1.6k triangles take a few microseconds.
-pub fn raycast_mesh(mesh: &TriMesh, ray: Ray3d) -> Option<Hit> {
-    let origin = ray.origin;
-    let dir = *ray.direction;
+/// The nearest front face of the scene's mesh the ray meets within `max_distance`, found
+/// through the scene's k-d tree of triangle chunks (RecastDemo's `raycastMesh`, also reporting
+/// which triangle was hit).
+pub fn raycast_scene(scene: &SceneData, ray: Ray3d, max_distance: f32) -> Option<Hit> {
+    let start = ray.origin;
+    let end = ray.origin + *ray.direction * max_distance;
+    let mesh = &scene.mesh;
     let vertex = |i: i32| {
         let i = i as usize * 3;
-        Vec3::new(mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2])
+        [mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2]]
     };
-    let mut best: Option<Hit> = None;
-    for (triangle, tri) in mesh.tris.chunks_exact(3).enumerate() {
-        let (a, b, c) = (vertex(tri[0]), vertex(tri[1]), vertex(tri[2]));
-        // Möller–Trumbore.
-        let e1 = b - a;
-        let e2 = c - a;
-        let p = dir.cross(e2);
-        let det = e1.dot(p);
-        if det.abs() < 1e-12 {
-            continue;
-        }
-        let inv = 1.0 / det;
-        let s = origin - a;
-        let u = s.dot(p) * inv;
-        if !(0.0..=1.0).contains(&u) {
-            continue;
-        }
-        let q = s.cross(e1);
-        let v = dir.dot(q) * inv;
-        if v < 0.0 || u + v > 1.0 {
-            continue;
-        }
-        let t = e2.dot(q) * inv;
-        if t > 0.0 && best.is_none_or(|h| t < h.distance) {
-            best = Some(Hit {
-                point: origin + dir * t,
-                triangle,
-                distance: t,
-            });
+    let mut best: Option<(f32, [i32; 3])> = None;
+    for node in scene
+        .partitioned
+        .chunks_overlapping_segment([start.x, start.z], [end.x, end.z])
+    {
+        for tri in scene.partitioned.chunk_tris(node).chunks_exact(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(vertex);
+            if let Some(t) = intersect_segment_triangle(start.into(), end.into(), a, b, c)
+                && best.is_none_or(|(nearest, _)| t < nearest)
+            {
+                best = Some((t, [tri[0], tri[1], tri[2]]));
+            }
         }
     }
-    best
+    best.map(|(t, triangle)| Hit {
+        point: start + (end - start) * t,
+        triangle,
+        distance: t * max_distance,
+    })
 }
 
 fn cast_pointer_ray(
@@ -116,7 +122,13 @@ fn cast_pointer_ray(
             let (camera, transform) = cameras.single().ok()?;
             camera.viewport_to_world(transform, cursor).ok()
         });
-    pointer.hit = ray.and_then(|ray| raycast_mesh(&state.scene.mesh, ray));
+    let (bmin, bmax) = state.scene.mesh.bounds();
+    let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
+    pointer.hit = ray.and_then(|ray| {
+        // Far enough to cross the whole mesh from wherever the camera is.
+        let reach = ray.origin.distance((bmin + bmax) / 2.0) + bmin.distance(bmax);
+        raycast_scene(&state.scene, ray, reach)
+    });
     pointer.ray = ray;
 }
 
@@ -173,12 +185,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ray_hits_the_nearest_triangle() {
-        let mesh = crate::scene::default_scene();
+    fn ray_hits_the_nearest_front_face() {
+        let scene = SceneData::default_scene();
         let ray = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);
-        let hit = raycast_mesh(&mesh, ray).expect("the floor is under the ray");
-        assert!((hit.point.y - 0.0).abs() < 1e-4, "{hit:?}");
-        let miss = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::Y);
-        assert!(raycast_mesh(&mesh, miss).is_none());
+        let hit = raycast_scene(&scene, ray, 100.0).expect("the floor is under the ray");
+        assert!(hit.point.y.abs() < 1e-4, "{hit:?}");
+        assert!((hit.distance - 50.0).abs() < 1e-3, "{hit:?}");
+        assert!(hit.normal(&scene.mesh).y > 0.99);
+        let up = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::Y);
+        assert!(raycast_scene(&scene, up, 100.0).is_none());
+        let short = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);
+        assert!(raycast_scene(&scene, short, 10.0).is_none());
     }
 }

@@ -34,7 +34,9 @@ struct SelfTest {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Step {
     FirstBuild,
-    Rebuild { finished_before: u64 },
+    Rebuild {
+        finished_before: u64,
+    },
     /// Frames to show the rebuilt navmesh before capturing.
     Show(u32),
     Capturing,
@@ -60,7 +62,11 @@ fn drive(
     mut exit: MessageWriter<AppExit>,
 ) {
     if test.started.elapsed() > TIMEOUT {
-        fail(&test, &mut exit, format!("the builds did not finish within {TIMEOUT:?}"));
+        fail(
+            &test,
+            &mut exit,
+            format!("the builds did not finish within {TIMEOUT:?}"),
+        );
         return;
     }
     match test.step {
@@ -76,7 +82,10 @@ fn drive(
                 cell_size: state.settings.cell_size + 0.1,
                 ..state.settings.clone()
             };
-            println!("self-test: first build done, changing cellSize to {}", settings.cell_size);
+            println!(
+                "self-test: first build done, changing cellSize to {}",
+                settings.cell_size
+            );
             requests.write(BuildRequest::Settings(settings));
             test.step = Step::Rebuild {
                 finished_before: state.finished,

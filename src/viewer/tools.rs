@@ -121,7 +121,8 @@ pub struct PickTool {
 /// Everything the Pick tool reports about one point.
 #[derive(Debug, Default, PartialEq)]
 pub struct PickInfo {
-    pub triangle: usize,
+    /// Vertex indices of the triangle.
+    pub triangle: [i32; 3],
     /// Slope of the triangle in degrees from horizontal.
     pub slope_degrees: f32,
     pub walkable_slope: bool,
@@ -138,12 +139,12 @@ pub struct PickInfo {
 impl PickInfo {
     /// Gathers the report for `hit` from the input mesh and, when present, the build.
     pub fn gather(mesh: &TriMesh, build: Option<&Build>, max_slope: f32, hit: Hit) -> Self {
-        let n = &mesh.normals[hit.triangle * 3..hit.triangle * 3 + 3];
-        let slope_degrees = n[1].clamp(-1.0, 1.0).acos().to_degrees();
+        let n = hit.normal(mesh);
+        let slope_degrees = n.y.clamp(-1.0, 1.0).acos().to_degrees();
         let mut info = PickInfo {
             triangle: hit.triangle,
             slope_degrees,
-            walkable_slope: n[1] >= (max_slope.to_radians()).cos(),
+            walkable_slope: n.y >= max_slope.to_radians().cos(),
             ..Default::default()
         };
         let Some(build) = build else {
@@ -259,9 +260,9 @@ impl Tool for PickTool {
         );
         let p = hit.point;
         ui.label(format!("Point: {:.2}, {:.2}, {:.2}", p.x, p.y, p.z));
+        let [a, b, c] = info.triangle;
         ui.label(format!(
-            "Triangle {}: slope {:.1}° ({})",
-            info.triangle,
+            "Triangle ({a}, {b}, {c}): slope {:.1}° ({})",
             info.slope_degrees,
             if info.walkable_slope {
                 "walkable"
@@ -307,14 +308,10 @@ impl Tool for PickTool {
         let Some(hit) = self.point(ctx) else {
             return;
         };
-        let mesh = &ctx.state.scene.mesh;
-        let corner = |k: usize| {
-            let i = mesh.tris[hit.triangle * 3 + k] as usize * 3;
-            Vec3::new(mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2])
-        };
+        let corners = hit.corners(&ctx.state.scene.mesh);
         let yellow = Color::srgb(1.0, 0.85, 0.1);
         for k in 0..3 {
-            gizmos.line(corner(k), corner((k + 1) % 3), yellow);
+            gizmos.line(corners[k], corners[(k + 1) % 3], yellow);
         }
         if let Some(pinned) = self.pinned {
             gizmos.sphere(Isometry3d::from_translation(pinned.point), 0.15, yellow);

@@ -457,14 +457,19 @@ mod tests {
         app.update();
         let (voxels, visible) = layer_root(&app, "Voxels").expect("the voxel layer is built");
         assert!(visible);
-        assert!(layer_root(&app, "Poly Mesh Detail").is_none(), "hidden modes stay idle");
+        assert!(
+            layer_root(&app, "Poly Mesh Detail").is_none(),
+            "hidden modes stay idle"
+        );
 
         // A detail-mesh change does not touch the voxels.
         app.world_mut()
-            .write_message(crate::viewer::BuildRequest::Settings(crate::config::BuildSettings {
-                detail_sample_dist: 2.0,
-                ..Default::default()
-            }));
+            .write_message(crate::viewer::BuildRequest::Settings(
+                crate::config::BuildSettings {
+                    detail_sample_dist: 2.0,
+                    ..Default::default()
+                },
+            ));
         crate::viewer::build::tests::settle(&mut app);
         app.update();
         assert_eq!(layer_root(&app, "Voxels"), Some((voxels, true)));
@@ -481,10 +486,12 @@ mod tests {
 
         // A cell-size change rebuilds it.
         app.world_mut()
-            .write_message(crate::viewer::BuildRequest::Settings(crate::config::BuildSettings {
-                cell_size: 0.5,
-                ..Default::default()
-            }));
+            .write_message(crate::viewer::BuildRequest::Settings(
+                crate::config::BuildSettings {
+                    cell_size: 0.5,
+                    ..Default::default()
+                },
+            ));
         crate::viewer::build::tests::settle(&mut app);
         app.update();
         let (rebuilt, _) = layer_root(&app, "Voxels").unwrap();
