@@ -498,6 +498,50 @@ mod tests {
         assert_ne!(rebuilt, voxels);
     }
 
+    /// Navlab's own per-frame CPU cost once the layers are built, and the retained-mesh rebuild
+    /// time, on undulating.obj (the largest voxel view among the reference meshes). A measurement,
+    /// not a check: `cargo test --release --features viewer --lib frame_cost -- --ignored
+    /// --nocapture`.
+    #[test]
+    #[ignore = "a measurement; run by hand"]
+    fn frame_cost_on_undulating() {
+        let Some(path) = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .map(|dir| dir.join("shared/reference/meshes/undulating.obj"))
+            .find(|p| p.exists())
+        else {
+            eprintln!("note: undulating.obj not found; skipping");
+            return;
+        };
+        let mut app = draw_app();
+        crate::viewer::build::tests::settle(&mut app);
+        let scene = std::sync::Arc::new(crate::viewer::SceneData::load(path).unwrap());
+        app.world_mut()
+            .write_message(crate::viewer::BuildRequest::Scene(scene.clone()));
+        crate::viewer::build::tests::settle(&mut app);
+        let ray = Ray3d::new(Vec3::new(5050.0, 100.0, 5050.0), Dir3::NEG_Y);
+        for mode in [DrawMode::Voxels, DrawMode::PolyMeshDetail] {
+            *app.world_mut().resource_mut::<DrawMode>() = mode;
+            app.update();
+            let stats = app.world().resource::<DrawStats>();
+            let (layer, rebuild, tris, lines) = stats.last_rebuild.unwrap();
+            let frames = 200;
+            let started = Instant::now();
+            for _ in 0..frames {
+                app.update();
+                // What picking adds each frame with the mouse over the mesh.
+                crate::viewer::picking::raycast_scene(&scene, ray, 200.0);
+            }
+            let per_frame = started.elapsed() / frames;
+            println!(
+                "{layer}: retained mesh built in {:.1} ms ({tris} tris, {lines} lines); \
+                 {:.3} ms per frame after that",
+                rebuild.as_secs_f64() * 1000.0,
+                per_frame.as_secs_f64() * 1000.0
+            );
+        }
+    }
+
     #[test]
     fn stepping_walks_the_pipeline_and_stops_at_the_ends() {
         assert_eq!(DrawMode::InputMesh.step(-1), DrawMode::InputMesh);
