@@ -6,7 +6,7 @@
 //! | `Rasterize`      | triangle areas, `heightfield_rasterized` | input mesh, bounds, `cellSize`, `cellHeight`, `agentMaxSlope`, `agentMaxClimb` |
 //! | `Filter`         | `heightfield_filtered`           | `agentHeight`, the three filter switches            |
 //! | `Compact`        | `compact`                        | (only upstream changes)                             |
-//! | `Erode`          | `compact_eroded`                 | `agentRadius`                                       |
+//! | `Erode`          | `compact_eroded` (and volume areas) | `agentRadius`, convex volumes                    |
 //! | `DistanceField`  | `regions.dist` (watershed only)  | `partitionType`                                     |
 //! | `Regions`        | `regions` (region id per span)   | `regionMinSize`, `regionMergeSize`                  |
 //! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
@@ -26,7 +26,9 @@ use crate::contour::{ContourBuildFlags, ContourSet, build_contours};
 use crate::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
 use crate::error::Result;
 use crate::geometry::TriMesh;
+use crate::geomset::ConvexVolume;
 use crate::heightfield::Heightfield;
+use crate::input_geom::InputGeom;
 use crate::poly_mesh::{PolyMesh, build_poly_mesh};
 use crate::{area, distance_field, filter, rasterize, region};
 
@@ -123,6 +125,8 @@ pub struct Build {
     pub mesh: Arc<TriMesh>,
     pub bmin: [f32; 3],
     pub bmax: [f32; 3],
+    /// Areas marked after erosion, as RecastDemo applies its convex volumes.
+    pub convex_volumes: Vec<ConvexVolume>,
     pub settings: BuildSettings,
     pub config: Config,
     /// Area id per input triangle after slope marking.
@@ -151,6 +155,21 @@ impl Build {
         Self::with_bounds(mesh, bmin, bmax, settings, BuildContext::new())
     }
 
+    /// Builds everything for a loaded input: its navmesh bounds and convex volumes.
+    pub fn from_input(input: &InputGeom, settings: BuildSettings) -> Result<Self> {
+        let (bmin, bmax) = input.nav_mesh_bounds();
+        let mut build = Self::unbuilt(
+            input.mesh.clone(),
+            bmin,
+            bmax,
+            settings,
+            BuildContext::new(),
+        )?;
+        build.convex_volumes = input.geom_set.convex_volumes.clone();
+        build.rebuild_from(Stage::Rasterize)?;
+        Ok(build)
+    }
+
     /// Builds everything over explicit bounds, logging into `context`.
     pub fn with_bounds(
         mesh: Arc<TriMesh>,
@@ -159,12 +178,26 @@ impl Build {
         settings: BuildSettings,
         context: BuildContext,
     ) -> Result<Self> {
+        let mut build = Self::unbuilt(mesh, bmin, bmax, settings, context)?;
+        build.rebuild_from(Stage::Rasterize)?;
+        Ok(build)
+    }
+
+    /// A build with its settings checked and no stage run yet.
+    fn unbuilt(
+        mesh: Arc<TriMesh>,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        settings: BuildSettings,
+        context: BuildContext,
+    ) -> Result<Self> {
         let config = settings.to_config(bmin, bmax)?;
         let empty_hf = Heightfield::new(0, 0, bmin, bmax, config.cs, config.ch);
-        let mut build = Build {
+        Ok(Build {
             mesh,
             bmin,
             bmax,
+            convex_volumes: Vec::new(),
             settings,
             config,
             triangle_areas: Vec::new(),
@@ -178,9 +211,7 @@ impl Build {
             detail_mesh: PolyMeshDetail::default(),
             context,
             stage_times: [None; Stage::ALL.len()],
-        };
-        build.rebuild_from(Stage::Rasterize)?;
-        Ok(build)
+        })
     }
 
     /// Switches to `settings` and re-runs from the earliest stage they affect. Returns that
@@ -236,7 +267,7 @@ impl Build {
                     &self.mesh.verts,
                     &self.mesh.tris,
                     &mut areas,
-                );
+                )?;
                 rasterize::rasterize_triangles(
                     ctx,
                     &self.mesh.verts,
@@ -277,6 +308,17 @@ impl Build {
             Stage::Erode => {
                 let mut chf = self.compact.clone();
                 area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
+                for volume in &self.convex_volumes {
+                    let verts: Vec<f32> = volume.verts.iter().flatten().copied().collect();
+                    area::mark_convex_poly_area(
+                        ctx,
+                        &verts,
+                        volume.hmin,
+                        volume.hmax,
+                        volume.area,
+                        &mut chf,
+                    );
+                }
                 self.compact_eroded = chf;
             }
             Stage::DistanceField => {

@@ -7,6 +7,32 @@ use crate::build::Build;
 
 /// The reference-schema summary of a finished build of `mesh_name`.
 pub fn stage_summary(mesh_name: &str, build: &Build) -> Value {
+    let mut summary = summary_values(mesh_name, build);
+    shorten_floats(&mut summary);
+    summary
+}
+
+/// Every float in the summary is an f32 widened to f64; print it with the fewest digits that
+/// read back as the same f32 (as the C++ dumps' `%.9g` does), not with the f64's 17.
+fn shorten_floats(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let shortest = n
+                .as_f64()
+                .map(|f| f as f32)
+                .and_then(|f| f.to_string().parse::<f64>().ok())
+                .and_then(serde_json::Number::from_f64);
+            if let Some(shortest) = shortest {
+                *n = shortest;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(shorten_floats),
+        Value::Object(fields) => fields.values_mut().for_each(shorten_floats),
+        _ => {}
+    }
+}
+
+fn summary_values(mesh_name: &str, build: &Build) -> Value {
     let config = &build.config;
     let contours = &build.contours.contours;
     let poly_mesh = &build.poly_mesh;

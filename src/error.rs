@@ -37,6 +37,16 @@ pub enum NavlabError {
         limit: i64,
         cell_size: f32,
     },
+    /// A navmesh file is unreadable as Detour data (see [`crate::detour::DetourError`]).
+    #[error("{path}: {source}")]
+    InvalidNavMeshFile {
+        path: PathBuf,
+        #[source]
+        source: crate::detour::DetourError,
+    },
+    /// Detour rejected navmesh data or an operation on a navmesh.
+    #[error(transparent)]
+    Detour(#[from] crate::detour::DetourError),
     /// A build stage failed (Recast's wording is kept in `message` to help searching).
     #[error("{stage}: {message}")]
     Stage {

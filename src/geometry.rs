@@ -92,8 +92,9 @@ pub fn calc_bounds(verts: &[f32]) -> ([f32; 3], [f32; 3]) {
     let mut bmax = bmin;
     for p in points {
         for k in 0..3 {
-            bmin[k] = if p[k] < bmin[k] { p[k] } else { bmin[k] };
-            bmax[k] = if p[k] > bmax[k] { p[k] } else { bmax[k] };
+            // Recast's rcMin/rcMax operand order, which decides the sign of a zero bound.
+            bmin[k] = if bmin[k] < p[k] { bmin[k] } else { p[k] };
+            bmax[k] = if bmax[k] > p[k] { bmax[k] } else { p[k] };
         }
     }
     (bmin, bmax)
@@ -292,6 +293,13 @@ mod tests {
         assert_eq!(mesh.normals.len(), 9);
         assert_eq!(&mesh.normals[0..3], &[0.0, -1.0, 0.0]);
         assert_eq!(mesh.bounds(), ([0.0; 3], [1.0, 0.0, 1.0]));
+    }
+
+    #[test]
+    fn zero_bounds_keep_recasts_sign() {
+        let (bmin, bmax) = calc_bounds(&[0.0, 0.0, 0.0, -0.0, -0.0, -0.0]);
+        assert!(bmin.iter().all(|v| v.is_sign_negative()), "{bmin:?}");
+        assert!(bmax.iter().all(|v| v.is_sign_negative()), "{bmax:?}");
     }
 
     #[test]

@@ -3,13 +3,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use navlab::build::Build;
 use navlab::config::{BuildSettings, PartitionType};
 use navlab::context::LogCategory;
 use navlab::error::{NavlabError, Result};
+use navlab::geomset::GeomSet;
+use navlab::input_geom::InputGeom;
 
 #[derive(Parser)]
 #[command(
@@ -26,7 +27,7 @@ struct Cli {
 enum Command {
     /// Build a solo navmesh from an OBJ file and print the stage timings.
     Bake {
-        /// The input mesh (Wavefront OBJ).
+        /// The input: a Wavefront OBJ mesh, or a RecastDemo `.gset` naming one.
         mesh: PathBuf,
         /// Build settings: a TOML file with RecastDemo's names, or a RecastDemo `.gset`.
         #[arg(long)]
@@ -111,9 +112,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn load_settings(path: Option<&Path>) -> Result<BuildSettings> {
+/// The settings file's values: TOML with RecastDemo's names, or a `.gset`'s `s` line; without a
+/// file, the input's own (a `.gset` input's saved settings, else RecastDemo's defaults).
+fn load_settings(path: Option<&Path>, input: &InputGeom) -> Result<BuildSettings> {
     match path {
-        None => Ok(BuildSettings::default()),
+        None => Ok(input.settings()),
+        Some(path)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("gset")) =>
+        {
+            let mut settings = BuildSettings::default();
+            if let Some(saved) = GeomSet::load(path)?.settings {
+                saved.apply_to(&mut settings);
+            }
+            settings.validate()?;
+            Ok(settings)
+        }
         Some(path) => BuildSettings::load_toml(path),
     }
 }
@@ -125,17 +140,17 @@ fn bake(
     dump_json: Option<&Path>,
     quiet: bool,
 ) -> Result<()> {
-    let mut settings = load_settings(config)?;
+    let input = InputGeom::load(mesh_path)?;
+    let mut settings = load_settings(config, &input)?;
     if let Some(partition) = partition {
         settings.partition_type = partition;
     }
-    let mesh = navlab::geometry::load_obj(mesh_path)?;
     if !quiet {
-        for warning in &mesh.warnings {
+        for warning in &input.mesh.warnings {
             eprintln!("warning: {warning}");
         }
     }
-    let build = Build::new(Arc::new(mesh), settings)?;
+    let build = Build::from_input(&input, settings)?;
     if !quiet {
         for entry in build.context.entries() {
             match entry.category {

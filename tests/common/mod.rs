@@ -241,7 +241,11 @@ pub fn contours_from_stage(mesh: &str, partition: &str) -> Option<ContourSet> {
 
 /// The poly mesh C++ built for `mesh` with `partition`, from the solo dump.
 pub fn poly_mesh_from_solo(mesh: &str, partition: &str) -> Option<PolyMesh> {
-    let s = solo(mesh, partition)?;
+    Some(poly_mesh_from_dump(&solo(mesh, partition)?))
+}
+
+/// The poly mesh of a solo-schema dump (`solo/` or `authoring/`).
+pub fn poly_mesh_from_dump(s: &Value) -> PolyMesh {
     let p = &s["polymesh"];
     let u16s = |key: &str| {
         as_i64s(&p[key])
@@ -249,7 +253,7 @@ pub fn poly_mesh_from_solo(mesh: &str, partition: &str) -> Option<PolyMesh> {
             .map(|&x| x as u16)
             .collect::<Vec<_>>()
     };
-    Some(PolyMesh {
+    PolyMesh {
         verts: u16s("verts"),
         polys: u16s("polys"),
         regs: u16s("regs"),
@@ -265,5 +269,5 @@ pub fn poly_mesh_from_solo(mesh: &str, partition: &str) -> Option<PolyMesh> {
         ch: p["ch"].as_f64().unwrap() as f32,
         border_size: p["borderSize"].as_i64().unwrap() as i32,
         max_edge_error: p["maxEdgeError"].as_f64().unwrap() as f32,
-    })
+    }
 }

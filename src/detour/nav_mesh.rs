@@ -1,0 +1,931 @@
+//! The tiled navigation mesh (`dtNavMesh`): tile slots with salted references, a grid lookup,
+//! and the links inside tiles, across tile borders and along off-mesh connections.
+
+use super::common::{self, Vec3};
+use super::tile::{Link, MeshTile, OffMeshConnection, Poly};
+use super::{DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, PolyRef, TileRef, opposite_tile};
+
+/// Where tiles sit and how many bits poly references give tiles and polygons
+/// (`dtNavMeshParams`; stored verbatim in "MSET" files).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NavMeshParams {
+    /// World position of the tile grid's origin.
+    pub orig: Vec3,
+    /// Tile size along x and z.
+    pub tile_width: f32,
+    pub tile_height: f32,
+    pub max_tiles: i32,
+    /// Most polygons a tile may hold.
+    pub max_polys: i32,
+}
+
+impl NavMeshParams {
+    /// Sample_TileMesh's parameters for a `tiles_x` × `tiles_y` grid of `tile_size`-cell tiles:
+    /// 22 bits shared between tile and poly ids, the tile bits enough for the grid but at
+    /// most 14.
+    pub fn for_tile_grid(
+        orig: Vec3,
+        tile_size: i32,
+        cell_size: f32,
+        tiles_x: i32,
+        tiles_y: i32,
+    ) -> Self {
+        let tile_bits =
+            common::ilog2(common::next_pow2(tiles_x.wrapping_mul(tiles_y) as u32)).min(14);
+        let poly_bits = 22 - tile_bits;
+        let tile_world_size = tile_size as f32 * cell_size;
+        NavMeshParams {
+            orig,
+            tile_width: tile_world_size,
+            tile_height: tile_world_size,
+            max_tiles: 1 << tile_bits,
+            max_polys: 1 << poly_bits,
+        }
+    }
+}
+
+/// Packs and unpacks salt, tile index and poly index in a [`PolyRef`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RefBits {
+    salt_bits: u32,
+    tile_bits: u32,
+    poly_bits: u32,
+}
+
+impl RefBits {
+    #[inline]
+    fn encode(&self, salt: u32, tile: u32, poly: u32) -> PolyRef {
+        (salt << (self.poly_bits + self.tile_bits)) | (tile << self.poly_bits) | poly
+    }
+
+    #[inline]
+    fn salt(&self, r: PolyRef) -> u32 {
+        (r >> (self.poly_bits + self.tile_bits)) & ((1 << self.salt_bits) - 1)
+    }
+
+    #[inline]
+    fn tile(&self, r: PolyRef) -> u32 {
+        (r >> self.poly_bits) & ((1 << self.tile_bits) - 1)
+    }
+
+    #[inline]
+    fn poly(&self, r: PolyRef) -> u32 {
+        r & ((1 << self.poly_bits) - 1)
+    }
+}
+
+/// End of a slot chain.
+const NONE: u32 = u32::MAX;
+/// How many tiles at one grid cell `addTile`/`removeTile` connect (`MAX_NEIS`).
+const MAX_NEIS: usize = 32;
+/// Cap on the grid lookup's bucket count. Buckets only speed up the search: the tiles found
+/// at a location come in reverse insertion order whatever the bucket count, so capping it
+/// (where C++ allocates up to 2²⁰ buckets) changes nothing observable.
+const MAX_LOOKUP_SIZE: u32 = 1 << 16;
+
+/// One tile slot. `next` chains free slots, or tiles in the same lookup bucket.
+#[derive(Clone, Debug)]
+struct TileSlot {
+    salt: u32,
+    next: u32,
+    tile: Option<Box<MeshTile>>,
+}
+
+/// A navigation mesh made of tiles (`dtNavMesh`).
+///
+/// Slots past the highest one ever used are not allocated: they are implicitly free, with
+/// salt 1, chained in ascending order exactly as `dtNavMesh::init` leaves them. So a file that
+/// declares millions of tiles costs nothing until a tile is placed; memory then grows with
+/// the highest slot index used, 16 bytes a slot (at most 64 MiB for the 2²² slots that 22 id
+/// bits allow).
+#[derive(Clone, Debug)]
+pub struct NavMesh {
+    params: NavMeshParams,
+    max_tiles: usize,
+    bits: RefBits,
+    slots: Vec<TileSlot>,
+    lookup: Vec<u32>,
+    next_free: u32,
+}
+
+/// Two tiles borrowed mutably at once, which may be the same tile.
+enum TilePair<'a> {
+    Same(&'a mut MeshTile),
+    Distinct(&'a mut MeshTile, &'a mut MeshTile),
+}
+
+impl TilePair<'_> {
+    fn first(&mut self) -> &mut MeshTile {
+        match self {
+            TilePair::Same(t) | TilePair::Distinct(t, _) => t,
+        }
+    }
+
+    fn second(&mut self) -> &mut MeshTile {
+        match self {
+            TilePair::Same(t) | TilePair::Distinct(_, t) => t,
+        }
+    }
+}
+
+fn tile_hash(x: i32, y: i32, mask: u32) -> usize {
+    const H1: u32 = 0x8da6_b343;
+    const H2: u32 = 0xd816_3841;
+    (H1.wrapping_mul(x as u32)
+        .wrapping_add(H2.wrapping_mul(y as u32))
+        & mask) as usize
+}
+
+/// The grid cell next to (`x`, `y`) on `side` (0 = +x, counter-clockwise in steps of 45°).
+fn neighbour_cell(x: i32, y: i32, side: u8) -> (i32, i32) {
+    const DX: [i32; 8] = [1, 1, 0, -1, -1, -1, 0, 1];
+    const DY: [i32; 8] = [0, 1, 1, 1, 0, -1, -1, -1];
+    let s = usize::from(side & 7);
+    (x.wrapping_add(DX[s]), y.wrapping_add(DY[s]))
+}
+
+impl NavMesh {
+    /// An empty navmesh (`dtNavMesh::init(params)`). Fails for negative sizes and when tile
+    /// and poly ids need more than 22 bits, leaving fewer than 10 salt bits.
+    pub fn new(params: NavMeshParams) -> Result<NavMesh, DetourError> {
+        let invalid = |what: &str, value: i32| {
+            DetourError::InvalidNavMeshParams(format!("{what} = {value} is negative"))
+        };
+        let max_tiles =
+            u32::try_from(params.max_tiles).map_err(|_| invalid("maxTiles", params.max_tiles))?;
+        let max_polys =
+            u32::try_from(params.max_polys).map_err(|_| invalid("maxPolys", params.max_polys))?;
+        let tile_bits = common::ilog2(common::next_pow2(max_tiles));
+        let poly_bits = common::ilog2(common::next_pow2(max_polys));
+        if tile_bits + poly_bits > 22 {
+            return Err(DetourError::InvalidNavMeshParams(format!(
+                "{tile_bits} tile bits + {poly_bits} poly bits leave fewer than 10 salt bits"
+            )));
+        }
+        let salt_bits = (32 - tile_bits - poly_bits).min(31);
+        let lookup_size = match common::next_pow2(max_tiles / 4) {
+            0 => 1,
+            n => n.min(MAX_LOOKUP_SIZE),
+        };
+        Ok(NavMesh {
+            params,
+            max_tiles: max_tiles as usize,
+            bits: RefBits {
+                salt_bits,
+                tile_bits,
+                poly_bits,
+            },
+            slots: Vec::new(),
+            lookup: vec![NONE; lookup_size as usize],
+            next_free: if max_tiles > 0 { 0 } else { NONE },
+        })
+    }
+
+    /// A one-tile navmesh whose grid is the tile itself (`dtNavMesh::init(data, ...)`), as
+    /// Sample_SoloMesh makes it.
+    pub fn new_solo(tile: MeshTile) -> Result<NavMesh, DetourError> {
+        let h = tile.header();
+        let params = NavMeshParams {
+            orig: h.bmin,
+            tile_width: h.bmax[0] - h.bmin[0],
+            tile_height: h.bmax[2] - h.bmin[2],
+            max_tiles: 1,
+            max_polys: tile.poly_count() as i32,
+        };
+        let mut mesh = NavMesh::new(params)?;
+        mesh.add_tile(tile, 0)?;
+        Ok(mesh)
+    }
+
+    pub fn params(&self) -> &NavMeshParams {
+        &self.params
+    }
+
+    /// Number of tile slots (`getMaxTiles`).
+    pub fn max_tiles(&self) -> usize {
+        self.max_tiles
+    }
+
+    /// (salt, tile, poly) bit widths of references.
+    pub fn ref_bits(&self) -> (u32, u32, u32) {
+        (
+            self.bits.salt_bits,
+            self.bits.tile_bits,
+            self.bits.poly_bits,
+        )
+    }
+
+    pub fn encode_poly_id(&self, salt: u32, tile: u32, poly: u32) -> PolyRef {
+        self.bits.encode(salt, tile, poly)
+    }
+
+    /// (salt, tile index, poly index) of a reference.
+    pub fn decode_poly_id(&self, r: PolyRef) -> (u32, u32, u32) {
+        (self.bits.salt(r), self.bits.tile(r), self.bits.poly(r))
+    }
+
+    pub fn decode_poly_id_salt(&self, r: PolyRef) -> u32 {
+        self.bits.salt(r)
+    }
+
+    pub fn decode_poly_id_tile(&self, r: PolyRef) -> u32 {
+        self.bits.tile(r)
+    }
+
+    pub fn decode_poly_id_poly(&self, r: PolyRef) -> u32 {
+        self.bits.poly(r)
+    }
+
+    fn slot_salt(&self, index: usize) -> u32 {
+        self.slots.get(index).map_or(1, |s| s.salt)
+    }
+
+    /// Allocates slots up to `index` in their initial state.
+    fn materialize(&mut self, index: usize) {
+        while self.slots.len() <= index {
+            let i = self.slots.len();
+            let next = if i + 1 < self.max_tiles {
+                (i + 1) as u32
+            } else {
+                NONE
+            };
+            self.slots.push(TileSlot {
+                salt: 1,
+                next,
+                tile: None,
+            });
+        }
+    }
+
+    /// The tile in slot `index`, if one is loaded (`getTile`).
+    pub fn tile(&self, index: usize) -> Option<&MeshTile> {
+        self.slots.get(index)?.tile.as_deref()
+    }
+
+    /// The loaded tiles in slot order, with their references.
+    pub fn tiles(&self) -> impl Iterator<Item = (TileRef, &MeshTile)> {
+        self.slots.iter().enumerate().filter_map(|(i, slot)| {
+            let tile = slot.tile.as_deref()?;
+            Some((self.bits.encode(slot.salt, i as u32, 0), tile))
+        })
+    }
+
+    /// Number of loaded tiles.
+    pub fn tile_count(&self) -> usize {
+        self.slots.iter().filter(|s| s.tile.is_some()).count()
+    }
+
+    /// The reference of the tile in slot `index`, if one is loaded (`getTileRef`).
+    pub fn tile_ref(&self, index: usize) -> Option<TileRef> {
+        let slot = self.slots.get(index)?;
+        slot.tile.as_ref()?;
+        Some(self.bits.encode(slot.salt, index as u32, 0))
+    }
+
+    /// The reference of polygon 0 of slot `index`; OR a poly index into it (`getPolyRefBase`).
+    pub fn poly_ref_base(&self, index: usize) -> PolyRef {
+        self.bits.encode(self.slot_salt(index), index as u32, 0)
+    }
+
+    /// Slot indices of the tiles at grid cell (`x`, `y`), all layers, most recently added
+    /// first (`getTilesAt`).
+    pub fn tile_indices_at(&self, x: i32, y: i32) -> impl Iterator<Item = usize> + '_ {
+        let mask = self.lookup.len() as u32 - 1;
+        let mut cur = self.lookup[tile_hash(x, y, mask)];
+        std::iter::from_fn(move || {
+            while cur != NONE {
+                let index = cur as usize;
+                let slot = &self.slots[index];
+                cur = slot.next;
+                if let Some(t) = &slot.tile
+                    && t.header().x == x
+                    && t.header().y == y
+                {
+                    return Some(index);
+                }
+            }
+            None
+        })
+    }
+
+    fn tile_index_at(&self, x: i32, y: i32, layer: i32) -> Option<usize> {
+        self.tile_indices_at(x, y).find(|&i| {
+            self.slots[i]
+                .tile
+                .as_ref()
+                .is_some_and(|t| t.header().layer == layer)
+        })
+    }
+
+    /// The tile at grid cell (`x`, `y`) and `layer` (`getTileAt`).
+    pub fn tile_at(&self, x: i32, y: i32, layer: i32) -> Option<&MeshTile> {
+        self.tile(self.tile_index_at(x, y, layer)?)
+    }
+
+    /// The reference of the tile at (`x`, `y`, `layer`) (`getTileRefAt`).
+    pub fn tile_ref_at(&self, x: i32, y: i32, layer: i32) -> Option<TileRef> {
+        self.tile_ref(self.tile_index_at(x, y, layer)?)
+    }
+
+    /// The loaded tile a reference names, if its salt still matches (`getTileByRef`).
+    pub fn tile_by_ref(&self, r: TileRef) -> Option<&MeshTile> {
+        if r == 0 {
+            return None;
+        }
+        let index = self.bits.tile(r) as usize;
+        let slot = self.slots.get(index)?;
+        if slot.salt != self.bits.salt(r) {
+            return None;
+        }
+        slot.tile.as_deref()
+    }
+
+    /// Grid cell containing `pos` (`calcTileLoc`).
+    pub fn calc_tile_loc(&self, pos: &Vec3) -> (i32, i32) {
+        (
+            ((pos[0] - self.params.orig[0]) / self.params.tile_width).floor() as i32,
+            ((pos[2] - self.params.orig[2]) / self.params.tile_height).floor() as i32,
+        )
+    }
+
+    /// Slot and poly index of a live polygon reference.
+    pub fn poly_location(&self, r: PolyRef) -> Result<(usize, usize), DetourError> {
+        if r == 0 {
+            return Err(DetourError::InvalidPolyRef(r));
+        }
+        let (salt, it, ip) = self.decode_poly_id(r);
+        let slot = self
+            .slots
+            .get(it as usize)
+            .ok_or(DetourError::InvalidPolyRef(r))?;
+        match &slot.tile {
+            Some(tile) if slot.salt == salt && (ip as usize) < tile.poly_count() => {
+                Ok((it as usize, ip as usize))
+            }
+            _ => Err(DetourError::InvalidPolyRef(r)),
+        }
+    }
+
+    /// The tile and polygon a reference names (`getTileAndPolyByRef`).
+    pub fn tile_and_poly_by_ref(&self, r: PolyRef) -> Result<(&MeshTile, &Poly), DetourError> {
+        let (it, ip) = self.poly_location(r)?;
+        let tile = self.tile(it).ok_or(DetourError::InvalidPolyRef(r))?;
+        Ok((tile, &tile.polys()[ip]))
+    }
+
+    fn poly_mut(&mut self, r: PolyRef) -> Result<&mut Poly, DetourError> {
+        let (it, ip) = self.poly_location(r)?;
+        let tile = self.slots[it]
+            .tile
+            .as_deref_mut()
+            .ok_or(DetourError::InvalidPolyRef(r))?;
+        Ok(&mut tile.polys[ip])
+    }
+
+    /// Whether `r` names a polygon of a loaded tile (`isValidPolyRef`).
+    pub fn is_valid_poly_ref(&self, r: PolyRef) -> bool {
+        self.poly_location(r).is_ok()
+    }
+
+    pub fn set_poly_flags(&mut self, r: PolyRef, flags: u16) -> Result<(), DetourError> {
+        self.poly_mut(r)?.flags = flags;
+        Ok(())
+    }
+
+    pub fn poly_flags(&self, r: PolyRef) -> Result<u16, DetourError> {
+        Ok(self.tile_and_poly_by_ref(r)?.1.flags)
+    }
+
+    pub fn set_poly_area(&mut self, r: PolyRef, area: u8) -> Result<(), DetourError> {
+        self.poly_mut(r)?.set_area(area);
+        Ok(())
+    }
+
+    pub fn poly_area(&self, r: PolyRef) -> Result<u8, DetourError> {
+        Ok(self.tile_and_poly_by_ref(r)?.1.area())
+    }
+
+    /// The off-mesh connection of an off-mesh polygon (`getOffMeshConnectionByRef`).
+    pub fn off_mesh_connection_by_ref(&self, r: PolyRef) -> Option<&OffMeshConnection> {
+        let (tile, poly) = self.tile_and_poly_by_ref(r).ok()?;
+        if !poly.is_off_mesh_connection() {
+            return None;
+        }
+        let ip = self.bits.poly(r) as usize;
+        tile.off_mesh_connections().get(ip - tile.off_mesh_base())
+    }
+
+    /// The end points of off-mesh polygon `r`, start first as seen when entering it from
+    /// `prev` (`getOffMeshConnectionPolyEndPoints`).
+    pub fn off_mesh_connection_poly_end_points(
+        &self,
+        prev: PolyRef,
+        r: PolyRef,
+    ) -> Result<(Vec3, Vec3), DetourError> {
+        let (it, ip) = self.poly_location(r)?;
+        let tile = self.tile(it).ok_or(DetourError::InvalidPolyRef(r))?;
+        let poly = &tile.polys()[ip];
+        if !poly.is_off_mesh_connection() {
+            return Err(DetourError::NotOffMeshConnection(r));
+        }
+        // The link on edge 0 leads to where the first vertex lands.
+        let reversed = tile
+            .poly_links(ip)
+            .find(|(_, l)| l.edge == 0)
+            .is_some_and(|(_, l)| l.neighbour != prev);
+        let (i0, i1) = if reversed { (1, 0) } else { (0, 1) };
+        let vert = |k: usize| tile.verts()[usize::from(poly.verts[k])];
+        Ok((vert(i0), vert(i1)))
+    }
+
+    /// The point of polygon `r` closest to `pos`, and whether `pos` lies over the polygon
+    /// (`dtNavMesh::closestPointOnPoly`).
+    pub fn closest_point_on_poly(
+        &self,
+        r: PolyRef,
+        pos: &Vec3,
+    ) -> Result<(Vec3, bool), DetourError> {
+        let (it, ip) = self.poly_location(r)?;
+        let tile = self.tile(it).ok_or(DetourError::InvalidPolyRef(r))?;
+        Ok(tile.closest_point_on_poly(ip, pos))
+    }
+
+    /// Adds a tile and links it to itself and its neighbours (`addTile`). With `last_ref` ≠ 0
+    /// the tile goes back into the slot and salt of that earlier reference, so its old poly
+    /// references stay valid. Returns the tile's reference.
+    pub fn add_tile(
+        &mut self,
+        mut tile: MeshTile,
+        last_ref: TileRef,
+    ) -> Result<TileRef, DetourError> {
+        let poly_count = tile.poly_count();
+        if self.bits.poly_bits < common::ilog2(common::next_pow2(poly_count as u32)) {
+            return Err(DetourError::TooManyPolys {
+                poly_count,
+                poly_bits: self.bits.poly_bits,
+            });
+        }
+        let (x, y, layer) = (tile.header().x, tile.header().y, tile.header().layer);
+        if self.tile_index_at(x, y, layer).is_some() {
+            return Err(DetourError::AlreadyOccupied { x, y, layer });
+        }
+        let index = if last_ref == 0 {
+            self.take_free_slot()?
+        } else {
+            self.take_slot(last_ref)?
+        };
+
+        let h = tile_hash(x, y, self.lookup.len() as u32 - 1);
+        self.slots[index].next = self.lookup[h];
+        self.lookup[h] = index as u32;
+
+        tile.reset_links();
+        self.slots[index].tile = Some(Box::new(tile));
+        let base = self.poly_ref_base(index);
+        if let Some(tile) = self.slots[index].tile.as_deref_mut() {
+            connect_int_links(tile, base);
+            base_off_mesh_links(tile, base);
+            connect_ext_off_mesh_links(TilePair::Same(tile), base, base, None);
+        }
+
+        let layers: Vec<usize> = self.tile_indices_at(x, y).take(MAX_NEIS).collect();
+        for other in layers.into_iter().filter(|&j| j != index) {
+            self.connect_tiles(index, other, None);
+        }
+        for side in 0..8 {
+            let (nx, ny) = neighbour_cell(x, y, side);
+            let neighbours: Vec<usize> = self.tile_indices_at(nx, ny).take(MAX_NEIS).collect();
+            for other in neighbours {
+                self.connect_tiles(index, other, Some(side));
+            }
+        }
+        Ok(self.bits.encode(self.slots[index].salt, index as u32, 0))
+    }
+
+    /// Links tile `a` and the tile `b` beyond its `side` (`None`: another layer of the same
+    /// cell) in both directions, portals first, then off-mesh connections.
+    fn connect_tiles(&mut self, a: usize, b: usize, side: Option<u8>) {
+        let back = side.map(opposite_tile);
+        let (base_a, base_b) = (self.poly_ref_base(a), self.poly_ref_base(b));
+        if let Ok([slot_a, slot_b]) = self.slots.get_disjoint_mut([a, b])
+            && let (Some(tile_a), Some(tile_b)) =
+                (slot_a.tile.as_deref_mut(), slot_b.tile.as_deref_mut())
+        {
+            connect_ext_links(tile_a, tile_b, base_b, side);
+            connect_ext_links(tile_b, tile_a, base_a, back);
+            connect_ext_off_mesh_links(TilePair::Distinct(tile_a, tile_b), base_a, base_b, side);
+            connect_ext_off_mesh_links(TilePair::Distinct(tile_b, tile_a), base_b, base_a, back);
+        }
+    }
+
+    /// Pops the head of the free list.
+    fn take_free_slot(&mut self) -> Result<usize, DetourError> {
+        let head = self.next_free;
+        if head == NONE {
+            return Err(DetourError::NoFreeTileSlot {
+                max_tiles: self.max_tiles,
+            });
+        }
+        let index = head as usize;
+        self.materialize(index);
+        self.next_free = self.slots[index].next;
+        self.slots[index].next = NONE;
+        Ok(index)
+    }
+
+    /// Unlinks the slot `r` names from the free list and gives it `r`'s salt.
+    fn take_slot(&mut self, r: TileRef) -> Result<usize, DetourError> {
+        let salt = self.bits.salt(r);
+        if salt == 0 {
+            return Err(DetourError::InvalidTileRef(r));
+        }
+        let target = self.bits.tile(r);
+        let unavailable = DetourError::TileSlotUnavailable {
+            index: target.into(),
+        };
+        if target as usize >= self.max_tiles {
+            return Err(unavailable);
+        }
+        let mut prev = NONE;
+        let mut cur = self.next_free;
+        while cur != target {
+            if cur == NONE {
+                return Err(unavailable);
+            }
+            if cur as usize >= self.slots.len() {
+                // The rest of the list is the untouched ascending run cur, cur + 1, ...
+                if target < cur {
+                    return Err(unavailable);
+                }
+                prev = target - 1;
+                break;
+            }
+            prev = cur;
+            cur = self.slots[cur as usize].next;
+        }
+        let index = target as usize;
+        self.materialize(index);
+        let next = self.slots[index].next;
+        match prev {
+            NONE => self.next_free = next,
+            p => self.slots[p as usize].next = next,
+        }
+        self.slots[index].next = NONE;
+        self.slots[index].salt = salt;
+        Ok(index)
+    }
+
+    /// Removes a tile, unlinks its neighbours from it and bumps the slot's salt so old
+    /// references to it become invalid (`removeTile`). Returns the tile.
+    pub fn remove_tile(&mut self, r: TileRef) -> Result<MeshTile, DetourError> {
+        let index = self.bits.tile(r) as usize;
+        let (x, y) = match self.slots.get(index) {
+            Some(TileSlot {
+                salt,
+                tile: Some(tile),
+                ..
+            }) if r != 0 && *salt == self.bits.salt(r) => (tile.header().x, tile.header().y),
+            _ => return Err(DetourError::InvalidTileRef(r)),
+        };
+
+        let h = tile_hash(x, y, self.lookup.len() as u32 - 1);
+        let mut prev = NONE;
+        let mut cur = self.lookup[h];
+        while cur != NONE {
+            let next = self.slots[cur as usize].next;
+            if cur as usize == index {
+                match prev {
+                    NONE => self.lookup[h] = next,
+                    p => self.slots[p as usize].next = next,
+                }
+                break;
+            }
+            prev = cur;
+            cur = next;
+        }
+
+        let target = index as u32;
+        let bits = self.bits;
+        let mut neighbours: Vec<usize> = self.tile_indices_at(x, y).take(MAX_NEIS).collect();
+        for side in 0..8 {
+            let (nx, ny) = neighbour_cell(x, y, side);
+            neighbours.extend(self.tile_indices_at(nx, ny).take(MAX_NEIS));
+        }
+        for j in neighbours.into_iter().filter(|&j| j != index) {
+            if let Some(tile) = self.slots[j].tile.as_deref_mut() {
+                unconnect_links(tile, target, bits);
+            }
+        }
+
+        let slot = &mut self.slots[index];
+        let tile = slot.tile.take().ok_or(DetourError::InvalidTileRef(r))?;
+        slot.salt = (slot.salt + 1) & ((1 << bits.salt_bits) - 1);
+        if slot.salt == 0 {
+            slot.salt = 1;
+        }
+        slot.next = self.next_free;
+        self.next_free = target;
+        Ok(*tile)
+    }
+}
+
+/// Links each polygon's internal edges to their neighbours (`connectIntLinks`). Edges are
+/// visited backwards so each list runs from the lowest edge up.
+fn connect_int_links(tile: &mut MeshTile, base: PolyRef) {
+    for i in 0..tile.polys.len() {
+        tile.polys[i].first_link = NULL_LINK;
+        let poly = tile.polys[i];
+        if poly.is_off_mesh_connection() {
+            continue;
+        }
+        for j in (0..usize::from(poly.vert_count)).rev() {
+            let nei = poly.neis[j];
+            if nei == 0 || nei & EXT_LINK != 0 {
+                continue;
+            }
+            if let Some(idx) = tile.alloc_link() {
+                let link = Link {
+                    neighbour: base | u32::from(nei - 1),
+                    edge: j as u8,
+                    side: 0xff,
+                    ..Link::default()
+                };
+                tile.push_link(i, idx, link);
+            }
+        }
+    }
+}
+
+/// Where off-mesh end point `p` of a connection with radius `rad` lands on `tile`: the nearest
+/// polygon within the radius and the agents' climb height (from the connection's own tile),
+/// and the landing point. The nearest-poly search is generous, so the radius is checked again.
+fn land_off_mesh_end(tile: &MeshTile, p: &Vec3, rad: f32, climb: f32) -> Option<(usize, Vec3)> {
+    let (land, nearest) = tile.find_nearest_poly(p, &[rad, climb, rad])?;
+    let too_far =
+        common::sqr(nearest[0] - p[0]) + common::sqr(nearest[2] - p[2]) > common::sqr(rad);
+    (!too_far).then_some((land, nearest))
+}
+
+/// Connects each off-mesh connection's start to the polygon under it, both ways, snapping
+/// the start vertex onto that polygon (`baseOffMeshLinks`).
+fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
+    for k in 0..tile.off_mesh_cons.len() {
+        let con = tile.off_mesh_cons[k];
+        let con_poly = usize::from(con.poly);
+        let climb = tile.header.walkable_climb;
+        let Some((land, nearest)) = land_off_mesh_end(tile, &con.pos[0], con.rad, climb) else {
+            continue;
+        };
+        let v = usize::from(tile.polys[con_poly].verts[0]);
+        tile.verts[v] = nearest;
+        if let Some(idx) = tile.alloc_link() {
+            let link = Link {
+                neighbour: base | land as u32,
+                edge: 0,
+                side: 0xff,
+                ..Link::default()
+            };
+            tile.push_link(con_poly, idx, link);
+        }
+        if let Some(idx) = tile.alloc_link() {
+            let link = Link {
+                neighbour: base | u32::from(con.poly),
+                edge: 0xff,
+                side: 0xff,
+                ..Link::default()
+            };
+            tile.push_link(land, idx, link);
+        }
+    }
+}
+
+/// `getSlabCoord`: the coordinate across a tile side.
+fn slab_coord(v: &Vec3, side: u8) -> f32 {
+    match side {
+        0 | 4 => v[0],
+        2 | 6 => v[2],
+        _ => 0.0,
+    }
+}
+
+/// `calcSlabEndPoints`: an edge on a tile side as 2D (along-side, height) end points, ordered
+/// along the side.
+fn slab_end_points(va: &Vec3, vb: &Vec3, side: u8) -> ([f32; 2], [f32; 2]) {
+    let along = match side {
+        0 | 4 => 2,
+        2 | 6 => 0,
+        _ => return ([0.0; 2], [0.0; 2]),
+    };
+    if va[along] < vb[along] {
+        ([va[along], va[1]], [vb[along], vb[1]])
+    } else {
+        ([vb[along], vb[1]], [va[along], va[1]])
+    }
+}
+
+/// `overlapSlabs`: whether two side edges overlap along the side (shrunk by `px` so touching
+/// ends do not count) and come within `py` of each other vertically.
+fn overlap_slabs(
+    amin: &[f32; 2],
+    amax: &[f32; 2],
+    bmin: &[f32; 2],
+    bmax: &[f32; 2],
+    px: f32,
+    py: f32,
+) -> bool {
+    let minx = common::max(amin[0] + px, bmin[0] + px);
+    let maxx = common::min(amax[0] - px, bmax[0] - px);
+    if minx > maxx {
+        return false;
+    }
+    let ad = (amax[1] - amin[1]) / (amax[0] - amin[0]);
+    let ak = amin[1] - ad * amin[0];
+    let bd = (bmax[1] - bmin[1]) / (bmax[0] - bmin[0]);
+    let bk = bmin[1] - bd * bmin[0];
+    let aminy = ad * minx + ak;
+    let amaxy = ad * maxx + ak;
+    let bminy = bd * minx + bk;
+    let bmaxy = bd * maxx + bk;
+    let dmin = bminy - aminy;
+    let dmax = bmaxy - amaxy;
+    // Crossing segments always overlap.
+    if dmin * dmax < 0.0 {
+        return true;
+    }
+    let thr = common::sqr(py * 2.0);
+    dmin * dmin <= thr || dmax * dmax <= thr
+}
+
+/// Most polygons one portal edge links to (`findConnectingPolys`' `maxcon` in `addTile`).
+const MAX_CONNECTIONS: usize = 4;
+
+/// Up to 4 polygons of `target` with a portal edge on `side` that meets edge `va`–`vb`, with
+/// the overlapping range along the side (`findConnectingPolys`). Returns the array and how
+/// many entries are used.
+fn find_connecting_polys(
+    va: &Vec3,
+    vb: &Vec3,
+    target: &MeshTile,
+    base: PolyRef,
+    side: u8,
+) -> ([(PolyRef, [f32; 2]); MAX_CONNECTIONS], usize) {
+    let (amin, amax) = slab_end_points(va, vb, side);
+    let apos = slab_coord(va, side);
+    let portal = EXT_LINK | u16::from(side);
+    let mut out = [(0, [0.0; 2]); MAX_CONNECTIONS];
+    let mut n = 0;
+    for (i, poly) in target.polys.iter().enumerate() {
+        let nv = usize::from(poly.vert_count);
+        for j in 0..nv {
+            if poly.neis[j] != portal {
+                continue;
+            }
+            let vc = &target.verts[usize::from(poly.verts[j])];
+            let vd = &target.verts[usize::from(poly.verts[(j + 1) % nv])];
+            if common::abs(apos - slab_coord(vc, side)) > 0.01 {
+                continue;
+            }
+            let (bmin, bmax) = slab_end_points(vc, vd, side);
+            if !overlap_slabs(
+                &amin,
+                &amax,
+                &bmin,
+                &bmax,
+                0.01,
+                target.header.walkable_climb,
+            ) {
+                continue;
+            }
+            if n < MAX_CONNECTIONS {
+                let range = [common::max(amin[0], bmin[0]), common::min(amax[0], bmax[0])];
+                out[n] = (base | i as u32, range);
+                n += 1;
+            }
+            break;
+        }
+    }
+    (out, n)
+}
+
+/// Links `tile`'s portal edges on `side` (every side for `None`) to the polygons of `target`
+/// across them, recording which part of the edge each link covers (`connectExtLinks`).
+fn connect_ext_links(
+    tile: &mut MeshTile,
+    target: &MeshTile,
+    target_base: PolyRef,
+    side: Option<u8>,
+) {
+    for i in 0..tile.polys.len() {
+        let poly = tile.polys[i];
+        let nv = usize::from(poly.vert_count);
+        for j in 0..nv {
+            if poly.neis[j] & EXT_LINK == 0 {
+                continue;
+            }
+            let dir = (poly.neis[j] & 0xff) as u8;
+            if side.is_some_and(|s| s != dir) {
+                continue;
+            }
+            let va = tile.verts[usize::from(poly.verts[j])];
+            let vb = tile.verts[usize::from(poly.verts[(j + 1) % nv])];
+            let (connections, n) =
+                find_connecting_polys(&va, &vb, target, target_base, opposite_tile(dir));
+            for &(neighbour, range) in &connections[..n] {
+                let Some(idx) = tile.alloc_link() else {
+                    continue;
+                };
+                let along = if dir == 0 || dir == 4 { 2 } else { 0 };
+                let mut tmin = (range[0] - va[along]) / (vb[along] - va[along]);
+                let mut tmax = (range[1] - va[along]) / (vb[along] - va[along]);
+                if tmin > tmax {
+                    std::mem::swap(&mut tmin, &mut tmax);
+                }
+                let to_byte = |t: f32| (common::clamp(t, 0.0, 1.0) * 255.0).round() as u8;
+                let link = Link {
+                    neighbour,
+                    next: 0,
+                    edge: j as u8,
+                    side: dir,
+                    bmin: to_byte(tmin),
+                    bmax: to_byte(tmax),
+                };
+                tile.push_link(i, idx, link);
+            }
+        }
+    }
+}
+
+/// Lands the off-mesh connections of the second tile whose end lies beyond its `side` facing
+/// the first tile (inside it for `None`) on the first tile's polygons: a link from the
+/// connection to the landing polygon, and back for bidirectional ones
+/// (`connectExtOffMeshLinks(tile, target, side)` with tile = first, target = second).
+fn connect_ext_off_mesh_links(
+    mut pair: TilePair,
+    tile_base: PolyRef,
+    target_base: PolyRef,
+    side: Option<u8>,
+) {
+    let opposite_side = side.map_or(0xff, opposite_tile);
+    for k in 0..pair.second().off_mesh_cons.len() {
+        let target = pair.second();
+        let con = target.off_mesh_cons[k];
+        if con.side != opposite_side {
+            continue;
+        }
+        let con_poly = usize::from(con.poly);
+        // Connections whose start could not be placed are left out.
+        if target.polys[con_poly].first_link == NULL_LINK {
+            continue;
+        }
+        let climb = target.header.walkable_climb;
+        let Some((land, nearest)) = land_off_mesh_end(pair.first(), &con.pos[1], con.rad, climb)
+        else {
+            continue;
+        };
+        let target = pair.second();
+        let v = usize::from(target.polys[con_poly].verts[1]);
+        target.verts[v] = nearest;
+        if let Some(idx) = target.alloc_link() {
+            let link = Link {
+                neighbour: tile_base | land as u32,
+                edge: 1,
+                side: opposite_side,
+                ..Link::default()
+            };
+            target.push_link(con_poly, idx, link);
+        }
+        if con.flags & OFFMESH_CON_BIDIR != 0 {
+            let tile = pair.first();
+            if let Some(idx) = tile.alloc_link() {
+                let link = Link {
+                    neighbour: target_base | u32::from(con.poly),
+                    edge: 0xff,
+                    side: side.unwrap_or(0xff),
+                    ..Link::default()
+                };
+                tile.push_link(land, idx, link);
+            }
+        }
+    }
+}
+
+/// Frees the links of `tile` that lead into slot `target` (`unconnectLinks`).
+fn unconnect_links(tile: &mut MeshTile, target: u32, bits: RefBits) {
+    for i in 0..tile.polys.len() {
+        let mut j = tile.polys[i].first_link;
+        let mut prev = NULL_LINK;
+        while j != NULL_LINK {
+            let link = tile.links[j as usize];
+            if bits.tile(link.neighbour) == target {
+                match prev {
+                    NULL_LINK => tile.polys[i].first_link = link.next,
+                    p => tile.links[p as usize].next = link.next,
+                }
+                tile.free_link(j as usize);
+            } else {
+                prev = j;
+            }
+            j = link.next;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Recast's small vector helpers (`rcVcross`, `rcVmin`, …) on `[f32; 3]`.
+//!
+//! They keep Recast's exact operation order, and its `a < b ? a : b` min/max (which differs from
+//! `f32::min` for NaN and signed zeros), so results match C++ bit for bit.
+
+/// `a < b ? a : b`, Recast's `rcMin` for floats.
+#[inline]
+pub fn fmin(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
+}
+
+/// `a > b ? a : b`, Recast's `rcMax` for floats.
+#[inline]
+pub fn fmax(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+/// Recast's `rcClamp` for integers: unlike `Ord::clamp` it never panics when `lo > hi` (the lower
+/// bound is tested first).
+#[inline]
+pub fn clamp_i32(value: i32, lo: i32, hi: i32) -> i32 {
+    if value < lo {
+        lo
+    } else if value > hi {
+        hi
+    } else {
+        value
+    }
+}
+
+/// Cross product `v1 × v2`.
+#[inline]
+pub fn vcross(v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
+    [
+        v1[1] * v2[2] - v1[2] * v2[1],
+        v1[2] * v2[0] - v1[0] * v2[2],
+        v1[0] * v2[1] - v1[1] * v2[0],
+    ]
+}
+
+/// Dot product.
+#[inline]
+pub fn vdot(v1: &[f32; 3], v2: &[f32; 3]) -> f32 {
+    v1[0] * v2[0] + v1[1] * v2[1] + v1[2] * v2[2]
+}
+
+/// `v1 + v2 * s`.
+#[inline]
+pub fn vmad(v1: &[f32; 3], v2: &[f32; 3], s: f32) -> [f32; 3] {
+    [v1[0] + v2[0] * s, v1[1] + v2[1] * s, v1[2] + v2[2] * s]
+}
+
+/// `v1 + v2`.
+#[inline]
+pub fn vadd(v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
+    [v1[0] + v2[0], v1[1] + v2[1], v1[2] + v2[2]]
+}
+
+/// `v1 - v2`.
+#[inline]
+pub fn vsub(v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
+    [v1[0] - v2[0], v1[1] - v2[1], v1[2] - v2[2]]
+}
+
+/// Lowers each component of `mn` to `v`'s where that is smaller.
+#[inline]
+pub fn vmin(mn: &mut [f32; 3], v: &[f32; 3]) {
+    for (m, &c) in mn.iter_mut().zip(v) {
+        *m = fmin(*m, c);
+    }
+}
+
+/// Raises each component of `mx` to `v`'s where that is larger.
+#[inline]
+pub fn vmax(mx: &mut [f32; 3], v: &[f32; 3]) {
+    for (m, &c) in mx.iter_mut().zip(v) {
+        *m = fmax(*m, c);
+    }
+}
+
+/// Squared distance between two points.
+#[inline]
+pub fn vdist_sqr(v1: &[f32; 3], v2: &[f32; 3]) -> f32 {
+    let dx = v2[0] - v1[0];
+    let dy = v2[1] - v1[1];
+    let dz = v2[2] - v1[2];
+    dx * dx + dy * dy + dz * dz
+}
+
+/// Distance between two points.
+#[inline]
+pub fn vdist(v1: &[f32; 3], v2: &[f32; 3]) -> f32 {
+    vdist_sqr(v1, v2).sqrt()
+}
+
+/// Scales `v` to unit length (a zero vector becomes NaNs, as in Recast).
+#[inline]
+pub fn vnormalize(v: &mut [f32; 3]) {
+    let d = 1.0 / (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    v[0] *= d;
+    v[1] *= d;
+    v[2] *= d;
+}
