@@ -44,9 +44,9 @@ enum Command {
     },
     /// Open the viewer (needs the `viewer` feature).
     View {
-        /// The input mesh; the embedded default scene when absent.
+        /// The input (OBJ, or a RecastDemo `.gset`); the embedded default scene when absent.
         mesh: Option<PathBuf>,
-        /// Build settings: a TOML file with RecastDemo's names.
+        /// Build settings: a TOML file with RecastDemo's names (a `.gset` input brings its own).
         #[arg(long)]
         config: Option<PathBuf>,
         /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
@@ -239,7 +239,10 @@ fn view(args: ViewArgs) -> Result<()> {
     };
     navlab::viewer::run(ViewerOptions {
         mesh: args.mesh,
-        settings: load_settings(args.config.as_deref())?,
+        settings: match args.config {
+            Some(path) => BuildSettings::load_toml(&path)?,
+            None => BuildSettings::default(),
+        },
         draw_mode,
         screenshot: args.screenshot,
         size: navlab::viewer::UVec2::new(args.size.0, args.size.1),

@@ -267,6 +267,38 @@ mod tests {
     }
 
     #[test]
+    fn every_stage_has_something_to_show() {
+        let build = crate::build::Build::new(
+            std::sync::Arc::new(default_scene()),
+            crate::config::BuildSettings::default(),
+        )
+        .unwrap();
+        let hf = &build.heightfield_filtered;
+        // The filters turn walkable spans unwalkable (under the tables and the canopy).
+        assert!(
+            hf.walkable_span_count() < build.heightfield_rasterized.walkable_span_count(),
+            "{} vs {}",
+            hf.walkable_span_count(),
+            build.heightfield_rasterized.walkable_span_count()
+        );
+        // The bridge and the spiral stairs stack walkable spans over the floor.
+        let (x, z) = ((0.0 - hf.bmin[0]) / hf.cs, (-17.0 - hf.bmin[2]) / hf.cs);
+        let under_bridge = hf
+            .column(x as i32, z as i32)
+            .filter(|s| s.area != crate::NULL_AREA)
+            .count();
+        assert_eq!(under_bridge, 2);
+        assert!(
+            build.regions.max_regions > 10,
+            "{}",
+            build.regions.max_regions
+        );
+        assert!(build.contours.contours.len() > 10);
+        assert!(build.poly_mesh.npolys > 30, "{}", build.poly_mesh.npolys);
+        assert!(build.detail_mesh.ntris() > build.poly_mesh.npolys);
+    }
+
+    #[test]
     fn ramp_top_faces_up_at_twenty_degrees() {
         let mesh = default_scene();
         let ramp_slope = (3.0f32 / 8.0).atan().cos();

@@ -14,48 +14,34 @@ use bevy::tasks::{AsyncComputeTaskPool, Task};
 use crate::build::{Build, Stage, earliest_affected_stage};
 use crate::config::BuildSettings;
 use crate::context::LogCategory;
-use crate::geometry::{TriMesh, load_obj};
-use crate::partitioned_mesh::PartitionedMesh;
+use crate::input_geom::InputGeom;
 
-/// An input mesh and where it came from.
+/// An input (mesh, partitioned tree, `.gset` extras) and the name shown for it.
 #[derive(Debug)]
 pub struct SceneData {
-    pub mesh: Arc<TriMesh>,
-    /// The k-d tree of triangle chunks that picking casts rays through.
-    pub partitioned: PartitionedMesh,
+    pub input: InputGeom,
     /// File name, or "Default scene".
     pub name: String,
-    /// The file it was read from; `None` for the generated scene.
-    pub path: Option<PathBuf>,
 }
 
 impl SceneData {
     /// The embedded default scene.
     pub fn default_scene() -> Self {
-        let mesh = crate::scene::default_scene();
         Self {
-            partitioned: PartitionedMesh::from_mesh(&mesh)
+            input: InputGeom::from_mesh(crate::scene::default_scene())
                 .expect("the generated scene is small and well formed"),
-            mesh: Arc::new(mesh),
             name: "Default scene".into(),
-            path: None,
         }
     }
 
-    /// Reads an OBJ file.
+    /// Reads an OBJ file, or a RecastDemo `.gset` and the mesh it names.
     pub fn load(path: PathBuf) -> crate::Result<Self> {
-        let mesh = load_obj(&path)?;
-        let partitioned = PartitionedMesh::from_mesh(&mesh)?;
+        let input = InputGeom::load(&path)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        Ok(Self {
-            mesh: Arc::new(mesh),
-            partitioned,
-            name,
-            path: Some(path),
-        })
+        Ok(Self { input, name })
     }
 }
 
@@ -285,9 +271,9 @@ impl BuildState {
                     None => Stage::Rasterize,
                 };
                 self.status = BuildStatus::Building { from, since: now };
-                let mesh = self.base_scene.mesh.clone();
+                let scene = self.base_scene.clone();
                 AsyncComputeTaskPool::get()
-                    .spawn(async move { rebuild(mesh, base, settings, from) })
+                    .spawn(async move { rebuild(&scene, base, settings, from) })
             }
         };
         self.job = Some(Job { task, started: now });
@@ -351,6 +337,10 @@ impl BuildState {
         if scene_changed {
             self.scene = self.base_scene.clone();
             self.scene_version = self.next_version;
+            // A `.gset` brings its own settings; the panel shows what was built.
+            if let Some(build) = &build {
+                self.settings = build.settings.clone();
+            }
         }
         for stage in Stage::ALL {
             if stage >= from || scene_changed {
@@ -372,10 +362,10 @@ fn log_build(
         log.info(format!(
             "Loaded {}: {} verts, {} tris",
             scene.name,
-            scene.mesh.vert_count(),
-            scene.mesh.tri_count()
+            scene.input.mesh.vert_count(),
+            scene.input.mesh.tri_count()
         ));
-        for warning in &scene.mesh.warnings {
+        for warning in &scene.input.mesh.warnings {
             log.warning(warning.clone());
         }
     }
@@ -405,7 +395,12 @@ fn load_and_build(source: SceneSource, settings: BuildSettings) -> JobOutcome {
             Err(err) => return JobOutcome::LoadFailed(format!("Could not open {err}")),
         },
     };
-    match Build::new(scene.mesh.clone(), settings) {
+    // A geometry set brings its own settings, as in RecastDemo.
+    let settings = match scene.input.geom_set.settings {
+        Some(_) => scene.input.settings(),
+        None => settings,
+    };
+    match Build::from_input(&scene.input, settings) {
         Ok(build) => JobOutcome::Built {
             scene: Some(scene),
             build: Box::new(build),
@@ -420,7 +415,7 @@ fn load_and_build(source: SceneSource, settings: BuildSettings) -> JobOutcome {
 }
 
 fn rebuild(
-    mesh: Arc<TriMesh>,
+    scene: &SceneData,
     base: Option<Arc<Build>>,
     settings: BuildSettings,
     from: Stage,
@@ -432,7 +427,7 @@ fn rebuild(
             let mut build = (*base).clone();
             build.update(settings).map(|stage| stage.map(|_| build))
         }
-        None => Build::new(mesh, settings).map(Some),
+        None => Build::from_input(&scene.input, settings).map(Some),
     };
     match result {
         Ok(Some(build)) => JobOutcome::Built {
@@ -647,7 +642,7 @@ pub(crate) mod tests {
         settle(&mut app);
         let state = state(&app);
         assert_eq!(state.scene.name, "quad.obj");
-        assert_eq!(state.scene.path.as_deref(), Some(path.as_path()));
+        assert_eq!(state.scene.input.source.as_deref(), Some(path.as_path()));
         assert!(state.build.is_some());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -76,7 +76,7 @@ fn frame_new_scene(
         return;
     };
     *framed = state.scene_version;
-    let (bmin, bmax) = state.scene.mesh.bounds();
+    let (bmin, bmax) = state.scene.input.mesh.bounds();
     let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
     let half_diagonal = ((bmax - bmin).length() / 2.0).max(1.0);
     let centre = (bmin + bmax) / 2.0;

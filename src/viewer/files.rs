@@ -145,7 +145,7 @@ fn remember_opened(state: Res<BuildState>, mut recent: ResMut<RecentFiles>) {
         return;
     }
     recent.seen_scene = state.scene_version;
-    if let Some(path) = &state.scene.path {
+    if let Some(path) = &state.scene.input.source {
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         recent.add(&path);
     }

@@ -79,17 +79,18 @@ impl Plugin for PickingPlugin {
 pub fn raycast_scene(scene: &SceneData, ray: Ray3d, max_distance: f32) -> Option<Hit> {
     let start = ray.origin;
     let end = ray.origin + *ray.direction * max_distance;
-    let mesh = &scene.mesh;
+    let mesh = &scene.input.mesh;
     let vertex = |i: i32| {
         let i = i as usize * 3;
         [mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2]]
     };
     let mut best: Option<(f32, [i32; 3])> = None;
     for node in scene
+        .input
         .partitioned
         .chunks_overlapping_segment([start.x, start.z], [end.x, end.z])
     {
-        for tri in scene.partitioned.chunk_tris(node).chunks_exact(3) {
+        for tri in scene.input.partitioned.chunk_tris(node).chunks_exact(3) {
             let [a, b, c] = [tri[0], tri[1], tri[2]].map(vertex);
             if let Some(t) = intersect_segment_triangle(start.into(), end.into(), a, b, c)
                 && best.is_none_or(|(nearest, _)| t < nearest)
@@ -122,7 +123,7 @@ fn cast_pointer_ray(
             let (camera, transform) = cameras.single().ok()?;
             camera.viewport_to_world(transform, cursor).ok()
         });
-    let (bmin, bmax) = state.scene.mesh.bounds();
+    let (bmin, bmax) = state.scene.input.mesh.bounds();
     let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
     pointer.hit = ray.and_then(|ray| {
         // Far enough to cross the whole mesh from wherever the camera is.
@@ -191,7 +192,7 @@ mod tests {
         let hit = raycast_scene(&scene, ray, 100.0).expect("the floor is under the ray");
         assert!(hit.point.y.abs() < 1e-4, "{hit:?}");
         assert!((hit.distance - 50.0).abs() < 1e-3, "{hit:?}");
-        assert!(hit.normal(&scene.mesh).y > 0.99);
+        assert!(hit.normal(&scene.input.mesh).y > 0.99);
         let up = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::Y);
         assert!(raycast_scene(&scene, up, 100.0).is_none());
         let short = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);

@@ -253,7 +253,7 @@ impl Tool for PickTool {
         };
         let state = ctx.state;
         let info = PickInfo::gather(
-            &state.scene.mesh,
+            &state.scene.input.mesh,
             state.build.as_deref(),
             state.settings.agent_max_slope,
             hit,
@@ -308,7 +308,7 @@ impl Tool for PickTool {
         let Some(hit) = self.point(ctx) else {
             return;
         };
-        let corners = hit.corners(&ctx.state.scene.mesh);
+        let corners = hit.corners(&ctx.state.scene.input.mesh);
         let yellow = Color::srgb(1.0, 0.85, 0.1);
         for k in 0..3 {
             gizmos.line(corners[k], corners[(k + 1) % 3], yellow);

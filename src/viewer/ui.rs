@@ -220,7 +220,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
                     |n| n.to_string_lossy().into(),
                 );
                 if ui
-                    .selectable_label(state.scene.path.as_ref() == Some(path), name)
+                    .selectable_label(state.scene.input.source.as_ref() == Some(path), name)
                     .on_hover_text(path.display().to_string())
                     .clicked()
                 {
@@ -237,7 +237,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     {
         p.dialog.open();
     }
-    let mesh = &state.scene.mesh;
+    let mesh = &state.scene.input.mesh;
     ui.label(format!(
         "Verts: {:.1}k  Tris: {:.1}k",
         mesh.vert_count() as f32 / 1000.0,

@@ -27,7 +27,7 @@ fn sync_input_mesh(state: Res<BuildState>, mut params: LayerParams) {
         settings.cell_size.to_bits(),
     )
         .hash(&mut key);
-    let mesh = &state.scene.mesh;
+    let mesh = &state.scene.input.mesh;
     let slope = settings.agent_max_slope;
     let tex_scale = 1.0 / (settings.cell_size * 10.0);
     sync_layer(&mut params, "Input Mesh", Some(key.finish()), || {
