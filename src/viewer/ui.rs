@@ -11,7 +11,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use crate::build::Stage;
 use crate::config::{BuildSettings, PartitionType, calc_grid_size};
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, ViewerLog};
-use crate::viewer::draw::{DrawMode, DrawStats};
+use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::picking::PointerHit;
 use crate::viewer::tools::{ToolContext, Tools};
@@ -88,6 +88,7 @@ struct UiParams<'w> {
     dialog: ResMut<'w, OpenDialog>,
     pointer: Res<'w, PointerHit>,
     stats: Res<'w, DrawStats>,
+    watershed: ResMut<'w, WatershedView>,
     requests: MessageWriter<'w, BuildRequest>,
     exit: MessageWriter<'w, AppExit>,
 }
@@ -287,6 +288,9 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
         *p.mode = mode;
     }
     stage_info(ui, state, mode);
+    if mode == DrawMode::CompactRegions && WatershedView::available(state) {
+        watershed_slider(ui, &mut p.watershed);
+    }
     if let Some((layer, time, tris, lines)) = p.stats.last_rebuild {
         ui.small(format!(
             "Last redraw: {layer}, {tris} tris, {lines} lines, {:.1} ms",
@@ -359,6 +363,22 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32
         1.0,
         "Max Sample Error",
     );
+}
+
+/// Beyond RecastDemo: the regions as they were after each watershed flooding level.
+fn watershed_slider(ui: &mut egui::Ui, view: &mut WatershedView) {
+    ui.checkbox(&mut view.enabled, "Show watershed flooding");
+    if !view.enabled || view.levels.is_empty() {
+        return;
+    }
+    let last = view.levels.len() - 1;
+    ui.add(egui::Slider::new(&mut view.step, 0..=last).text("Step"));
+    let flood = &view.levels[view.step];
+    ui.small(if view.step == last {
+        format!("Final expansion: {} regions before merging", flood.count)
+    } else {
+        format!("Distance level {}: {} regions", flood.level, flood.count)
+    });
 }
 
 fn status(ui: &mut egui::Ui, state: &BuildState) {

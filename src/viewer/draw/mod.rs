@@ -22,7 +22,7 @@ use crate::build::Stage;
 use crate::debug_draw::{self, DebugDraw, Rgba};
 use crate::viewer::build::BuildState;
 
-pub use compact::CompactDrawPlugin;
+pub use compact::{CompactDrawPlugin, WatershedView};
 pub use contours::ContourDrawPlugin;
 pub use detail_mesh::DetailMeshDrawPlugin;
 pub use input_mesh::InputMeshDrawPlugin;
