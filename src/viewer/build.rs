@@ -76,13 +76,16 @@ pub struct ViewerLog {
     pub toasts: Vec<(String, Instant)>,
 }
 
+/// Most lines the log keeps (the oldest go first).
+const MAX_LOG_LINES: usize = 5000;
+
 impl ViewerLog {
     pub fn info(&mut self, text: impl Into<String>) {
-        self.lines.push((LogLevel::Info, text.into()));
+        self.push(LogLevel::Info, text.into());
     }
 
     pub fn warning(&mut self, text: impl Into<String>) {
-        self.lines.push((LogLevel::Warning, text.into()));
+        self.push(LogLevel::Warning, text.into());
     }
 
     /// Logs an error and pops it up as a toast.
@@ -90,7 +93,14 @@ impl ViewerLog {
         let text = text.into();
         bevy::log::error!("{text}");
         self.toasts.push((text.clone(), Instant::now()));
-        self.lines.push((LogLevel::Error, text));
+        self.push(LogLevel::Error, text);
+    }
+
+    fn push(&mut self, level: LogLevel, text: String) {
+        if self.lines.len() >= MAX_LOG_LINES {
+            self.lines.drain(..MAX_LOG_LINES / 2);
+        }
+        self.lines.push((level, text));
     }
 }
 
@@ -358,6 +368,8 @@ fn log_build(
     elapsed: Duration,
     new_scene: Option<&SceneData>,
 ) {
+    // Like RecastDemo, the log shows the last build (errors also pop up as toasts).
+    log.lines.clear();
     if let Some(scene) = new_scene {
         log.info(format!(
             "Loaded {}: {} verts, {} tris",
