@@ -274,7 +274,13 @@ impl BuildState {
                     Some(base) => match earliest_affected_stage(&base.settings, &settings) {
                         Some(stage) => stage,
                         None => {
+                            // Nothing to build; show a superseded result that already matches.
                             self.status = BuildStatus::Idle;
+                            let shown = self.build.as_ref().is_some_and(|b| Arc::ptr_eq(b, base));
+                            if !shown {
+                                let from = self.unshown_from.unwrap_or(Stage::DetailMesh);
+                                self.show(Some(base.clone()), from, false);
+                            }
                             return;
                         }
                     },
