@@ -606,6 +606,24 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_superseded_build_is_shown_when_the_newer_request_needs_nothing_more() {
+        let mut app = build_app();
+        settle(&mut app);
+        let changed = BuildSettings {
+            agent_radius: 1.0,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(changed.clone()));
+        app.update();
+        request(&mut app, BuildRequest::Settings(changed.clone()));
+        settle(&mut app);
+        let state = state(&app);
+        assert_eq!(state.superseded, 1);
+        assert_eq!(state.build.as_ref().unwrap().settings, changed);
+        assert_eq!(state.status, BuildStatus::Idle);
+    }
+
+    #[test]
     fn a_file_that_fails_to_load_keeps_the_scene() {
         let mut app = build_app();
         settle(&mut app);
