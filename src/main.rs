@@ -51,8 +51,27 @@ enum Command {
     },
     /// Open the viewer (needs the `viewer` feature).
     View {
-        /// The input mesh; the embedded default scene when absent.
+        /// The input (OBJ, or a RecastDemo `.gset`); the embedded default scene when absent.
         mesh: Option<PathBuf>,
+        /// Build settings: a TOML file with RecastDemo's names (a `.gset` input brings its own).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
+        #[arg(long)]
+        draw: Option<String>,
+        /// Render without a window into this PNG file, then exit.
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Window or screenshot size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+        size: (u32, u32),
+        /// With --screenshot: frames to render after the build before capturing.
+        #[arg(long, default_value_t = 5)]
+        frames: u32,
+        /// Test a real window: rebuild after one setting change, save a screenshot of the
+        /// window to this file, exit.
+        #[arg(long, hide = true)]
+        self_test: Option<PathBuf>,
     },
 }
 
@@ -76,7 +95,24 @@ fn main() -> ExitCode {
             output: output.as_deref(),
             quiet,
         }),
-        Some(Command::View { .. }) | None => view(),
+        Some(Command::View {
+            mesh,
+            config,
+            draw,
+            screenshot,
+            size,
+            frames,
+            self_test,
+        }) => view(ViewArgs {
+            mesh,
+            config,
+            draw,
+            screenshot,
+            size,
+            frames,
+            self_test,
+        }),
+        None => view(ViewArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -181,6 +217,32 @@ fn print_log(entries: &[navlab::context::LogEntry]) {
     }
 }
 
+/// `navlab view`'s arguments (all defaults for plain `navlab`).
+#[cfg_attr(not(feature = "viewer"), allow(dead_code))]
+struct ViewArgs {
+    mesh: Option<PathBuf>,
+    config: Option<PathBuf>,
+    draw: Option<String>,
+    screenshot: Option<PathBuf>,
+    size: (u32, u32),
+    frames: u32,
+    self_test: Option<PathBuf>,
+}
+
+impl Default for ViewArgs {
+    fn default() -> Self {
+        Self {
+            mesh: None,
+            config: None,
+            draw: None,
+            screenshot: None,
+            size: (1280, 800),
+            frames: 5,
+            self_test: None,
+        }
+    }
+}
+
 /// `bake --tile-size N`: every tile through the pipeline, a summary, and the navmesh file.
 fn bake_tiled(
     args: &BakeArgs,
@@ -231,8 +293,20 @@ fn bake_tiled(
     Ok(())
 }
 
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if (16..=8192).contains(&w) && (16..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!(
+            "expected WIDTHxHEIGHT between 16 and 8192, e.g. 1280x800, found `{text}`"
+        )),
+    }
+}
+
 #[cfg(not(feature = "viewer"))]
-fn view() -> Result<()> {
+fn view(_args: ViewArgs) -> Result<()> {
     Err(NavlabError::Stage {
         stage: "navlab view",
         message: "this navlab was built without the `viewer` feature; build with default features to open the viewer".into(),
@@ -240,9 +314,28 @@ fn view() -> Result<()> {
 }
 
 #[cfg(feature = "viewer")]
-fn view() -> Result<()> {
-    Err(NavlabError::Stage {
-        stage: "navlab view",
-        message: "the viewer is not part of this build yet".into(),
+fn view(args: ViewArgs) -> Result<()> {
+    use navlab::viewer::{DrawMode, ViewerOptions};
+    let draw_mode = match args.draw {
+        None => DrawMode::default(),
+        Some(name) => name
+            .parse()
+            .map_err(|message| NavlabError::InvalidSetting {
+                name: "draw",
+                value: name,
+                reason: message,
+            })?,
+    };
+    navlab::viewer::run(ViewerOptions {
+        mesh: args.mesh,
+        settings: match args.config {
+            Some(path) => BuildSettings::load_toml(&path)?,
+            None => BuildSettings::default(),
+        },
+        draw_mode,
+        screenshot: args.screenshot,
+        size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
+        frames: args.frames,
+        self_test: args.self_test,
     })
 }
