@@ -124,26 +124,104 @@ fn circumcircle(p1: &Vec3, p2: &Vec3, p3: &Vec3) -> (Vec3, f32) {
     )
 }
 
-/// Vertical distance from `p` to triangle `a`, `b`, `c` if `p` lies over it (in xz), else
-/// `f32::MAX`.
-fn dist_pt_tri(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> f32 {
-    const EPS: f32 = 1e-4;
-    let v0 = sub(c, a);
-    let v1 = sub(b, a);
-    let v2 = sub(p, a);
-    let dot00 = dot2(&v0, &v0);
-    let dot01 = dot2(&v0, &v1);
-    let dot02 = dot2(&v0, &v2);
-    let dot11 = dot2(&v1, &v1);
-    let dot12 = dot2(&v1, &v2);
-    let inv_denom = 1.0 / (dot00 * dot11 - dot01 * dot01);
-    let u = (dot11 * dot02 - dot01 * dot12) * inv_denom;
-    let v = (dot00 * dot12 - dot01 * dot02) * inv_denom;
-    if u >= -EPS && v >= -EPS && (u + v) <= 1.0 + EPS {
-        let y = a[1] + v0[1] * u + v1[1] * v;
-        (y - p[1]).abs()
-    } else {
-        f32::MAX
+/// A detail triangle prepared for height tests: the terms of the point-over-triangle test
+/// that do not depend on the point, computed once instead of once per sample.
+struct TriProbe {
+    /// The triangle's vertex indices packed by [`triangle_key`].
+    key: u32,
+    a: Vec3,
+    /// Edge vectors `c - a` and `b - a`.
+    v0: Vec3,
+    v1: Vec3,
+    dot00: f32,
+    dot01: f32,
+    dot11: f32,
+    inv_denom: f32,
+}
+
+impl TriProbe {
+    fn new(verts: &[Vec3], t: &[usize; 4]) -> Self {
+        let (a, b, c) = (&verts[t[0]], &verts[t[1]], &verts[t[2]]);
+        let v0 = sub(c, a);
+        let v1 = sub(b, a);
+        let dot00 = dot2(&v0, &v0);
+        let dot01 = dot2(&v0, &v1);
+        let dot11 = dot2(&v1, &v1);
+        Self {
+            key: triangle_key(t),
+            a: *a,
+            v0,
+            v1,
+            dot00,
+            dot01,
+            dot11,
+            inv_denom: 1.0 / (dot00 * dot11 - dot01 * dot01),
+        }
+    }
+
+    /// Vertical distance from `p` to the triangle if `p` lies over it (in xz), else
+    /// `f32::MAX`.
+    #[inline]
+    fn vertical_distance(&self, p: &Vec3) -> f32 {
+        const EPS: f32 = 1e-4;
+        let v2 = sub(p, &self.a);
+        let dot02 = dot2(&self.v0, &v2);
+        let dot12 = dot2(&self.v1, &v2);
+        let u = (self.dot11 * dot02 - self.dot01 * dot12) * self.inv_denom;
+        let v = (self.dot00 * dot12 - self.dot01 * dot02) * self.inv_denom;
+        if u >= -EPS && v >= -EPS && (u + v) <= 1.0 + EPS {
+            let y = self.a[1] + self.v0[1] * u + self.v1[1] * v;
+            (y - p[1]).abs()
+        } else {
+            f32::MAX
+        }
+    }
+}
+
+/// Key of no triangle.
+const NO_TRIANGLE: u32 = u32::MAX;
+/// Bits per vertex index in a [`triangle_key`]; detail vertex indices stay below
+/// [`MAX_VERTS`].
+const KEY_BITS: u32 = 7;
+const _: () = assert!(MAX_VERTS <= 1 << KEY_BITS);
+
+/// Packs a triangle's vertex indices, in order, into one number. The order matters: the
+/// height test's rounding depends on which corner comes first.
+#[inline]
+fn triangle_key(t: &[usize; 4]) -> u32 {
+    (t[0] | t[1] << KEY_BITS | t[2] << (2 * KEY_BITS)) as u32
+}
+
+/// A set of [`triangle_key`]s: a bitmap over all keys, emptied by clearing only the bits that
+/// were set.
+#[derive(Default)]
+struct TriangleKeySet {
+    bits: Vec<u64>,
+    keys: Vec<u32>,
+}
+
+impl TriangleKeySet {
+    fn contains(&self, key: u32) -> bool {
+        self.bits
+            .get(key as usize / 64)
+            .is_some_and(|word| word & (1 << (key % 64)) != 0)
+    }
+
+    fn insert(&mut self, key: u32) {
+        if self.bits.is_empty() {
+            self.bits = vec![0; 1 << (3 * KEY_BITS - 6)];
+        }
+        if let Some(word) = self.bits.get_mut(key as usize / 64) {
+            *word |= 1 << (key % 64);
+            self.keys.push(key);
+        }
+    }
+
+    fn clear(&mut self) {
+        for &key in &self.keys {
+            self.bits[key as usize / 64] = 0;
+        }
+        self.keys.clear();
     }
 }
 
@@ -182,19 +260,6 @@ fn dist_sq_pt_seg_2d(pt: &Vec3, p: &Vec3, q: &Vec3) -> f32 {
     let dx = p[0] + t * pqx - pt[0];
     let dz = p[2] + t * pqz - pt[2];
     dx * dx + dz * dz
-}
-
-/// Smallest vertical distance from `p` to the triangles it lies over, or -1 when it lies over
-/// none of them.
-fn dist_to_tri_mesh(p: &Vec3, verts: &[Vec3], tris: &[[usize; 4]]) -> f32 {
-    let mut dmin = f32::MAX;
-    for t in tris {
-        let d = dist_pt_tri(p, &verts[t[0]], &verts[t[1]], &verts[t[2]]);
-        if d < dmin {
-            dmin = d;
-        }
-    }
-    if dmin == f32::MAX { -1.0 } else { dmin }
 }
 
 /// Squared xz distance from `p` to the outline of `poly`, negative when `p` is inside.
@@ -875,13 +940,16 @@ fn set_tri_flags(tris: &mut [[usize; 4]], hull: &[usize]) {
     }
 }
 
-/// A candidate interior sample: grid position, height and whether it has been added.
+/// A candidate interior sample: its (jittered) position, whether it has been added, and its
+/// distance to the current triangulation.
 #[derive(Clone, Copy)]
 struct Sample {
-    x: i32,
-    y: u16,
-    z: i32,
+    pos: Vec3,
     added: bool,
+    /// Smallest vertical distance to the triangles the sample lies over, `f32::MAX` if none.
+    dist: f32,
+    /// Key of a triangle at that distance, [`NO_TRIANGLE`] if none.
+    nearest: u32,
 }
 
 /// Buffers reused from polygon to polygon.
@@ -896,6 +964,12 @@ struct DetailScratch {
     tris: Vec<[usize; 4]>,
     edges: Vec<DelaunayEdge>,
     samples: Vec<Sample>,
+    /// The current triangulation prepared for sample height tests.
+    probes: Vec<TriProbe>,
+    /// Indices into `probes` of the triangles that the last re-triangulation created.
+    fresh_probes: Vec<usize>,
+    /// Keys of the triangles the sample distances were last measured against.
+    measured: TriangleKeySet,
     /// Vertex indices of the outline, in order.
     hull: Vec<usize>,
     /// Indices of the kept points along one edge.
@@ -1036,39 +1110,34 @@ fn refine_interior(ctx: &mut BuildContext, s: &mut DetailScratch, sampling: &Sam
             if signed_dist_sq_to_poly(&s.poly, &pt) > -sample_dist / 2.0 {
                 continue;
             }
+            let i = s.samples.len();
+            let y = sampling.height_at(&s.patch, &pt);
+            // Jitter breaks up bad triangulations caused by the grid's symmetry.
             s.samples.push(Sample {
-                x,
-                y: sampling.height_at(&s.patch, &pt),
-                z,
+                pos: [
+                    x as f32 * sample_dist + jitter_x(i) * sampling.cs * 0.1,
+                    f32::from(y) * sampling.ch,
+                    z as f32 * sample_dist + jitter_z(i) * sampling.cs * 0.1,
+                ],
                 added: false,
+                dist: f32::MAX,
+                nearest: NO_TRIANGLE,
             });
         }
     }
 
+    s.measured.clear();
     for _ in 0..s.samples.len() {
-        if s.verts.len() >= MAX_VERTS {
+        if s.verts.len() >= MAX_VERTS || s.tris.is_empty() {
             break;
         }
-        let mut best_pt = [0.0f32; 3];
+        measure_samples(s);
         let mut best_d = 0.0f32;
         let mut best = None;
-        if !s.tris.is_empty() {
-            for (i, sample) in s.samples.iter().enumerate() {
-                if sample.added {
-                    continue;
-                }
-                // Jitter breaks up bad triangulations caused by the grid's symmetry.
-                let pt = [
-                    sample.x as f32 * sample_dist + jitter_x(i) * sampling.cs * 0.1,
-                    f32::from(sample.y) * sampling.ch,
-                    sample.z as f32 * sample_dist + jitter_z(i) * sampling.cs * 0.1,
-                ];
-                let d = dist_to_tri_mesh(&pt, &s.verts, &s.tris);
-                if d > best_d {
-                    best_d = d;
-                    best = Some(i);
-                    best_pt = pt;
-                }
+        for (i, sample) in s.samples.iter().enumerate() {
+            if !sample.added && sample.dist != f32::MAX && sample.dist > best_d {
+                best_d = sample.dist;
+                best = Some(i);
             }
         }
         let Some(best) = best else {
@@ -1078,8 +1147,48 @@ fn refine_interior(ctx: &mut BuildContext, s: &mut DetailScratch, sampling: &Sam
             break;
         }
         s.samples[best].added = true;
-        s.verts.push(best_pt);
+        s.verts.push(s.samples[best].pos);
         delaunay_hull(ctx, &s.verts, &s.hull, &mut s.tris, &mut s.edges);
+    }
+}
+
+/// Brings each pending sample's distance to the triangulation up to date. A triangle that
+/// survived re-triangulation (same corners in the same order) gives the same distance as
+/// before, so a sample whose nearest triangle survived only needs the new triangles; the
+/// others are measured against all of them.
+fn measure_samples(s: &mut DetailScratch) {
+    s.probes.clear();
+    s.fresh_probes.clear();
+    for t in &s.tris {
+        let probe = TriProbe::new(&s.verts, t);
+        if !s.measured.contains(probe.key) {
+            s.fresh_probes.push(s.probes.len());
+        }
+        s.probes.push(probe);
+    }
+    s.measured.clear();
+    for probe in &s.probes {
+        s.measured.insert(probe.key);
+    }
+
+    for sample in s.samples.iter_mut().filter(|sample| !sample.added) {
+        let nearest_survived = sample.nearest == NO_TRIANGLE || s.measured.contains(sample.nearest);
+        if !nearest_survived {
+            sample.dist = f32::MAX;
+            sample.nearest = NO_TRIANGLE;
+        }
+        let mut measure = |probe: &TriProbe| {
+            let d = probe.vertical_distance(&sample.pos);
+            if d < sample.dist {
+                sample.dist = d;
+                sample.nearest = probe.key;
+            }
+        };
+        if nearest_survived {
+            s.fresh_probes.iter().for_each(|&i| measure(&s.probes[i]));
+        } else {
+            s.probes.iter().for_each(measure);
+        }
     }
 }
 
