@@ -342,6 +342,7 @@ impl EarClipper {
         true
     }
 
+    /// Clips the loaded outline as [`Triangulator::triangulate`] describes.
     fn clip(&mut self, indices: &[u32], tris: &mut Vec<u32>) -> bool {
         tris.clear();
         for tip in 0..self.remaining as u32 {
