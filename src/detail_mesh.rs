@@ -654,31 +654,72 @@ struct DelaunayEdge {
     right: i32,
 }
 
-fn find_edge(edges: &[DelaunayEdge], s: usize, t: usize) -> Option<usize> {
-    edges
-        .iter()
-        .position(|e| (e.s == s && e.t == t) || (e.s == t && e.t == s))
+/// Slot of an unused vertex pair in [`DelaunayEdges::lookup`].
+const NO_EDGE: u32 = u32::MAX;
+
+/// The edges of a Delaunay triangulation in creation order, with a table from vertex pair to
+/// edge, so that finding an edge does not scan the list. A vertex pair has at most one edge,
+/// so the table finds the same edge a scan in creation order would.
+#[derive(Default)]
+struct DelaunayEdges {
+    list: Vec<DelaunayEdge>,
+    /// Edge index per unordered vertex pair (lower × `stride` + higher), [`NO_EDGE`] if none.
+    lookup: Vec<u32>,
+    stride: usize,
+    /// Recast's edge budget for the current point count.
+    max_edges: usize,
 }
 
-/// Adds edge `s`–`t` unless it exists or the edge budget is spent.
-fn add_edge(
-    ctx: &mut BuildContext,
-    edges: &mut Vec<DelaunayEdge>,
-    max_edges: usize,
-    s: usize,
-    t: usize,
-    left: i32,
-    right: i32,
-) {
-    if edges.len() >= max_edges {
-        ctx.error(format!(
-            "addEdge: Too many edges ({}/{max_edges}).",
-            edges.len()
-        ));
-        return;
+impl DelaunayEdges {
+    /// Empties the set for a triangulation of `npts` points.
+    fn reset(&mut self, npts: usize) {
+        if npts > self.stride {
+            // Sized for the largest detail mesh so that growing meshes do not resize it.
+            self.stride = npts.max(MAX_VERTS);
+            self.lookup.clear();
+            self.lookup.resize(self.stride * self.stride, NO_EDGE);
+        } else {
+            for e in &self.list {
+                let slot = Self::slot(self.stride, e.s, e.t);
+                self.lookup[slot] = NO_EDGE;
+            }
+        }
+        self.list.clear();
+        self.max_edges = npts * 10;
     }
-    if find_edge(edges, s, t).is_none() {
-        edges.push(DelaunayEdge { s, t, left, right });
+
+    #[inline]
+    fn slot(stride: usize, s: usize, t: usize) -> usize {
+        if s < t {
+            s * stride + t
+        } else {
+            t * stride + s
+        }
+    }
+
+    /// The edge between `s` and `t`, in either direction.
+    #[inline]
+    fn find(&self, s: usize, t: usize) -> Option<usize> {
+        let e = self.lookup[Self::slot(self.stride, s, t)];
+        (e != NO_EDGE).then_some(e as usize)
+    }
+
+    /// Adds edge `s`–`t` unless it exists or the edge budget is spent.
+    fn add(&mut self, ctx: &mut BuildContext, s: usize, t: usize, left: i32, right: i32) {
+        if self.list.len() >= self.max_edges {
+            ctx.error(format!(
+                "addEdge: Too many edges ({}/{}).",
+                self.list.len(),
+                self.max_edges
+            ));
+            return;
+        }
+        let slot = Self::slot(self.stride, s, t);
+        if self.lookup[slot] == NO_EDGE {
+            // The budget (10 per point, at most MAX_VERTS points) keeps indices small.
+            self.lookup[slot] = self.list.len() as u32;
+            self.list.push(DelaunayEdge { s, t, left, right });
+        }
     }
 }
 
@@ -719,15 +760,14 @@ fn crosses_edges(pts: &[Vec3], edges: &[DelaunayEdge], s1: usize, t1: usize) -> 
 fn complete_facet(
     ctx: &mut BuildContext,
     pts: &[Vec3],
-    edges: &mut Vec<DelaunayEdge>,
-    max_edges: usize,
+    edges: &mut DelaunayEdges,
     nfaces: &mut i32,
     e: usize,
 ) {
     const EPS: f32 = 1e-5;
     const TOL: f32 = 0.001;
 
-    let edge = edges[e];
+    let edge = edges.list[e];
     let (s, t) = if edge.left == FACE_UNDEF {
         (edge.s, edge.t)
     } else if edge.right == FACE_UNDEF {
@@ -756,7 +796,7 @@ fn complete_facet(
             // On the circle within tolerance: accept only if the new edges cross nothing.
             let safely_inside = d < radius * (1.0 - TOL);
             if !safely_inside
-                && (crosses_edges(pts, edges, s, u) || crosses_edges(pts, edges, t, u))
+                && (crosses_edges(pts, &edges.list, s, u) || crosses_edges(pts, &edges.list, t, u))
             {
                 continue;
             }
@@ -766,18 +806,18 @@ fn complete_facet(
     }
 
     if pt < npts {
-        update_left_face(&mut edges[e], s, t, *nfaces);
-        match find_edge(edges, pt, s) {
-            Some(i) => update_left_face(&mut edges[i], pt, s, *nfaces),
-            None => add_edge(ctx, edges, max_edges, pt, s, *nfaces, FACE_UNDEF),
+        update_left_face(&mut edges.list[e], s, t, *nfaces);
+        match edges.find(pt, s) {
+            Some(i) => update_left_face(&mut edges.list[i], pt, s, *nfaces),
+            None => edges.add(ctx, pt, s, *nfaces, FACE_UNDEF),
         }
-        match find_edge(edges, t, pt) {
-            Some(i) => update_left_face(&mut edges[i], t, pt, *nfaces),
-            None => add_edge(ctx, edges, max_edges, t, pt, *nfaces, FACE_UNDEF),
+        match edges.find(t, pt) {
+            Some(i) => update_left_face(&mut edges.list[i], t, pt, *nfaces),
+            None => edges.add(ctx, t, pt, *nfaces, FACE_UNDEF),
         }
         *nfaces += 1;
     } else {
-        update_left_face(&mut edges[e], s, t, FACE_HULL);
+        update_left_face(&mut edges.list[e], s, t, FACE_HULL);
     }
 }
 
@@ -793,31 +833,30 @@ fn delaunay_hull(
     pts: &[Vec3],
     hull: &[usize],
     tris: &mut Vec<[usize; 4]>,
-    edges: &mut Vec<DelaunayEdge>,
+    edges: &mut DelaunayEdges,
 ) {
-    let max_edges = pts.len() * 10;
     let mut nfaces = 0i32;
-    edges.clear();
+    edges.reset(pts.len());
     let mut j = hull.len().wrapping_sub(1);
     for (i, &hi) in hull.iter().enumerate() {
-        add_edge(ctx, edges, max_edges, hull[j], hi, FACE_HULL, FACE_UNDEF);
+        edges.add(ctx, hull[j], hi, FACE_HULL, FACE_UNDEF);
         j = i;
     }
 
     let mut current = 0;
-    while current < edges.len() {
-        if edges[current].left == FACE_UNDEF {
-            complete_facet(ctx, pts, edges, max_edges, &mut nfaces, current);
+    while current < edges.list.len() {
+        if edges.list[current].left == FACE_UNDEF {
+            complete_facet(ctx, pts, edges, &mut nfaces, current);
         }
-        if edges[current].right == FACE_UNDEF {
-            complete_facet(ctx, pts, edges, max_edges, &mut nfaces, current);
+        if edges.list[current].right == FACE_UNDEF {
+            complete_facet(ctx, pts, edges, &mut nfaces, current);
         }
         current += 1;
     }
 
     tris.clear();
     tris.resize(nfaces as usize, [NO_VERTEX; 4]);
-    for e in edges.iter() {
+    for e in &edges.list {
         if e.right >= 0 {
             let t = &mut tris[e.right as usize];
             if t[0] == NO_VERTEX {
@@ -962,7 +1001,7 @@ struct DetailScratch {
     verts: Vec<Vec3>,
     /// Detail triangles: three vertex indices and the edge flags.
     tris: Vec<[usize; 4]>,
-    edges: Vec<DelaunayEdge>,
+    edges: DelaunayEdges,
     samples: Vec<Sample>,
     /// The current triangulation prepared for sample height tests.
     probes: Vec<TriProbe>,
@@ -1199,7 +1238,6 @@ fn build_poly_detail(ctx: &mut BuildContext, s: &mut DetailScratch, sampling: &S
     s.verts.clear();
     s.verts.extend_from_slice(&s.poly);
     s.tris.clear();
-    s.edges.clear();
     s.hull.clear();
 
     let min_extent = poly_min_extent(&s.verts);
