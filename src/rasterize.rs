@@ -5,6 +5,7 @@
 //! triangle's height range there. Triangles are clipped row by row and cell by cell with Recast's
 //! own f32 arithmetic, so the spans equal C++'s exactly.
 
+use std::cmp::Ordering;
 use std::fmt::Display;
 use std::ops::Range;
 
@@ -444,11 +445,28 @@ impl Rasterizer {
             let x1 = clamp_i32(x1, 0, w - 1);
 
             let mut row_count = row_count;
+            let mut shape = None;
             for x in x0..=x1 {
                 let cell_x = bmin[0] + x as f32 * cs;
-                let cell = split_cell(row, row_count, cell_x + cs, row_rest);
-                std::mem::swap(&mut row, &mut row_rest);
-                row_count = cell.rest_count;
+                let offset = cell_x + cs;
+                let cell = match shape
+                    .as_mut()
+                    .and_then(|s: &mut RowShape| s.cut(row, offset))
+                {
+                    Some(cell) => cell,
+                    None => {
+                        // The shape only pays off with at least two more cuts to come.
+                        let (cell, rest_shape) = if x + 2 <= x1 {
+                            split_cell::<true>(row, row_count, offset, row_rest)
+                        } else {
+                            split_cell::<false>(row, row_count, offset, row_rest)
+                        };
+                        std::mem::swap(&mut row, &mut row_rest);
+                        row_count = cell.rest_count;
+                        shape = rest_shape;
+                        cell
+                    }
+                };
                 if cell.count < 3 || x < 0 {
                     continue;
                 }
@@ -580,10 +598,84 @@ struct CellPart {
     rest_count: usize,
 }
 
+impl CellPart {
+    /// A cell polygon of the vertex heights `ys`, in vertex order.
+    fn of<const N: usize>(ys: [f32; N], rest_count: usize) -> Self {
+        // Folding from ±infinity gives exactly Recast's fold from the first vertex.
+        let (mut min_y, mut max_y) = (f32::INFINITY, f32::NEG_INFINITY);
+        for y in ys {
+            min_y = fmin(min_y, y);
+            max_y = fmax(max_y, y);
+        }
+        Self {
+            count: N,
+            min_y,
+            max_y,
+            rest_count,
+        }
+    }
+}
+
+/// The common shape of what is left of a row after a cut: the two points where the cut
+/// crossed the row polygon's edges and, between them, a run of the polygon's vertices that lie
+/// beyond the cut (Recast's `dividePoly` leaves it so for a convex row whenever no vertex lies
+/// on the cut).
+///
+/// While the next cut stays short of every vertex of the run, its result is known without
+/// walking the polygon: the two crossings move along their edges and become the new cell's
+/// corners, in place. The values and their order are exactly those of the full split.
+struct RowShape {
+    /// Vertex count of the row polygon.
+    count: usize,
+    /// Index of the crossing the run starts after; the run starts at `entry + 1`.
+    entry: usize,
+    /// Index of the crossing the run ends before.
+    exit: usize,
+    /// Index of the run's last vertex, just before `exit` (cyclically).
+    last: usize,
+    /// Lowest x of the run (NaN when any is NaN, which keeps cuts on the full path).
+    run_min_x: f32,
+}
+
+impl RowShape {
+    /// Cuts the row polygon `row` at `x == offset` when the cut stays short of the run, leaving
+    /// the rest in `row` and returning the cell; `None` (with `row` untouched) otherwise.
+    #[inline]
+    fn cut(&mut self, row: &mut Poly2, offset: f32) -> Option<CellPart> {
+        if offset.partial_cmp(&self.run_min_x) != Some(Ordering::Less) {
+            return None;
+        }
+        let (entry, exit) = (row[self.entry & CLIP_MASK], row[self.exit & CLIP_MASK]);
+        let (entry_delta, exit_delta) = (offset - entry[0], offset - exit[0]);
+        if !(entry_delta > 0.0 && exit_delta > 0.0) {
+            return None;
+        }
+        let first = row[(self.entry + 1) & CLIP_MASK];
+        let last = row[self.last & CLIP_MASK];
+        let new_entry = crossing(&entry, &first, entry_delta, offset - first[0]);
+        let new_exit = crossing(&last, &exit, offset - last[0], exit_delta);
+        row[self.entry & CLIP_MASK] = new_entry;
+        row[self.exit & CLIP_MASK] = new_exit;
+        // The cell is the quad between the old and new crossings, in the row's vertex order.
+        let ys = if self.exit < self.entry {
+            [new_exit[1], exit[1], entry[1], new_entry[1]]
+        } else {
+            [entry[1], new_entry[1], new_exit[1], exit[1]]
+        };
+        Some(CellPart::of(ys, self.count))
+    }
+}
+
 /// Splits row polygon `input[..count]` at `x == offset` (Recast's `dividePoly` on the x axis):
 /// the part with x at most `offset` is the cell, of which only the vertex count and height range
-/// are kept; the other part goes to `rest`.
-fn split_cell(input: &Poly2, count: usize, offset: f32, rest: &mut Poly2) -> CellPart {
+/// are kept; the other part goes to `rest`, with its [`RowShape`] when it has that shape and
+/// `FIND_SHAPE` asks for it.
+fn split_cell<const FIND_SHAPE: bool>(
+    input: &Poly2,
+    count: usize,
+    offset: f32,
+    rest: &mut Poly2,
+) -> (CellPart, Option<RowShape>) {
     let n = count.min(MAX_CLIP_INPUT);
     // Folding from ±infinity gives exactly Recast's fold from the first vertex.
     let (mut cell_count, mut min_y, mut max_y) = (0, f32::INFINITY, f32::NEG_INFINITY);
@@ -593,6 +685,15 @@ fn split_cell(input: &Poly2, count: usize, offset: f32, rest: &mut Poly2) -> Cel
         cell_count += 1;
     };
     let mut rest_count = 0;
+    // What is needed to recognise a `RowShape` in the rest.
+    let (mut entry, mut exit, mut crossings) = (0, 0, 0);
+    let mut only_run_and_crossings = true;
+    let mut run_min_x = f32::INFINITY;
+    let mut add_to_run = |x: f32| {
+        if FIND_SHAPE && (x < run_min_x || x.is_nan()) {
+            run_min_x = x;
+        }
+    };
     // Walk the edges b → a, starting with the closing edge.
     if let Some(last) = input[..n].last() {
         let mut previous = last;
@@ -604,11 +705,20 @@ fn split_cell(input: &Poly2, count: usize, offset: f32, rest: &mut Poly2) -> Cel
             if (da >= 0.0) != (db >= 0.0) {
                 let point = crossing(vb, va, db, da);
                 add_to_cell(point[1]);
+                crossings += 1;
+                if da >= 0.0 {
+                    exit = rest_count;
+                } else {
+                    entry = rest_count;
+                    // The run must start right after the entry crossing.
+                    only_run_and_crossings &= da < 0.0;
+                }
                 rest[rest_count & CLIP_MASK] = point;
                 rest_count += 1;
                 if da > 0.0 {
                     add_to_cell(va[1]);
                 } else if da < 0.0 {
+                    add_to_run(va[0]);
                     rest[rest_count & CLIP_MASK] = *va;
                     rest_count += 1;
                 }
@@ -618,16 +728,101 @@ fn split_cell(input: &Poly2, count: usize, offset: f32, rest: &mut Poly2) -> Cel
                     if da != 0.0 {
                         continue;
                     }
+                    // A vertex on the cut goes to both sides.
+                    only_run_and_crossings = false;
                 }
+                add_to_run(va[0]);
                 rest[rest_count & CLIP_MASK] = *va;
                 rest_count += 1;
             }
         }
     }
-    CellPart {
+    let shape =
+        (FIND_SHAPE && crossings == 2 && only_run_and_crossings && rest_count <= MAX_CLIP_INPUT)
+            .then(|| RowShape {
+                count: rest_count,
+                entry,
+                exit,
+                last: (exit + rest_count - 1) % rest_count,
+                run_min_x,
+            });
+    let cell = CellPart {
         count: cell_count,
         min_y,
         max_y,
         rest_count,
+    };
+    (cell, shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift64*) for the differential test.
+    struct Numbers(u64);
+
+    impl Numbers {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        /// A coordinate in 0..8: often on a quarter-cell grid so that vertices land on cuts,
+        /// rarely NaN.
+        fn coordinate(&mut self) -> f32 {
+            let r = self.next();
+            match r % 64 {
+                0 => f32::NAN,
+                1..=31 => ((r >> 8) % 32) as f32 * 0.25,
+                _ => ((r >> 8) % 8_000_000) as f32 / 1_000_000.0,
+            }
+        }
+    }
+
+    /// The shortcut through [`RowShape`] must give the very cells and rests of full splits.
+    #[test]
+    fn row_shape_cuts_equal_full_splits() {
+        let mut numbers = Numbers(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..50_000 {
+            let mut triangle: Poly3 = [[0.0; 3]; CLIP_BUFFER];
+            for v in &mut triangle[..3] {
+                *v = [0.0; 3].map(|_| numbers.coordinate());
+            }
+            let mut row: Poly2 = [[0.0; 2]; CLIP_BUFFER];
+            let mut rest: Poly3 = [[0.0; 3]; CLIP_BUFFER];
+            let z_cut = numbers.coordinate();
+            let (count, _) = split_row(&triangle, 3, z_cut, &mut row, &mut rest);
+
+            let (mut plain, mut plain_count) = (row, count);
+            let (mut shaped, mut shaped_count, mut shape) = (row, count, None::<RowShape>);
+            for x in 1..9 {
+                let offset = x as f32;
+                let mut next = [[0.0; 2]; CLIP_BUFFER];
+                let (expected, _) = split_cell::<false>(&plain, plain_count, offset, &mut next);
+                (plain, plain_count) = (next, expected.rest_count);
+
+                let cell = match shape.as_mut().and_then(|s| s.cut(&mut shaped, offset)) {
+                    Some(cell) => cell,
+                    None => {
+                        let mut next = [[0.0; 2]; CLIP_BUFFER];
+                        let (cell, next_shape) =
+                            split_cell::<true>(&shaped, shaped_count, offset, &mut next);
+                        (shaped, shaped_count, shape) = (next, cell.rest_count, next_shape);
+                        cell
+                    }
+                };
+                let bits = |c: &CellPart| (c.count, c.min_y.to_bits(), c.max_y.to_bits());
+                assert_eq!(bits(&cell), bits(&expected));
+                assert_eq!(shaped_count, plain_count);
+                let n = plain_count.min(CLIP_BUFFER);
+                let rest_bits = |p: &Poly2| -> Vec<[u32; 2]> {
+                    p[..n].iter().map(|v| v.map(f32::to_bits)).collect()
+                };
+                assert_eq!(rest_bits(&shaped), rest_bits(&plain));
+            }
+        }
     }
 }
