@@ -66,14 +66,15 @@ impl<'a> Links<'a> {
     }
 }
 
-/// Marks a missing neighbour in a neighbour table.
-const NO_NEIGHBOUR: u32 = u32::MAX;
-
 /// Removes walkability from every span closer than `radius` cells to the edge of the walkable
 /// area, so that agents of that radius keep clear of walls and ledges (Recast's
 /// `rcErodeWalkableArea`).
 ///
 /// Distances are chamfer distances (2 per straight step, 3 per diagonal) from a two-pass sweep.
+/// Only whether a distance is below the threshold matters, and a span can only get below it
+/// within a few cells of the boundary, so the sweeps visit only the columns near it; elsewhere
+/// the distance stays at its start value, which is past the threshold like the distance the
+/// full sweep would find there.
 pub fn erode_walkable_area(
     ctx: &mut BuildContext,
     radius: i32,
@@ -81,66 +82,67 @@ pub fn erode_walkable_area(
 ) -> Result<()> {
     check_areas(ctx, "rcErodeWalkableArea", chf)?;
     ctx.start_timer(TimerLabel::ErodeArea);
+    // Recast keeps the threshold in a byte.
+    let min_boundary_distance = radius.wrapping_mul(2) as u8;
     let links = Links::new(chf);
     let areas = &chf.areas;
-    let columns = chf.cells.len();
+    let (width, height) = (chf.width.max(0) as usize, chf.height.max(0) as usize);
     let mut dist = vec![u8::MAX; chf.spans.len()];
 
-    // Every span's four neighbours, looked up once for the three passes below.
-    let mut neighbours = vec![[NO_NEIGHBOUR; 4]; chf.spans.len()];
     // Spans that are not walkable, or miss a walkable neighbour on any side, are the boundary.
-    for column in 0..columns {
-        for i in links.column_spans(column) {
-            let mut interior = areas[i] != NULL_AREA;
-            for (dir, neighbour) in neighbours[i].iter_mut().enumerate() {
-                match links.neighbour(column, i, dir) {
-                    Some((_, n)) => {
-                        *neighbour = n as u32;
-                        interior &= areas[n] != NULL_AREA;
-                    }
-                    None => interior = false,
+    let mut near_boundary = ColumnSet::new(width, height);
+    for z in 0..height {
+        for x in 0..width {
+            let column = x + z * width;
+            for i in links.column_spans(column) {
+                let interior = areas[i] != NULL_AREA
+                    && (0..4).all(|dir| {
+                        links
+                            .neighbour(column, i, dir)
+                            .is_some_and(|(_, n)| areas[n] != NULL_AREA)
+                    });
+                if !interior {
+                    dist[i] = 0;
+                    near_boundary.insert(x, z);
                 }
-            }
-            if !interior {
-                dist[i] = 0;
             }
         }
     }
+    // Each step costs at least 2 and moves at most one cell (diagonals too), so a distance
+    // below the threshold is at most this many cells from a boundary span.
+    let reach = usize::from(min_boundary_distance.saturating_sub(1) / 2);
+    let near_boundary = near_boundary.grown(reach);
 
     // Each straight step (cost 2) also looks one turn further for the diagonal (cost 3). The
     // forward pass comes from -x and -z, the backward pass from +x and +z.
-    let relax = |dist: &[u8], i: usize, straight: usize, diagonal: usize, d: u8| {
-        let a = neighbours[i][straight];
-        if a == NO_NEIGHBOUR {
+    let relax = |dist: &[u8], column: usize, i: usize, straight: usize, diagonal: usize, d: u8| {
+        let Some((a_column, a)) = links.neighbour(column, i, straight) else {
             return d;
+        };
+        let d = d.min(dist[a].saturating_add(2));
+        match links.neighbour(a_column, a, diagonal) {
+            Some((_, b)) => d.min(dist[b].saturating_add(3)),
+            None => d,
         }
-        let d = d.min(dist[a as usize].saturating_add(2));
-        let b = neighbours[a as usize][diagonal];
-        if b == NO_NEIGHBOUR {
-            return d;
-        }
-        d.min(dist[b as usize].saturating_add(3))
     };
     // Boundary spans stay at zero, so they are skipped.
-    for column in 0..columns {
+    for column in near_boundary.columns() {
         for i in links.column_spans(column) {
             if dist[i] != 0 {
-                let d = relax(&dist, i, 0, 3, dist[i]);
-                dist[i] = relax(&dist, i, 3, 2, d);
+                let d = relax(&dist, column, i, 0, 3, dist[i]);
+                dist[i] = relax(&dist, column, i, 3, 2, d);
             }
         }
     }
-    for column in (0..columns).rev() {
+    for column in near_boundary.columns().rev() {
         for i in links.column_spans(column) {
             if dist[i] != 0 {
-                let d = relax(&dist, i, 2, 1, dist[i]);
-                dist[i] = relax(&dist, i, 1, 0, d);
+                let d = relax(&dist, column, i, 2, 1, dist[i]);
+                dist[i] = relax(&dist, column, i, 1, 0, d);
             }
         }
     }
 
-    // Recast keeps the threshold in a byte.
-    let min_boundary_distance = radius.wrapping_mul(2) as u8;
     for (area, &d) in chf.areas.iter_mut().zip(&dist) {
         if d < min_boundary_distance {
             *area = NULL_AREA;
@@ -148,6 +150,106 @@ pub fn erode_walkable_area(
     }
     ctx.stop_timer(TimerLabel::ErodeArea);
     Ok(())
+}
+
+/// A set of grid columns, one bit per column, row by row.
+struct ColumnSet {
+    width: usize,
+    words_per_row: usize,
+    words: Vec<u64>,
+}
+
+impl ColumnSet {
+    fn new(width: usize, height: usize) -> Self {
+        let words_per_row = width.div_ceil(64);
+        Self {
+            width,
+            words_per_row,
+            words: vec![0; words_per_row * height],
+        }
+    }
+
+    fn insert(&mut self, x: usize, z: usize) {
+        self.words[z * self.words_per_row + x / 64] |= 1 << (x % 64);
+    }
+
+    /// The set grown by `reach` cells in x and z (a square around every column).
+    fn grown(mut self, reach: usize) -> Self {
+        // Bits past the row end must stay clear.
+        let last_word_mask = match self.width % 64 {
+            0 => u64::MAX,
+            bits => (1 << bits) - 1,
+        };
+        let per_row = self.words_per_row;
+        for _ in 0..reach {
+            let mut changed = false;
+            // One cell along x, word by word with the bits carried across words.
+            for row in self.words.chunks_exact_mut(per_row.max(1)) {
+                let mut carry_in = 0;
+                for j in 0..row.len() {
+                    let word = row[j];
+                    let next = row.get(j + 1).copied().unwrap_or(0);
+                    let mut grown = word | word << 1 | word >> 1 | carry_in | next << 63;
+                    if j + 1 == row.len() {
+                        grown &= last_word_mask;
+                    }
+                    carry_in = word >> 63;
+                    changed |= grown != word;
+                    row[j] = grown;
+                }
+            }
+            // One cell along z.
+            let before = self.words.clone();
+            for (k, word) in self.words.iter_mut().enumerate() {
+                let above = before.get(k + per_row).copied().unwrap_or(0);
+                let below = k.checked_sub(per_row).map_or(0, |k| before[k]);
+                let grown = *word | above | below;
+                changed |= grown != *word;
+                *word = grown;
+            }
+            if !changed {
+                break;
+            }
+        }
+        self
+    }
+
+    /// The column indices (`x + z * width`) in the set, in increasing order.
+    fn columns(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        let per_row = self.words_per_row.max(1);
+        self.words.iter().enumerate().flat_map(move |(k, &word)| {
+            let (z, j) = (k / per_row, k % per_row);
+            let base = z * self.width + j * 64;
+            SetBits(word).map(move |bit| base + bit)
+        })
+    }
+}
+
+/// The set bits of a word, lowest first (or highest first from the back).
+struct SetBits(u64);
+
+impl Iterator for SetBits {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(bit)
+    }
+}
+
+impl DoubleEndedIterator for SetBits {
+    fn next_back(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = 63 - self.0.leading_zeros() as usize;
+        self.0 &= !(1 << bit);
+        Some(bit)
+    }
 }
 
 /// Replaces each walkable span's area id by the median of its 3×3 neighbourhood, ignoring

@@ -3,7 +3,7 @@
 
 use crate::context::{BuildContext, TimerLabel};
 use crate::heightfield::{Heightfield, NO_SPAN};
-use crate::{NULL_AREA, NavlabError, Result, dir_offset_x, dir_offset_z};
+use crate::{NULL_AREA, NavlabError, Result};
 
 /// Connection value meaning "no neighbour in this direction" (Recast's `RC_NOT_CONNECTED`).
 pub const NOT_CONNECTED: u32 = 0x3f;
@@ -136,71 +136,80 @@ fn build(
     hf: &Heightfield,
 ) -> Result<CompactHeightfield> {
     let (width, height) = (hf.width, hf.height);
-    let span_count = hf.walkable_span_count();
-    if u32::try_from(span_count).is_err() {
-        let message = format!("Out of memory 'chf.spans' ({span_count})");
-        ctx.error(format!("rcBuildCompactHeightfield: {message}"));
-        return Err(NavlabError::Stage {
-            stage: "rcBuildCompactHeightfield",
-            message,
-        });
+    // Counting the walkable spans first would cost a pass: the pool bounds them, and the
+    // excess capacity is given back below.
+    if u32::try_from(hf.pool.len()).is_err() {
+        let span_count = hf.walkable_span_count();
+        if u32::try_from(span_count).is_err() {
+            let message = format!("Out of memory 'chf.spans' ({span_count})");
+            ctx.error(format!("rcBuildCompactHeightfield: {message}"));
+            return Err(NavlabError::Stage {
+                stage: "rcBuildCompactHeightfield",
+                message,
+            });
+        }
     }
     let mut bmax = hf.bmax;
     bmax[1] += walkable_height as f32 * hf.ch;
 
-    let mut cells = vec![CompactCell::default(); hf.columns.len()];
-    let mut spans = Vec::with_capacity(span_count);
-    let mut areas = Vec::with_capacity(span_count);
-    for (cell, &head) in cells.iter_mut().zip(&hf.columns) {
-        // Empty columns keep index 0; columns with only unwalkable spans get the running index.
-        if head == NO_SPAN {
-            continue;
-        }
-        cell.index = spans.len() as u32;
-        let mut index = head;
-        while index != NO_SPAN {
-            let span = hf.pool[index as usize];
-            index = span.next;
-            if span.area == NULL_AREA {
-                continue;
+    let mut spans = Vec::with_capacity(hf.pool.len());
+    let mut areas = Vec::with_capacity(hf.pool.len());
+    let cells: Vec<CompactCell> = hf
+        .columns
+        .iter()
+        .map(|&head| {
+            // Empty columns keep index 0; columns with only unwalkable spans get the running
+            // index.
+            if head == NO_SPAN {
+                return CompactCell::default();
             }
-            let bottom = i32::from(span.smax);
-            let top = if span.next == NO_SPAN {
-                OPEN_SKY
-            } else {
-                i32::from(hf.pool[span.next as usize].smin)
-            };
-            spans.push(CompactSpan {
-                y: bottom as u16,
-                reg: 0,
-                con: 0,
-                h: (top - bottom).clamp(0, 0xff) as u8,
-            });
-            areas.push(span.area);
-            cell.count += 1;
-        }
-    }
+            let index = spans.len() as u32;
+            let mut span = &hf.pool[head as usize];
+            loop {
+                let above = (span.next != NO_SPAN).then(|| &hf.pool[span.next as usize]);
+                if span.area != NULL_AREA {
+                    let bottom = i32::from(span.smax);
+                    let top = above.map_or(OPEN_SKY, |above| i32::from(above.smin));
+                    spans.push(CompactSpan {
+                        y: span.smax,
+                        reg: 0,
+                        con: UNLINKED,
+                        h: (top - bottom).clamp(0, 0xff) as u8,
+                    });
+                    areas.push(span.area);
+                }
+                match above {
+                    Some(above) => span = above,
+                    None => break,
+                }
+            }
+            CompactCell {
+                index,
+                count: spans.len() as u32 - index,
+            }
+        })
+        .collect();
 
+    // Every pair of neighbour columns is linked both ways at once, from the column with the
+    // lower x or z; links start out as "not connected".
     let linker = Linker {
-        cells: &cells,
-        width,
-        height,
         walkable_height,
         walkable_climb,
     };
+    let (w, h) = (width.max(0) as usize, height.max(0) as usize);
     let mut max_layer_index = 0;
-    for z in 0..height {
-        for x in 0..width {
-            let cell = cells[(x + z * width) as usize];
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
-                let span = spans[i];
-                let mut con = 0;
-                for dir in 0..4 {
-                    let layer =
-                        linker.layer_towards(&spans, x, z, dir, &span, &mut max_layer_index);
-                    con |= layer << (dir * 6);
-                }
-                spans[i].con = con;
+    for z in 0..h {
+        for x in 0..w {
+            let column = x + z * w;
+            let cell = cells[column];
+            if cell.count == 0 {
+                continue;
+            }
+            if x + 1 < w {
+                linker.link(&mut spans, cell, cells[column + 1], 2, &mut max_layer_index);
+            }
+            if z + 1 < h {
+                linker.link(&mut spans, cell, cells[column + w], 1, &mut max_layer_index);
             }
         }
     }
@@ -209,6 +218,8 @@ fn build(
             "rcBuildCompactHeightfield: Heightfield has too many layers {max_layer_index} (max: {MAX_LAYERS})"
         ));
     }
+    spans.shrink_to_fit();
+    areas.shrink_to_fit();
 
     Ok(CompactHeightfield {
         width,
@@ -229,53 +240,105 @@ fn build(
     })
 }
 
+/// A span's connections before any link is found: [`NOT_CONNECTED`] in every direction.
+const UNLINKED: u32 = 0xff_ffff;
+
 /// Finds the neighbour links of compact spans.
-struct Linker<'a> {
-    cells: &'a [CompactCell],
-    width: i32,
-    height: i32,
+struct Linker {
     walkable_height: i32,
     walkable_climb: i32,
 }
 
-impl Linker<'_> {
-    /// The layer of the first of `spans` in the neighbour column of (`x`, `z`) in direction `dir`
-    /// that `span` connects to, or [`NOT_CONNECTED`]. Layers too deep to encode raise
-    /// `max_layer_index` instead.
-    #[inline]
-    fn layer_towards(
+impl Linker {
+    /// Links the spans of column `a` to those of its neighbour `b` in direction `dir`, and
+    /// back. Layers too deep to encode raise `max_layer_index` instead.
+    #[inline(always)]
+    fn link(
         &self,
-        spans: &[CompactSpan],
-        x: i32,
-        z: i32,
+        spans: &mut [CompactSpan],
+        a: CompactCell,
+        b: CompactCell,
         dir: usize,
-        span: &CompactSpan,
         max_layer_index: &mut usize,
-    ) -> u32 {
-        let nx = x + dir_offset_x(dir);
-        let nz = z + dir_offset_z(dir);
-        if nx < 0 || nz < 0 || nx >= self.width || nz >= self.height {
-            return NOT_CONNECTED;
+    ) {
+        if b.count == 0 {
+            return;
         }
-        let y = i32::from(span.y);
-        let top = y + i32::from(span.h);
-        let cell = self.cells[(nx + nz * self.width) as usize];
-        let start = cell.index as usize;
-        let neighbours = &spans[start..start + cell.count as usize];
+        let back = (dir + 2) & 3;
+        let (a_first, b_first) = (a.index as usize, b.index as usize);
+        if a.count == 1 && b.count == 1 {
+            // The test is symmetric: one span each links both ways or not at all.
+            if self.connects(&spans[a_first], &spans[b_first]) {
+                set_layer(&mut spans[a_first], dir, 0);
+                set_layer(&mut spans[b_first], back, 0);
+            }
+            return;
+        }
+        self.link_layers(spans, a, b, dir, max_layer_index);
+    }
+
+    /// [`Self::link`] for columns with several spans.
+    fn link_layers(
+        &self,
+        spans: &mut [CompactSpan],
+        a: CompactCell,
+        b: CompactCell,
+        dir: usize,
+        max_layer_index: &mut usize,
+    ) {
+        let back = (dir + 2) & 3;
+        let (a_first, b_first) = (a.index as usize, b.index as usize);
+        let a_spans = a_first..a_first + a.count as usize;
+        let b_spans = b_first..b_first + b.count as usize;
+        for (from, to, dir) in [
+            (a_spans.clone(), b_spans.clone(), dir),
+            (b_spans, a_spans, back),
+        ] {
+            for i in from {
+                if let Some(layer) =
+                    self.first_layer(&spans[i], &spans[to.clone()], max_layer_index)
+                {
+                    set_layer(&mut spans[i], dir, layer);
+                }
+            }
+        }
+    }
+
+    /// Whether an agent can step between two spans of neighbour columns.
+    #[inline]
+    fn connects(&self, span: &CompactSpan, neighbour: &CompactSpan) -> bool {
+        let (y, ny) = (i32::from(span.y), i32::from(neighbour.y));
+        let bottom = y.max(ny);
+        let ceiling = (y + i32::from(span.h)).min(ny + i32::from(neighbour.h));
+        ceiling - bottom >= self.walkable_height && (ny - y).abs() <= self.walkable_climb
+    }
+
+    /// The layer of the first of `neighbours` (the spans of a neighbour column) that `span`
+    /// connects to. Layers too deep to encode raise `max_layer_index` instead.
+    #[inline]
+    fn first_layer(
+        &self,
+        span: &CompactSpan,
+        neighbours: &[CompactSpan],
+        max_layer_index: &mut usize,
+    ) -> Option<u32> {
         for (layer, neighbour) in neighbours.iter().enumerate() {
-            let ny = i32::from(neighbour.y);
-            let bottom = y.max(ny);
-            let ceiling = top.min(ny + i32::from(neighbour.h));
-            if ceiling - bottom >= self.walkable_height && (ny - y).abs() <= self.walkable_climb {
+            if self.connects(span, neighbour) {
                 if layer > MAX_LAYERS {
                     *max_layer_index = (*max_layer_index).max(layer);
                     continue;
                 }
-                return layer as u32;
+                return Some(layer as u32);
             }
         }
-        NOT_CONNECTED
+        None
     }
+}
+
+/// Sets the link of a still unlinked direction.
+#[inline]
+fn set_layer(span: &mut CompactSpan, dir: usize, layer: u32) {
+    span.con ^= (NOT_CONNECTED ^ layer) << (dir * 6);
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
-use crate::Result;
-use crate::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
+use crate::{NavlabError, Result};
 
 /// Distances at or below this value (in half-cells) are left unblurred, so thin corridors keep
 /// their exact border distance.
@@ -14,6 +14,14 @@ const BLUR_THRESHOLD: u16 = 2;
 /// Computes `chf.dist` (blurred border distance per span, in units of half a cell: 2 per straight
 /// step, 3 per diagonal step) and `chf.max_distance` (the largest distance before blurring).
 pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield) -> Result<()> {
+    if let Some(problem) = layout_problem(chf) {
+        let message = problem.to_string();
+        ctx.error(format!("rcBuildDistanceField: {message}"));
+        return Err(NavlabError::Stage {
+            stage: "rcBuildDistanceField",
+            message,
+        });
+    }
     ctx.start_timer(TimerLabel::BuildDistanceField);
 
     let span_count = chf.spans.len();
@@ -36,6 +44,24 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
 
     ctx.stop_timer(TimerLabel::BuildDistanceField);
     Ok(())
+}
+
+/// What makes `chf` unusable for the passes over it (array sizes that disagree, cells whose
+/// spans lie outside the span array), if anything.
+pub(crate) fn layout_problem(chf: &CompactHeightfield) -> Option<&'static str> {
+    let spans = chf.spans.len() as u64;
+    let cells = (chf.width.max(0) as u64) * (chf.height.max(0) as u64);
+    let span_end = chf
+        .cells
+        .iter()
+        .map(|c| c.index as u64 + c.count as u64)
+        .max();
+    let cells_fit = span_end.unwrap_or(0) <= spans;
+    if cells != chf.cells.len() as u64 || chf.areas.len() as u64 != spans || !cells_fit {
+        Some("inconsistent compact heightfield")
+    } else {
+        None
+    }
 }
 
 /// Index of the cell next to `cell` in direction `dir`, for a grid `width` cells wide.
@@ -88,21 +114,33 @@ impl SpanLinks {
                 continue;
             };
             for (span, out) in spans.iter().zip(out) {
-                for (dir, link) in out.iter_mut().enumerate() {
-                    let con = span.con(dir);
-                    if con == NOT_CONNECTED {
-                        continue;
-                    }
-                    if let Some(n) = chf.cells.get(step_cell(cell, width, dir)) {
-                        let target = n.index as usize + con as usize;
-                        if target < span_count {
-                            *link = target as u32;
-                        }
-                    }
-                }
+                *out = [
+                    Self::resolve::<0>(chf, span, cell, width),
+                    Self::resolve::<1>(chf, span, cell, width),
+                    Self::resolve::<2>(chf, span, cell, width),
+                    Self::resolve::<3>(chf, span, cell, width),
+                ];
             }
         }
         Self { links }
+    }
+
+    /// The link of `span` (in `cell`) in direction `DIR`, or [`Self::NONE`].
+    #[inline(always)]
+    fn resolve<const DIR: usize>(
+        chf: &CompactHeightfield,
+        span: &CompactSpan,
+        cell: usize,
+        width: usize,
+    ) -> u32 {
+        let con = span.con(DIR);
+        if con == NOT_CONNECTED {
+            return Self::NONE;
+        }
+        match chf.cells.get(step_cell(cell, width, DIR)) {
+            Some(n) if ((n.index + con) as usize) < chf.spans.len() => n.index + con,
+            _ => Self::NONE,
+        }
     }
 
     /// The neighbour of span `i` in direction `dir`.
@@ -112,7 +150,7 @@ impl SpanLinks {
         (n != Self::NONE).then_some(n as usize)
     }
 
-    /// All four links of span `i` ([`Self::NONE`]-free values are span indices).
+    /// The four links of every span ([`Self::NONE`] where missing).
     #[inline(always)]
     fn all(&self) -> &[[u32; 4]] {
         &self.links

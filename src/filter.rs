@@ -1,9 +1,9 @@
 //! Walkability filters on the solid heightfield (Recast's `RecastFilter.cpp`). Each one only
 //! clears or copies span area ids; the spans themselves stay.
 
+use crate::NULL_AREA;
 use crate::context::{BuildContext, TimerLabel};
 use crate::heightfield::{Heightfield, NO_SPAN};
-use crate::{NULL_AREA, dir_offset_x, dir_offset_z};
 
 /// The ceiling of a column's top span: open sky.
 const MAX_HEIGHTFIELD_HEIGHT: i32 = 0xffff;
@@ -44,6 +44,9 @@ pub fn filter_low_hanging_walkable_obstacles(
 /// Marks walkable spans next to a drop deeper than `walkable_climb`, or whose reachable
 /// neighbours differ in height by more than `walkable_climb`, as not walkable (Recast's
 /// `rcFilterLedgeSpans`). Spans on the grid border count as ledges.
+///
+/// Only span heights decide, never the areas the filter clears, so the neighbours are looked up
+/// in a summary of each column's open space instead of walking their span lists.
 pub fn filter_ledge_spans(
     ctx: &mut BuildContext,
     walkable_height: i32,
@@ -51,24 +54,32 @@ pub fn filter_ledge_spans(
     hf: &mut Heightfield,
 ) {
     ctx.start_timer(TimerLabel::FilterBorder);
-    let (width, height) = (hf.width, hf.height);
+    let (width, height) = (hf.width.max(0) as usize, hf.height.max(0) as usize);
+    let open = OpenSpace::of(hf, walkable_height);
+    let limits = LedgeLimits {
+        walkable_height,
+        walkable_climb,
+    };
     for z in 0..height {
-        for x in 0..width {
-            let mut index = hf.columns[(x + z * width) as usize];
+        let row = z * width;
+        if z == 0 || z + 1 == height || width < 3 {
+            // A border column has a neighbour outside the grid: a ledge for every span.
+            (row..row + width).for_each(|column| clear_walkable(hf, column));
+            continue;
+        }
+        clear_walkable(hf, row);
+        clear_walkable(hf, row + width - 1);
+        for column in row + 1..row + width - 1 {
+            let mut index = hf.columns[column];
             while index != NO_SPAN {
                 let span = hf.pool[index as usize];
-                if span.area != NULL_AREA
-                    && is_ledge(
-                        hf,
-                        x,
-                        z,
-                        span.smax,
-                        span.next,
-                        walkable_height,
-                        walkable_climb,
-                    )
-                {
-                    hf.pool[index as usize].area = NULL_AREA;
+                if span.area != NULL_AREA {
+                    let floor = i32::from(span.smax);
+                    let ceiling = span_floor_or_sky(hf, span.next);
+                    let neighbours = [column - 1, column + width, column + 1, column - width];
+                    if limits.is_ledge(floor, ceiling, &open, neighbours) {
+                        hf.pool[index as usize].area = NULL_AREA;
+                    }
                 }
                 index = span.next;
             }
@@ -77,55 +88,154 @@ pub fn filter_ledge_spans(
     ctx.stop_timer(TimerLabel::FilterBorder);
 }
 
-/// Whether the walkable span in column (`x`, `z`) with top `smax` (and next span `next`) is a
-/// ledge or on too steep a slope.
-fn is_ledge(
-    hf: &Heightfield,
-    x: i32,
-    z: i32,
-    smax: u16,
-    next: u32,
+/// Open space above a span: from its top to the bottom of the span above.
+#[derive(Clone, Copy)]
+struct Gap {
+    floor: u16,
+    ceiling: u16,
+}
+
+/// What the ledge test needs of a column: where its open space starts and the gaps above its
+/// spans that an agent fits in (the others never pass the test).
+#[derive(Clone, Copy)]
+struct ColumnSpace {
+    /// The bottom of the lowest span, or open sky.
+    bottom: u16,
+    /// The top of the highest span, when an agent fits under the open sky above it; else
+    /// [`SKY`], which no agent of a positive height can reach (and others always fit).
+    sky_floor: u16,
+    /// How many other gaps an agent fits in, starting at `first_lower_gap` of
+    /// [`OpenSpace::gaps`].
+    lower_gap_count: u32,
+    first_lower_gap: u32,
+}
+
+/// Every column's [`ColumnSpace`]. The sky above the highest span is kept apart: most columns
+/// have no other gap an agent fits in.
+struct OpenSpace {
+    columns: Vec<ColumnSpace>,
+    gaps: Vec<Gap>,
+}
+
+impl OpenSpace {
+    fn of(hf: &Heightfield, walkable_height: i32) -> Self {
+        let pool = &hf.pool;
+        let has_room =
+            |floor: u16, ceiling: u16| i32::from(ceiling) - i32::from(floor) >= walkable_height;
+        let mut gaps = Vec::new();
+        let columns = hf
+            .columns
+            .iter()
+            .map(|&head| {
+                if head == NO_SPAN {
+                    return ColumnSpace {
+                        bottom: SKY,
+                        sky_floor: SKY,
+                        lower_gap_count: 0,
+                        first_lower_gap: 0,
+                    };
+                }
+                let mut span = &pool[head as usize];
+                let bottom = span.smin;
+                let first_lower_gap = gaps.len();
+                while span.next != NO_SPAN {
+                    let above = &pool[span.next as usize];
+                    if has_room(span.smax, above.smin) {
+                        gaps.push(Gap {
+                            floor: span.smax,
+                            ceiling: above.smin,
+                        });
+                    }
+                    span = above;
+                }
+                ColumnSpace {
+                    bottom,
+                    sky_floor: if has_room(span.smax, SKY) {
+                        span.smax
+                    } else {
+                        SKY
+                    },
+                    lower_gap_count: (gaps.len() - first_lower_gap) as u32,
+                    first_lower_gap: first_lower_gap as u32,
+                }
+            })
+            .collect();
+        Self { columns, gaps }
+    }
+}
+
+/// Marks every span of a column as not walkable.
+fn clear_walkable(hf: &mut Heightfield, column: usize) {
+    let mut index = hf.columns[column];
+    while index != NO_SPAN {
+        let span = &mut hf.pool[index as usize];
+        span.area = NULL_AREA;
+        index = span.next;
+    }
+}
+
+/// The open sky above a column's highest span, as a `u16` height.
+const SKY: u16 = MAX_HEIGHTFIELD_HEIGHT as u16;
+
+/// The agent limits of the ledge test.
+struct LedgeLimits {
     walkable_height: i32,
     walkable_climb: i32,
-) -> bool {
-    let floor = i32::from(smax);
-    let ceiling = span_floor_or_sky(hf, next);
-    // The range of neighbour floors within climbing distance.
-    let mut lowest_traversable_floor = floor;
-    let mut highest_traversable_floor = floor;
+}
 
-    for dir in 0..4 {
-        let nx = x + dir_offset_x(dir);
-        let nz = z + dir_offset_z(dir);
-        if nx < 0 || nz < 0 || nx >= hf.width || nz >= hf.height {
-            return true;
-        }
-        let mut neighbour = hf.columns[(nx + nz * hf.width) as usize];
-        // The open space below the neighbour column's lowest span is a drop to the void.
-        if ceiling.min(span_floor_or_sky(hf, neighbour)) - floor >= walkable_height {
-            return true;
-        }
-        while neighbour != NO_SPAN {
-            let span = hf.pool[neighbour as usize];
-            neighbour = span.next;
-            let neighbour_floor = i32::from(span.smax);
-            let neighbour_ceiling = span_floor_or_sky(hf, span.next);
-            if ceiling.min(neighbour_ceiling) - floor.max(neighbour_floor) < walkable_height {
-                continue;
+impl LedgeLimits {
+    /// Whether a walkable span with open space `floor..ceiling` above it, inside the grid, is a
+    /// ledge or on too steep a slope, given its `neighbours` columns.
+    fn is_ledge(&self, floor: i32, ceiling: i32, open: &OpenSpace, neighbours: [usize; 4]) -> bool {
+        // The range of neighbour floors within climbing distance.
+        let mut lowest_traversable_floor = floor;
+        let mut highest_traversable_floor = floor;
+        // Where the agent does not fit above the span, it fits in no overlap with a neighbour.
+        if ceiling - floor >= self.walkable_height {
+            // The overlap with a gap the agent fits in fits the agent unless the gap's floor is
+            // too high or its ceiling too low.
+            let highest_reachable_floor = ceiling.saturating_sub(self.walkable_height);
+            let lowest_reachable_ceiling = floor.saturating_add(self.walkable_height);
+            // Folds in one neighbour gap; true for a drop deeper than the climb, which makes
+            // this a ledge whatever else is around (Recast notes the lowest such difference and
+            // decides after all neighbours).
+            let mut is_drop = |neighbour_floor: i32, neighbour_ceiling: i32| {
+                if neighbour_floor > highest_reachable_floor
+                    || neighbour_ceiling < lowest_reachable_ceiling
+                {
+                    return false;
+                }
+                let difference = neighbour_floor - floor;
+                if difference < -self.walkable_climb {
+                    return true;
+                }
+                if difference <= self.walkable_climb {
+                    lowest_traversable_floor = lowest_traversable_floor.min(neighbour_floor);
+                    highest_traversable_floor = highest_traversable_floor.max(neighbour_floor);
+                }
+                false
+            };
+            for neighbour in neighbours {
+                let space = open.columns[neighbour];
+                // The open space below the neighbour's lowest span is a drop to the void.
+                if i32::from(space.bottom) >= lowest_reachable_ceiling
+                    || is_drop(i32::from(space.sky_floor), i32::from(SKY))
+                {
+                    return true;
+                }
+                if space.lower_gap_count > 0 {
+                    let first = space.first_lower_gap as usize;
+                    let lower_gaps = &open.gaps[first..first + space.lower_gap_count as usize];
+                    for gap in lower_gaps {
+                        if is_drop(i32::from(gap.floor), i32::from(gap.ceiling)) {
+                            return true;
+                        }
+                    }
+                }
             }
-            // A reachable drop deeper than the climb makes this a ledge whatever else is around
-            // (Recast notes the lowest such difference and decides after all neighbours).
-            let difference = neighbour_floor - floor;
-            if difference < -walkable_climb {
-                return true;
-            }
-            if difference <= walkable_climb {
-                lowest_traversable_floor = lowest_traversable_floor.min(neighbour_floor);
-                highest_traversable_floor = highest_traversable_floor.max(neighbour_floor);
-            }
         }
+        highest_traversable_floor - lowest_traversable_floor > self.walkable_climb
     }
-    highest_traversable_floor - lowest_traversable_floor > walkable_climb
 }
 
 /// The bottom of span `index`, or open sky for [`NO_SPAN`].

@@ -14,6 +14,7 @@ pub mod compact;
 pub mod config;
 pub mod context;
 pub mod contour;
+pub mod debug_draw;
 pub mod detail_mesh;
 pub mod detour;
 pub mod distance_field;
@@ -29,7 +30,10 @@ pub mod partitioned_mesh;
 pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;
+pub mod scene;
 pub mod tiled;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 
 pub use error::{NavlabError, Result};
 

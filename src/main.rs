@@ -11,6 +11,7 @@ use navlab::context::LogCategory;
 use navlab::error::{NavlabError, Result};
 use navlab::geomset::GeomSet;
 use navlab::input_geom::InputGeom;
+use navlab::tiled::TiledBuild;
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +39,9 @@ enum Command {
         /// Write the stage summary as JSON in the C++ reference schema.
         #[arg(long)]
         dump_json: Option<PathBuf>,
+        /// Build a tiled navmesh with tiles of this many cells (RecastDemo's Tile Mesh sample).
+        #[arg(long)]
+        tile_size: Option<i32>,
         /// Write the Detour navmesh in RecastDemo's all-tiles ("MSET") format.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -47,8 +51,27 @@ enum Command {
     },
     /// Open the viewer (needs the `viewer` feature).
     View {
-        /// The input mesh; the embedded default scene when absent.
+        /// The input (OBJ, or a RecastDemo `.gset`); the embedded default scene when absent.
         mesh: Option<PathBuf>,
+        /// Build settings: a TOML file with RecastDemo's names (a `.gset` input brings its own).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
+        #[arg(long)]
+        draw: Option<String>,
+        /// Render without a window into this PNG file, then exit.
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Window or screenshot size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+        size: (u32, u32),
+        /// With --screenshot: frames to render after the build before capturing.
+        #[arg(long, default_value_t = 5)]
+        frames: u32,
+        /// Test a real window: rebuild after one setting change, save a screenshot of the
+        /// window to this file, exit.
+        #[arg(long, hide = true)]
+        self_test: Option<PathBuf>,
     },
 }
 
@@ -60,6 +83,7 @@ fn main() -> ExitCode {
             config,
             partition,
             dump_json,
+            tile_size,
             output,
             quiet,
         }) => bake(&BakeArgs {
@@ -67,10 +91,28 @@ fn main() -> ExitCode {
             config: config.as_deref(),
             partition,
             dump_json: dump_json.as_deref(),
+            tile_size,
             output: output.as_deref(),
             quiet,
         }),
-        Some(Command::View { .. }) | None => view(),
+        Some(Command::View {
+            mesh,
+            config,
+            draw,
+            screenshot,
+            size,
+            frames,
+            self_test,
+        }) => view(ViewArgs {
+            mesh,
+            config,
+            draw,
+            screenshot,
+            size,
+            frames,
+            self_test,
+        }),
+        None => view(ViewArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -108,6 +150,7 @@ struct BakeArgs<'a> {
     config: Option<&'a Path>,
     partition: Option<PartitionType>,
     dump_json: Option<&'a Path>,
+    tile_size: Option<i32>,
     output: Option<&'a Path>,
     quiet: bool,
 }
@@ -128,15 +171,12 @@ fn bake(args: &BakeArgs) -> Result<()> {
             eprintln!("warning: {warning}");
         }
     }
+    if let Some(tile_size) = args.tile_size {
+        return bake_tiled(args, &input, settings, tile_size);
+    }
     let build = Build::from_input(&input, settings)?;
     if !quiet {
-        for entry in build.context.entries() {
-            match entry.category {
-                LogCategory::Progress => println!("{}", entry.message),
-                LogCategory::Warning => eprintln!("warning: {}", entry.message),
-                LogCategory::Error => eprintln!("error: {}", entry.message),
-            }
-        }
+        print_log(build.context.entries());
         for line in build.timing_report() {
             println!("{line}");
         }
@@ -167,8 +207,106 @@ fn bake(args: &BakeArgs) -> Result<()> {
     Ok(())
 }
 
+fn print_log(entries: &[navlab::context::LogEntry]) {
+    for entry in entries {
+        match entry.category {
+            LogCategory::Progress => println!("{}", entry.message),
+            LogCategory::Warning => eprintln!("warning: {}", entry.message),
+            LogCategory::Error => eprintln!("error: {}", entry.message),
+        }
+    }
+}
+
+/// `navlab view`'s arguments (all defaults for plain `navlab`).
+#[cfg_attr(not(feature = "viewer"), allow(dead_code))]
+struct ViewArgs {
+    mesh: Option<PathBuf>,
+    config: Option<PathBuf>,
+    draw: Option<String>,
+    screenshot: Option<PathBuf>,
+    size: (u32, u32),
+    frames: u32,
+    self_test: Option<PathBuf>,
+}
+
+impl Default for ViewArgs {
+    fn default() -> Self {
+        Self {
+            mesh: None,
+            config: None,
+            draw: None,
+            screenshot: None,
+            size: (1280, 800),
+            frames: 5,
+            self_test: None,
+        }
+    }
+}
+
+/// `bake --tile-size N`: every tile through the pipeline, a summary, and the navmesh file.
+fn bake_tiled(
+    args: &BakeArgs,
+    input: &InputGeom,
+    settings: BuildSettings,
+    tile_size: i32,
+) -> Result<()> {
+    if args.dump_json.is_some() {
+        return Err(NavlabError::InvalidSetting {
+            name: "dump-json",
+            value: "with --tile-size".into(),
+            reason: "the stage summary describes a solo build; drop --tile-size".into(),
+        });
+    }
+    let started = std::time::Instant::now();
+    let build = TiledBuild::new(input, settings, tile_size)?;
+    let elapsed = started.elapsed();
+    if !args.quiet {
+        for tile in &build.tiles {
+            for entry in tile.context.entries() {
+                if entry.category != LogCategory::Progress {
+                    print_log(std::slice::from_ref(entry));
+                }
+            }
+        }
+        let built: Vec<_> = build
+            .tiles
+            .iter()
+            .filter_map(|t| t.output.as_ref().ok())
+            .collect();
+        println!(
+            "{} x {} tiles of {tile_size} cells: {} built, {} empty",
+            build.tiles_x,
+            build.tiles_y,
+            built.len(),
+            build.tiles.len() - built.len()
+        );
+        println!(
+            ">> Polymesh: {} vertices  {} polygons",
+            built.iter().map(|t| t.poly_mesh.nverts).sum::<usize>(),
+            built.iter().map(|t| t.poly_mesh.npolys).sum::<usize>()
+        );
+        println!("=== TOTAL:\t{:.2}ms", elapsed.as_secs_f64() * 1000.0);
+    }
+    if let Some(out) = args.output {
+        navlab::detour::nav_mesh_file::save_nav_mesh(out, &build.nav_mesh)?;
+    }
+    Ok(())
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if (16..=8192).contains(&w) && (16..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!(
+            "expected WIDTHxHEIGHT between 16 and 8192, e.g. 1280x800, found `{text}`"
+        )),
+    }
+}
+
 #[cfg(not(feature = "viewer"))]
-fn view() -> Result<()> {
+fn view(_args: ViewArgs) -> Result<()> {
     Err(NavlabError::Stage {
         stage: "navlab view",
         message: "this navlab was built without the `viewer` feature; build with default features to open the viewer".into(),
@@ -176,9 +314,28 @@ fn view() -> Result<()> {
 }
 
 #[cfg(feature = "viewer")]
-fn view() -> Result<()> {
-    Err(NavlabError::Stage {
-        stage: "navlab view",
-        message: "the viewer is not part of this build yet".into(),
+fn view(args: ViewArgs) -> Result<()> {
+    use navlab::viewer::{DrawMode, ViewerOptions};
+    let draw_mode = match args.draw {
+        None => DrawMode::default(),
+        Some(name) => name
+            .parse()
+            .map_err(|message| NavlabError::InvalidSetting {
+                name: "draw",
+                value: name,
+                reason: message,
+            })?,
+    };
+    navlab::viewer::run(ViewerOptions {
+        mesh: args.mesh,
+        settings: match args.config {
+            Some(path) => BuildSettings::load_toml(&path)?,
+            None => BuildSettings::default(),
+        },
+        draw_mode,
+        screenshot: args.screenshot,
+        size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
+        frames: args.frames,
+        self_test: args.self_test,
     })
 }

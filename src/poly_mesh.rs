@@ -41,14 +41,19 @@ use crate::context::{BuildContext, TimerLabel};
 use crate::contour::ContourSet;
 use crate::{BORDER_VERTEX, MESH_NULL_IDX, MULTIPLE_REGS, NavlabError, Result};
 
+mod merge;
+#[cfg(test)]
+mod test_shapes;
+mod triangulate;
+use merge::{MergeScratch, merge_polygons};
+use triangulate::Triangulator;
+#[cfg(test)]
+use triangulate::{Point, area2, left_on};
+
 /// Number of buckets of the vertex-welding hash (Recast's `VERTEX_BUCKET_COUNT`).
 const VERTEX_BUCKET_COUNT: usize = 1 << 12;
 /// "No vertex / no edge" in the index chains below.
 const NO_INDEX: u32 = u32::MAX;
-/// Triangulation flag on a polygon index: the vertex is an ear tip that can be cut off.
-const EAR_TIP: u32 = 0x8000_0000;
-/// Mask that strips the triangulation flags from a polygon index.
-const INDEX_MASK: u32 = 0x0fff_ffff;
 /// Neighbour-slot flag marking a polygon edge on the tile border (a portal to the next tile).
 const PORTAL_EDGE: u16 = 0x8000;
 /// Largest `nvp` accepted (Recast sets none; this keeps every array size far from overflow).
@@ -130,6 +135,7 @@ fn build_poly_mesh_untimed(
     let mut vert_ids: Vec<u16> = Vec::with_capacity(max_verts_per_cont);
     let mut polys: Vec<u16> = Vec::with_capacity(max_verts_per_cont * nvp);
     let mut merge_scratch = MergeScratch::default();
+    let mut triangulator = Triangulator::default();
 
     for (ci, cont) in cset.contours.iter().enumerate() {
         let n = cont.nverts();
@@ -139,7 +145,7 @@ fn build_poly_mesh_untimed(
 
         indices.clear();
         indices.extend(0..n as u32);
-        if !triangulate(&cont.verts, &mut indices, &mut tris) {
+        if !triangulator.triangulate(&cont.verts, &mut indices, &mut tris) {
             ctx.warning(format!("{STAGE}: Bad triangulation Contour {ci}."));
         }
 
@@ -257,438 +263,12 @@ impl VertexWelder {
     }
 }
 
-#[inline]
-fn next(i: usize, n: usize) -> usize {
-    if i + 1 < n { i + 1 } else { 0 }
-}
-
-#[inline]
-fn prev(i: usize, n: usize) -> usize {
-    if i > 0 { i - 1 } else { n - 1 }
-}
-
-/// A vertex in the x-z plane (the triangulation ignores height).
-type Point = [i32; 2];
-
-/// The x-z position of vertex `index` (flags stripped) of a 4-ints-per-vertex array.
-#[inline]
-fn point(verts: &[i32], index: u32) -> Point {
-    let at = (index & INDEX_MASK) as usize * 4;
-    [verts[at], verts[at + 2]]
-}
-
-/// Twice the signed area of triangle abc in the x-z plane; negative when c is left of a→b.
-/// Wrapping like the C++ int arithmetic for (unrealistically) huge coordinates.
-#[inline]
-fn area2(a: Point, b: Point, c: Point) -> i32 {
-    let abx = b[0].wrapping_sub(a[0]);
-    let abz = b[1].wrapping_sub(a[1]);
-    let acx = c[0].wrapping_sub(a[0]);
-    let acz = c[1].wrapping_sub(a[1]);
-    abx.wrapping_mul(acz).wrapping_sub(acx.wrapping_mul(abz))
-}
-
-#[inline]
-fn left(a: Point, b: Point, c: Point) -> bool {
-    area2(a, b, c) < 0
-}
-
-#[inline]
-fn left_on(a: Point, b: Point, c: Point) -> bool {
-    area2(a, b, c) <= 0
-}
-
-#[inline]
-fn collinear(a: Point, b: Point, c: Point) -> bool {
-    area2(a, b, c) == 0
-}
-
-/// Whether ab and cd cross at a point interior to both.
-fn intersect_prop(a: Point, b: Point, c: Point, d: Point) -> bool {
-    if collinear(a, b, c) || collinear(a, b, d) || collinear(c, d, a) || collinear(c, d, b) {
-        return false;
-    }
-    (left(a, b, c) ^ left(a, b, d)) && (left(c, d, a) ^ left(c, d, b))
-}
-
-/// Whether c lies on the closed segment ab.
-fn between(a: Point, b: Point, c: Point) -> bool {
-    if !collinear(a, b, c) {
-        return false;
-    }
-    let axis = if a[0] != b[0] { 0 } else { 1 };
-    (a[axis] <= c[axis] && c[axis] <= b[axis]) || (a[axis] >= c[axis] && c[axis] >= b[axis])
-}
-
-/// Whether ab and cd touch or cross.
-fn intersect(a: Point, b: Point, c: Point, d: Point) -> bool {
-    intersect_prop(a, b, c, d)
-        || between(a, b, c)
-        || between(a, b, d)
-        || between(c, d, a)
-        || between(c, d, b)
-}
-
-/// Whether segment i–j crosses no polygon edge, ignoring edges that touch i or j (by position
-/// or by coordinates). `proper_only` is the loose variant that tolerates touching edges.
-fn diagonal_clear(i: usize, j: usize, verts: &[i32], indices: &[u32], proper_only: bool) -> bool {
-    let n = indices.len();
-    let d0 = point(verts, indices[i]);
-    let d1 = point(verts, indices[j]);
-    for k in 0..n {
-        let k1 = next(k, n);
-        if k == i || k1 == i || k == j || k1 == j {
-            continue;
-        }
-        let p0 = point(verts, indices[k]);
-        let p1 = point(verts, indices[k1]);
-        if d0 == p0 || d1 == p0 || d0 == p1 || d1 == p1 {
-            continue;
-        }
-        let crosses = if proper_only {
-            intersect_prop(d0, d1, p0, p1)
-        } else {
-            intersect(d0, d1, p0, p1)
-        };
-        if crosses {
-            return false;
-        }
-    }
-    true
-}
-
-/// Whether the diagonal i–j starts into the polygon's interior at i. `loose` accepts diagonals
-/// along i's edges, used to recover from contours with overlapping segments.
-fn in_cone(i: usize, j: usize, verts: &[i32], indices: &[u32], loose: bool) -> bool {
-    let n = indices.len();
-    let pi = point(verts, indices[i]);
-    let pj = point(verts, indices[j]);
-    let pi1 = point(verts, indices[next(i, n)]);
-    let pin1 = point(verts, indices[prev(i, n)]);
-    if left_on(pin1, pi, pi1) {
-        // Convex corner.
-        if loose {
-            left_on(pi, pj, pin1) && left_on(pj, pi, pi1)
-        } else {
-            left(pi, pj, pin1) && left(pj, pi, pi1)
-        }
-    } else {
-        // Reflex corner.
-        !(left_on(pi, pj, pi1) && left_on(pj, pi, pin1))
-    }
-}
-
-fn diagonal(i: usize, j: usize, verts: &[i32], indices: &[u32]) -> bool {
-    in_cone(i, j, verts, indices, false) && diagonal_clear(i, j, verts, indices, false)
-}
-
-fn diagonal_loose(i: usize, j: usize, verts: &[i32], indices: &[u32]) -> bool {
-    in_cone(i, j, verts, indices, true) && diagonal_clear(i, j, verts, indices, true)
-}
-
-/// Squared x-z length of the segment between two polygon indices.
-#[inline]
-fn squared_length(verts: &[i32], a: u32, b: u32) -> i32 {
-    let p0 = point(verts, a);
-    let p1 = point(verts, b);
-    let dx = p1[0].wrapping_sub(p0[0]);
-    let dz = p1[1].wrapping_sub(p0[1]);
-    dx.wrapping_mul(dx).wrapping_add(dz.wrapping_mul(dz))
-}
-
-/// Ear-clips the polygon `indices` (into `verts`, 4 ints per vertex), always cutting the ear
-/// with the shortest new edge, and writes the triangles' vertex indices to `tris`.
-///
-/// Returns false if the outline is too tangled to finish; `tris` then holds the triangles found
-/// so far. `indices` is consumed as scratch.
-fn triangulate(verts: &[i32], indices: &mut Vec<u32>, tris: &mut Vec<u32>) -> bool {
-    tris.clear();
-    let mut n = indices.len();
-    if n < 3 {
-        return true;
-    }
-    for i in 0..n {
-        let i1 = next(i, n);
-        if diagonal(i, next(i1, n), verts, indices) {
-            indices[i1] |= EAR_TIP;
-        }
-    }
-
-    while n > 3 {
-        let mut min_len = -1;
-        let mut best = None;
-        for i in 0..n {
-            let i1 = next(i, n);
-            if indices[i1] & EAR_TIP != 0 {
-                let len = squared_length(verts, indices[i], indices[next(i1, n)]);
-                if min_len < 0 || len < min_len {
-                    min_len = len;
-                    best = Some(i);
-                }
-            }
-        }
-
-        if best.is_none() {
-            // Overlapping contour segments can leave no strict ear; retry with the loose test.
-            // The length deliberately measures to the vertex after the ear, as Recast does.
-            min_len = -1;
-            for i in 0..n {
-                let i2 = next(next(i, n), n);
-                if diagonal_loose(i, i2, verts, indices) {
-                    let len = squared_length(verts, indices[i], indices[next(i2, n)]);
-                    if min_len < 0 || len < min_len {
-                        min_len = len;
-                        best = Some(i);
-                    }
-                }
-            }
-        }
-        let Some(i) = best else {
-            return false;
-        };
-
-        let mut i1 = next(i, n);
-        let i2 = next(i1, n);
-        tris.extend([indices[i], indices[i1], indices[i2]].map(|v| v & INDEX_MASK));
-
-        indices.remove(i1);
-        n -= 1;
-        if i1 >= n {
-            i1 = 0;
-        }
-        let i = prev(i1, n);
-        if diagonal(prev(i, n), i1, verts, indices) {
-            indices[i] |= EAR_TIP;
-        } else {
-            indices[i] &= INDEX_MASK;
-        }
-        if diagonal(i, next(i1, n), verts, indices) {
-            indices[i1] |= EAR_TIP;
-        } else {
-            indices[i1] &= INDEX_MASK;
-        }
-    }
-
-    tris.extend(indices[..3].iter().map(|v| v & INDEX_MASK));
-    true
-}
-
 /// Number of used vertex slots of a polygon.
 #[inline]
 fn poly_vert_count(poly: &[u16]) -> usize {
     poly.iter()
         .position(|&v| v == MESH_NULL_IDX)
         .unwrap_or(poly.len())
-}
-
-/// Whether c is strictly left of a→b, for mesh vertices (wrapping like Recast's int math).
-#[inline]
-fn mesh_left(verts: &[u16], a: u16, b: u16, c: u16) -> bool {
-    let at = |v: u16| {
-        let i = usize::from(v) * 3;
-        [i32::from(verts[i]), i32::from(verts[i + 2])]
-    };
-    area2(at(a), at(b), at(c)) < 0
-}
-
-/// If polygons `pa` and `pb` share an edge and their union is convex with at most `nvp`
-/// vertices: the shared edge's squared length (longer shared edges merge first) and its index
-/// in each polygon.
-fn poly_merge_value(
-    pa: &[u16],
-    pb: &[u16],
-    verts: &[u16],
-    nvp: usize,
-) -> Option<(i32, usize, usize)> {
-    let na = poly_vert_count(pa);
-    let nb = poly_vert_count(pb);
-    if na + nb - 2 > nvp {
-        return None;
-    }
-
-    // The last edge of pa that pb shares wins, like Recast's search.
-    let mut shared = None;
-    for i in 0..na {
-        let (a0, a1) = (pa[i], pa[(i + 1) % na]);
-        let ka = (a0.min(a1), a0.max(a1));
-        if let Some(j) = (0..nb).find(|&j| {
-            let (b0, b1) = (pb[j], pb[(j + 1) % nb]);
-            ka == (b0.min(b1), b0.max(b1))
-        }) {
-            shared = Some((i, j));
-        }
-    }
-    let (ea, eb) = shared?;
-
-    if !mesh_left(verts, pa[(ea + na - 1) % na], pa[ea], pb[(eb + 2) % nb]) {
-        return None;
-    }
-    if !mesh_left(verts, pb[(eb + nb - 1) % nb], pb[eb], pa[(ea + 2) % na]) {
-        return None;
-    }
-
-    let va = usize::from(pa[ea]) * 3;
-    let vb = usize::from(pa[(ea + 1) % na]) * 3;
-    let dx = i32::from(verts[va]) - i32::from(verts[vb]);
-    let dz = i32::from(verts[va + 2]) - i32::from(verts[vb + 2]);
-    Some((
-        dx.wrapping_mul(dx).wrapping_add(dz.wrapping_mul(dz)),
-        ea,
-        eb,
-    ))
-}
-
-/// Buffers for [`merge_polygons`], reused across contours.
-#[derive(Default)]
-struct MergeScratch {
-    /// The polygon being assembled.
-    merged: Vec<u16>,
-    /// Merge value of every slot pair `(j, k)`, `j < k`, at `j * pair_stride + k`; values
-    /// `<= 0` never merge.
-    values: Vec<i32>,
-    pair_stride: usize,
-    /// Per row `j`: the best value among `(j, k > j)` and its first column (`usize::MAX` if
-    /// nothing in the row can merge).
-    row_best: Vec<(i32, usize)>,
-}
-
-impl MergeScratch {
-    fn value(&self, j: usize, k: usize) -> i32 {
-        self.values[j * self.pair_stride + k]
-    }
-
-    fn set_value(&mut self, j: usize, k: usize, value: i32) {
-        self.values[j * self.pair_stride + k] = value;
-    }
-
-    /// Finds the best column of row `j` among the first `npolys` slots.
-    fn rescan_row(&mut self, j: usize, npolys: usize) {
-        let mut best = (0, usize::MAX);
-        for k in j + 1..npolys {
-            let value = self.value(j, k);
-            if value > best.0 {
-                best = (value, k);
-            }
-        }
-        self.row_best[j] = best;
-    }
-}
-
-/// The merge value of slots `j` and `k` (0 when they cannot merge).
-fn slot_merge_value(polys: &[u16], verts: &[u16], nvp: usize, j: usize, k: usize) -> i32 {
-    let pj = &polys[j * nvp..(j + 1) * nvp];
-    let pk = &polys[k * nvp..(k + 1) * nvp];
-    poly_merge_value(pj, pk, verts, nvp).map_or(0, |(value, _, _)| value)
-}
-
-/// Greedily merges the polygons in `polys` (`nvp` slots each) into convex polygons, always
-/// merging the pair with the longest shared edge first (ties go to the first pair in slot
-/// order), as Recast does. After each merge of polygon `b` into `a`, the last polygon moves
-/// into `b`'s slot and `on_merge(a, b, last)` lets the caller move its per-polygon data the
-/// same way.
-///
-/// Recast re-evaluates every pair after each merge; only pairs involving the two changed slots
-/// can change, so the pair values are cached and the outcome is the same.
-fn merge_polygons(
-    polys: &mut Vec<u16>,
-    verts: &[u16],
-    nvp: usize,
-    scratch: &mut MergeScratch,
-    mut on_merge: impl FnMut(usize, usize, usize),
-) {
-    let mut npolys = polys.len() / nvp;
-    if npolys < 2 {
-        return;
-    }
-    scratch.merged.resize(nvp, MESH_NULL_IDX);
-    scratch.pair_stride = npolys;
-    scratch.values.clear();
-    scratch.values.resize(npolys * npolys, 0);
-    scratch.row_best.clear();
-    scratch.row_best.resize(npolys, (0, usize::MAX));
-    for j in 0..npolys {
-        for k in j + 1..npolys {
-            let value = slot_merge_value(polys, verts, nvp, j, k);
-            scratch.set_value(j, k, value);
-        }
-        scratch.rescan_row(j, npolys);
-    }
-
-    loop {
-        let mut best = (0, 0, 0);
-        for (j, &(value, k)) in scratch.row_best[..npolys - 1].iter().enumerate() {
-            if value > best.0 {
-                best = (value, j, k);
-            }
-        }
-        let (best_value, a, b) = best;
-        if best_value <= 0 {
-            return;
-        }
-
-        let pa = &polys[a * nvp..(a + 1) * nvp];
-        let pb = &polys[b * nvp..(b + 1) * nvp];
-        let Some((_, ea, eb)) = poly_merge_value(pa, pb, verts, nvp) else {
-            return;
-        };
-        let na = poly_vert_count(pa);
-        let nb = poly_vert_count(pb);
-        let merged = &mut scratch.merged;
-        merged.fill(MESH_NULL_IDX);
-        let from_a = (0..na - 1).map(|i| pa[(ea + 1 + i) % na]);
-        let from_b = (0..nb - 1).map(|i| pb[(eb + 1 + i) % nb]);
-        for (slot, v) in merged.iter_mut().zip(from_a.chain(from_b)) {
-            *slot = v;
-        }
-        polys[a * nvp..(a + 1) * nvp].copy_from_slice(merged);
-
-        let last = npolys - 1;
-        if b != last {
-            polys.copy_within(last * nvp..npolys * nvp, b * nvp);
-        }
-        polys.truncate(last * nvp);
-        on_merge(a, b, last);
-        npolys = last;
-
-        // Slot b now holds the old last polygon: pairs before it keep their values (same
-        // argument order); pairs after it are evaluated anew (the order flips).
-        if b < npolys {
-            for m in 0..b {
-                let moved = scratch.value(m, last);
-                scratch.set_value(m, b, moved);
-            }
-            for m in b + 1..npolys {
-                let value = slot_merge_value(polys, verts, nvp, b, m);
-                scratch.set_value(b, m, value);
-            }
-        }
-        for m in 0..a {
-            let value = slot_merge_value(polys, verts, nvp, m, a);
-            scratch.set_value(m, a, value);
-        }
-        for m in a + 1..npolys {
-            let value = slot_merge_value(polys, verts, nvp, a, m);
-            scratch.set_value(a, m, value);
-        }
-
-        for m in 0..npolys {
-            let (row_value, row_k) = scratch.row_best[m];
-            if m == a || m == b || row_k == a || row_k == b || row_k == last {
-                scratch.rescan_row(m, npolys);
-                continue;
-            }
-            let mut row = (row_value, row_k);
-            for k in [a, b] {
-                if k > m && k < npolys {
-                    let value = scratch.value(m, k);
-                    if value > row.0 || (value > 0 && value == row.0 && k < row.1) {
-                        row = (value, k);
-                    }
-                }
-            }
-            scratch.row_best[m] = row;
-        }
-    }
 }
 
 /// An edge around a vertex being removed, with the data of the polygon it came from.
@@ -712,6 +292,7 @@ struct RemovalScratch {
     hole_verts: Vec<i32>,
     hole_indices: Vec<u32>,
     tris: Vec<u32>,
+    triangulator: Triangulator,
     polys: Vec<u16>,
     poly_regs: Vec<u16>,
     poly_areas: Vec<u8>,
@@ -871,7 +452,11 @@ fn remove_vertex(
     scratch.hole_indices.clear();
     scratch.hole_indices.extend(0..hole.len() as u32);
     let tris = &mut scratch.tris;
-    if !triangulate(&scratch.hole_verts, &mut scratch.hole_indices, tris) && !tris.is_empty() {
+    let triangulated =
+        scratch
+            .triangulator
+            .triangulate(&scratch.hole_verts, &mut scratch.hole_indices, tris);
+    if !triangulated && !tris.is_empty() {
         ctx.warning("removeVertex: triangulate() returned bad results.");
     }
 

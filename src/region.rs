@@ -11,9 +11,9 @@
 //! Results go to `CompactSpan::reg` (with [`BORDER_REG`] set on tile-border regions) and
 //! `CompactHeightfield::max_regions`.
 
-use crate::compact::CompactHeightfield;
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
-use crate::distance_field::neighbour;
+use crate::distance_field::{SpanLinks, layout_problem, neighbour};
 use crate::{BORDER_REG, NULL_AREA, NavlabError, Result};
 
 /// How many times a watershed level may grow its regions before new basins are flooded; more
@@ -26,24 +26,8 @@ const MAX_CONTOUR_WALK: i32 = 40000;
 /// Sweep-neighbour value meaning "touches more than one region of the previous row".
 const NO_UNIQUE_NEIGHBOUR: u16 = 0xffff;
 
-/// A span waiting in the watershed's level stacks; `span` is [`DONE`] once it got a region.
-#[derive(Clone, Copy, Debug)]
-struct LevelEntry {
-    cell: u32,
-    span: u32,
-}
-
-/// Marks a [`LevelEntry`] that no longer needs a region.
+/// Marks an entry of the watershed's level stacks (span indices) that no longer needs a region.
 const DONE: u32 = u32::MAX;
-
-impl LevelEntry {
-    fn new(cell: usize, span: usize) -> Self {
-        Self {
-            cell: cell as u32,
-            span: span as u32,
-        }
-    }
-}
 
 /// Logs `message` as Recast does and returns it as a stage error.
 fn stage_error(ctx: &mut BuildContext, stage: &'static str, message: String) -> NavlabError {
@@ -59,13 +43,11 @@ fn check_input(
     border_size: i32,
     needs_distance: bool,
 ) -> Result<()> {
-    let spans = chf.spans.len();
-    let cells = (chf.width.max(0) as usize).checked_mul(chf.height.max(0) as usize);
     let problem = if border_size < 0 {
         Some(format!("negative border size {border_size}"))
-    } else if cells != Some(chf.cells.len()) || chf.areas.len() != spans {
-        Some("inconsistent compact heightfield".to_string())
-    } else if needs_distance && chf.dist.len() != spans {
+    } else if let Some(problem) = layout_problem(chf) {
+        Some(problem.to_string())
+    } else if needs_distance && chf.dist.len() != chf.spans.len() {
         Some("the distance field has not been built".to_string())
     } else {
         None
@@ -133,11 +115,10 @@ pub fn build_regions_monotone(
         let mut regs = vec![0u16; chf.spans.len()];
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
-        let (max_region, _) =
-            merge_and_filter_regions(min_region_area, merge_region_area, next_id, chf, &mut regs);
-        chf.max_regions = max_region;
+        let merged =
+            merge_and_filter_regions(min_region_area, merge_region_area, next_id, chf, &regs);
         ctx.stop_timer(TimerLabel::BuildRegionsFilter);
-        store_regions(chf, &regs);
+        store_regions(chf, &regs, &merged);
         Ok(())
     })();
     ctx.stop_timer(TimerLabel::BuildRegions);
@@ -159,18 +140,32 @@ pub fn build_layer_regions(
         let mut regs = vec![0u16; chf.spans.len()];
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
-        chf.max_regions = merge_and_filter_layer_regions(min_region_area, next_id, chf, &mut regs);
+        let merged = merge_and_filter_layer_regions(min_region_area, next_id, chf, &regs);
         ctx.stop_timer(TimerLabel::BuildRegionsFilter);
-        store_regions(chf, &regs);
+        store_regions(chf, &regs, &merged);
         Ok(())
     })();
     ctx.stop_timer(TimerLabel::BuildRegions);
     result
 }
 
-fn store_regions(chf: &mut CompactHeightfield, regs: &[u16]) {
+/// What merging and filtering decided: the largest new region id, how many regions overlap
+/// themselves (only the watershed reports them), and the new id of every old non-border id.
+struct MergeResult {
+    max_id: u16,
+    overlaps: usize,
+    new_ids: Vec<u16>,
+}
+
+/// Writes the final region ids to the spans: border ids as they are, others renumbered.
+fn store_regions(chf: &mut CompactHeightfield, regs: &[u16], merged: &MergeResult) {
+    chf.max_regions = merged.max_id;
     for (span, &reg) in chf.spans.iter_mut().zip(regs) {
-        span.reg = reg;
+        span.reg = if reg & BORDER_REG == 0 {
+            merged.new_ids[reg as usize]
+        } else {
+            reg
+        };
     }
 }
 
@@ -218,11 +213,13 @@ fn paint_border_regions(
 
 /// Scratch buffers of the watershed, reused across levels.
 struct Watershed {
+    links: SpanLinks,
     regs: Vec<u16>,
     /// Distance (in half-cells) of each span from the seed of its region while expanding.
     dists: Vec<u16>,
-    level_stacks: [Vec<LevelEntry>; LEVEL_STACK_COUNT],
-    flood_stack: Vec<LevelEntry>,
+    /// Spans waiting for a region, by distance level ([`DONE`] once they got one).
+    level_stacks: [Vec<u32>; LEVEL_STACK_COUNT],
+    flood_stack: Vec<u32>,
     assignments: Vec<Assignment>,
 }
 
@@ -249,6 +246,7 @@ fn watershed(
     ctx.start_timer(TimerLabel::BuildRegionsWatershed);
 
     let mut ws = Watershed {
+        links: SpanLinks::new(chf),
         regs: vec![0; span_count],
         dists: vec![0; span_count],
         level_stacks: Default::default(),
@@ -264,7 +262,7 @@ fn watershed(
         level = level.saturating_sub(2);
         stack_id = (stack_id + 1) % LEVEL_STACK_COUNT;
         if stack_id == 0 {
-            ws.sort_cells_by_level(chf, level);
+            ws.sort_spans_by_level(chf, level);
         } else {
             ws.carry_over_leftovers(stack_id);
         }
@@ -275,11 +273,11 @@ fn watershed(
         ctx.stop_timer(TimerLabel::BuildRegionsExpand);
 
         ctx.start_timer(TimerLabel::BuildRegionsFlood);
-        for entry in &stack {
-            if entry.span == DONE || ws.regs[entry.span as usize] != 0 {
+        for &span in &stack {
+            if span == DONE || ws.regs[span as usize] != 0 {
                 continue;
             }
-            if ws.flood_region(chf, *entry, level, region_id) {
+            if ws.flood_region(chf, span as usize, level, region_id) {
                 if region_id == u16::MAX {
                     ctx.stop_timer(TimerLabel::BuildRegionsFlood);
                     return Err(stage_error(ctx, STAGE, "Region ID overflow".to_string()));
@@ -298,20 +296,15 @@ fn watershed(
     ctx.stop_timer(TimerLabel::BuildRegionsWatershed);
 
     ctx.start_timer(TimerLabel::BuildRegionsFilter);
-    let (max_region, overlaps) = merge_and_filter_regions(
-        min_region_area,
-        merge_region_area,
-        region_id,
-        chf,
-        &mut ws.regs,
-    );
-    chf.max_regions = max_region;
-    if overlaps > 0 {
-        ctx.error(format!("{STAGE}: {overlaps} overlapping regions."));
+    let merged =
+        merge_and_filter_regions(min_region_area, merge_region_area, region_id, chf, &ws.regs);
+    if merged.overlaps > 0 {
+        let message = format!("{STAGE}: {} overlapping regions.", merged.overlaps);
+        ctx.error(message);
     }
     ctx.stop_timer(TimerLabel::BuildRegionsFilter);
 
-    store_regions(chf, &ws.regs);
+    store_regions(chf, &ws.regs, &merged);
     Ok(())
 }
 
@@ -319,20 +312,20 @@ impl Watershed {
     /// Distributes the spans without a region into the level stacks: stack `k` gets the spans
     /// whose distance level is `k` two-level steps below `start_level` (higher ones go to stack
     /// 0, lower ones wait for the next sort).
-    fn sort_cells_by_level(&mut self, chf: &CompactHeightfield, start_level: u16) {
+    fn sort_spans_by_level(&mut self, chf: &CompactHeightfield, start_level: u16) {
         let start = (start_level >> 1) as i32;
         for stack in &mut self.level_stacks {
             stack.clear();
         }
-        for (cell, c) in chf.cells.iter().enumerate() {
-            for i in c.index as usize..(c.index + c.count) as usize {
-                if chf.areas[i] == NULL_AREA || self.regs[i] != 0 {
-                    continue;
-                }
-                let stack = (start - (chf.dist[i] >> 1) as i32).max(0) as usize;
-                if stack < LEVEL_STACK_COUNT {
-                    self.level_stacks[stack].push(LevelEntry::new(cell, i));
-                }
+        for (i, ((&area, &reg), &dist)) in
+            chf.areas.iter().zip(&self.regs).zip(&chf.dist).enumerate()
+        {
+            if area == NULL_AREA || reg != 0 {
+                continue;
+            }
+            let stack = (start - (dist >> 1) as i32).max(0) as usize;
+            if stack < LEVEL_STACK_COUNT {
+                self.level_stacks[stack].push(i as u32);
             }
         }
     }
@@ -344,7 +337,7 @@ impl Watershed {
         after[0].extend(
             before[to - 1]
                 .iter()
-                .filter(|e| e.span != DONE && regs[e.span as usize] == 0),
+                .filter(|&&span| span != DONE && regs[span as usize] == 0),
         );
     }
 
@@ -357,22 +350,22 @@ impl Watershed {
         chf: &CompactHeightfield,
         max_iter: i32,
         level: u16,
-        stack: &mut Vec<LevelEntry>,
+        stack: &mut Vec<u32>,
         fill_stack: bool,
     ) {
         if fill_stack {
             stack.clear();
-            for (cell, c) in chf.cells.iter().enumerate() {
-                for i in c.index as usize..(c.index + c.count) as usize {
-                    if chf.dist[i] >= level && self.regs[i] == 0 && chf.areas[i] != NULL_AREA {
-                        stack.push(LevelEntry::new(cell, i));
-                    }
+            for (i, ((&area, &reg), &dist)) in
+                chf.areas.iter().zip(&self.regs).zip(&chf.dist).enumerate()
+            {
+                if dist >= level && reg == 0 && area != NULL_AREA {
+                    stack.push(i as u32);
                 }
             }
         } else {
-            for entry in stack.iter_mut() {
-                if entry.span != DONE && self.regs[entry.span as usize] != 0 {
-                    entry.span = DONE;
+            for span in stack.iter_mut() {
+                if *span != DONE && self.regs[*span as usize] != 0 {
+                    *span = DONE;
                 }
             }
         }
@@ -381,17 +374,17 @@ impl Watershed {
         while !stack.is_empty() {
             let mut failed = 0;
             self.assignments.clear();
-            for entry in stack.iter_mut() {
-                if entry.span == DONE {
+            for span in stack.iter_mut() {
+                if *span == DONE {
                     failed += 1;
                     continue;
                 }
-                let i = entry.span as usize;
+                let i = *span as usize;
                 let mut region = self.regs[i];
                 let mut best_dist = u16::MAX;
                 let area = chf.areas[i];
                 for dir in 0..4 {
-                    let Some((ai, _)) = neighbour(chf, entry.cell as usize, i, dir) else {
+                    let Some(ai) = self.links.get(i, dir) else {
                         continue;
                     };
                     if chf.areas[ai] != area {
@@ -407,7 +400,7 @@ impl Watershed {
                     }
                 }
                 if region != 0 {
-                    entry.span = DONE;
+                    *span = DONE;
                     self.assignments.push(Assignment {
                         span: i,
                         region,
@@ -435,35 +428,33 @@ impl Watershed {
         }
     }
 
-    /// Floods a new region `region` from `seed` over connected same-area spans at or above the
-    /// level below `level`, backing off from spans that touch (also diagonally) another region.
-    /// Returns whether any span kept the new region.
+    /// Floods a new region `region` from span `seed` over connected same-area spans at or above
+    /// the level below `level`, backing off from spans that touch (also diagonally) another
+    /// region. Returns whether any span kept the new region.
     fn flood_region(
         &mut self,
         chf: &CompactHeightfield,
-        seed: LevelEntry,
+        seed: usize,
         level: u16,
         region: u16,
     ) -> bool {
-        let seed_span = seed.span as usize;
-        let area = chf.areas[seed_span];
+        let area = chf.areas[seed];
         self.flood_stack.clear();
-        self.flood_stack.push(seed);
-        self.regs[seed_span] = region;
-        self.dists[seed_span] = 0;
+        self.flood_stack.push(seed as u32);
+        self.regs[seed] = region;
+        self.dists[seed] = 0;
 
         let lowest = level.saturating_sub(2);
         let mut count = 0;
         while let Some(current) = self.flood_stack.pop() {
-            let cell = current.cell as usize;
-            let ci = current.span as usize;
-            if self.touches_other_region(chf, cell, ci, area, region) {
+            let ci = current as usize;
+            if self.touches_other_region(chf, ci, area, region) {
                 self.regs[ci] = 0;
                 continue;
             }
             count += 1;
             for dir in 0..4 {
-                let Some((ai, acell)) = neighbour(chf, cell, ci, dir) else {
+                let Some(ai) = self.links.get(ci, dir) else {
                     continue;
                 };
                 if chf.areas[ai] != area {
@@ -472,7 +463,7 @@ impl Watershed {
                 if chf.dist[ai] >= lowest && self.regs[ai] == 0 {
                     self.regs[ai] = region;
                     self.dists[ai] = 0;
-                    self.flood_stack.push(LevelEntry::new(acell, ai));
+                    self.flood_stack.push(ai as u32);
                 }
             }
         }
@@ -484,13 +475,12 @@ impl Watershed {
     fn touches_other_region(
         &self,
         chf: &CompactHeightfield,
-        cell: usize,
         i: usize,
         area: u8,
         region: u16,
     ) -> bool {
         for dir in 0..4 {
-            let Some((ai, acell)) = neighbour(chf, cell, i, dir) else {
+            let Some(ai) = self.links.get(i, dir) else {
                 continue;
             };
             if chf.areas[ai] != area {
@@ -503,7 +493,7 @@ impl Watershed {
             if nr != 0 && nr != region {
                 return true;
             }
-            if let Some((ai2, _)) = neighbour(chf, acell, ai, (dir + 1) & 3) {
+            if let Some(ai2) = self.links.get(ai, (dir + 1) & 3) {
                 if chf.areas[ai2] != area {
                     continue;
                 }
@@ -540,8 +530,9 @@ fn sweep_rows(
 ) -> Result<u16> {
     let mut id = paint_border_regions(chf, border_size, 1, regs);
     chf.border_size = border_size;
-    let w = chf.width;
-    let h = chf.height;
+    let chf = &*chf;
+    let (w, h) = (chf.width, chf.height);
+    let (cells, spans, areas) = (&chf.cells[..], &chf.spans[..], &chf.areas[..]);
     let mut prev_samples: Vec<i32> = Vec::with_capacity(256);
     let mut runs: Vec<SweepRun> = vec![SweepRun::default(); w.max(h).max(1) as usize];
     let overflow = |ctx: &mut BuildContext| stage_error(ctx, stage, "Region ID overflow".into());
@@ -550,20 +541,33 @@ fn sweep_rows(
         prev_samples.clear();
         prev_samples.resize(id as usize + 1, 0);
         let mut next_run: u16 = 1;
-        let row = (z * w) as usize;
+        let row_cells = (z * w + border_size) as usize..(z * w + w - border_size) as usize;
 
-        for x in border_size..w - border_size {
-            let cell = row + x as usize;
-            let c = chf.cells[cell];
+        // The row's spans are contiguous (the compact heightfield stores them cell by cell):
+        // track where its walkable ones start and end for the remapping.
+        let (mut first_span, mut end_span) = (usize::MAX, 0);
+        for cell in row_cells {
+            let c = cells[cell];
             for i in c.index as usize..(c.index + c.count) as usize {
-                let area = chf.areas[i];
+                let area = areas[i];
                 if area == NULL_AREA {
                     continue;
                 }
-                let mut run = neighbour(chf, cell, i, 0)
-                    .filter(|&(ai, _)| regs[ai] & BORDER_REG == 0 && chf.areas[ai] == area)
-                    .map_or(0, |(ai, _)| regs[ai]);
+                end_span = i + 1;
+                let span = spans[i];
+                let mut run = 0;
+                let con = span.con(0);
+                if con != NOT_CONNECTED {
+                    let ai = cells[cell - 1].index as usize + con as usize;
+                    if regs[ai] & BORDER_REG == 0 && areas[ai] == area {
+                        run = regs[ai];
+                    }
+                }
                 if run == 0 {
+                    // The row's first walkable span always starts the row's first run.
+                    if next_run == 1 {
+                        first_span = i;
+                    }
                     run = next_run;
                     next_run = next_run.checked_add(1).ok_or_else(|| overflow(ctx))?;
                     if runs.len() <= run as usize {
@@ -572,9 +576,11 @@ fn sweep_rows(
                     runs[run as usize] = SweepRun::default();
                 }
 
-                if let Some((ai, _)) = neighbour(chf, cell, i, 3) {
+                let con = span.con(3);
+                if con != NOT_CONNECTED {
+                    let ai = cells[cell - w as usize].index as usize + con as usize;
                     let nr = regs[ai];
-                    if nr != 0 && nr & BORDER_REG == 0 && chf.areas[ai] == area {
+                    if nr != 0 && nr & BORDER_REG == 0 && areas[ai] == area {
                         let r = &mut runs[run as usize];
                         if r.neighbour == 0 || r.neighbour == nr {
                             r.neighbour = nr;
@@ -603,12 +609,9 @@ fn sweep_rows(
             }
         }
 
-        for x in border_size..w - border_size {
-            let c = chf.cells[row + x as usize];
-            for reg in &mut regs[c.index as usize..(c.index + c.count) as usize] {
-                if *reg > 0 && *reg < next_run {
-                    *reg = runs[*reg as usize].id;
-                }
+        for reg in regs.get_mut(first_span..end_span).unwrap_or_default() {
+            if *reg > 0 && *reg < next_run {
+                *reg = runs[*reg as usize].id;
             }
         }
     }
@@ -616,8 +619,11 @@ fn sweep_rows(
 }
 
 /// Maps old region ids to consecutive new ones in order of first appearance in `ids`, leaving
-/// 0 and border ids alone, and returns the number of new ids. Recast rescans the region table
-/// for every id; this equals it because ids first appear in increasing order.
+/// 0 and border ids alone, and returns the number of new ids. Recast rescans the rest of the
+/// table for every id, which would also rename a region whose new id equals the old id being
+/// renamed; that never happens, because the `k`-th distinct id first appears at an index of at
+/// least `k` and is itself at least that index, while the new ids handed out before it are
+/// below `k`.
 fn compact_ids(ids: &mut [u16], id_bound: usize) -> u16 {
     let mut new_id = vec![0u16; id_bound];
     let mut generated = 0u16;
@@ -715,7 +721,8 @@ impl Region {
         }
     }
 
-    fn replace_neighbour(&mut self, old_id: u16, new_id: u16) {
+    /// Renames `old_id` to `new_id` in both lists; returns whether it was mentioned.
+    fn replace_neighbour(&mut self, old_id: u16, new_id: u16) -> bool {
         let mut changed = false;
         for c in &mut self.connections {
             if *c == old_id {
@@ -723,14 +730,17 @@ impl Region {
                 changed = true;
             }
         }
+        let mut in_floors = false;
         for f in &mut self.floors {
             if *f == old_id {
                 *f = new_id;
+                in_floors = true;
             }
         }
         if changed {
             self.remove_adjacent_repeats();
         }
+        changed || in_floors
     }
 
     fn can_merge_with(&self, other: &Region) -> bool {
@@ -751,8 +761,13 @@ impl Region {
 }
 
 /// Merges `b` into `a` by splicing their contours where they meet; fails (changing nothing)
-/// unless each lists the other as a neighbour.
-fn merge_regions(a: &mut Region, b: &mut Region, scratch: &mut Vec<u16>) -> bool {
+/// unless each lists the other as a neighbour. `b`'s old neighbours are left in `b_neighbours`.
+fn merge_regions(
+    a: &mut Region,
+    b: &mut Region,
+    scratch: &mut Vec<u16>,
+    b_neighbours: &mut Vec<u16>,
+) -> bool {
     let Some(ins_a) = a.connections.iter().position(|&c| c == b.id) else {
         return false;
     };
@@ -773,7 +788,8 @@ fn merge_regions(a: &mut Region, b: &mut Region, scratch: &mut Vec<u16>) -> bool
     }
     a.span_count += b.span_count;
     b.span_count = 0;
-    b.connections.clear();
+    b_neighbours.clear();
+    std::mem::swap(b_neighbours, &mut b.connections);
     true
 }
 
@@ -846,14 +862,14 @@ fn walk_contour(
 /// `min_region_area` (unless they touch a tile border), merges regions up to
 /// `merge_region_size` spans into their smallest compatible neighbour, and renumbers the
 /// survivors consecutively. `max_region_id` is one past the largest id in `regs`. Returns the
-/// new largest id and the number of regions found to overlap themselves.
+/// new ids.
 fn merge_and_filter_regions(
     min_region_area: i32,
     merge_region_size: i32,
     max_region_id: u16,
     chf: &CompactHeightfield,
-    regs: &mut [u16],
-) -> (u16, usize) {
+    regs: &[u16],
+) -> MergeResult {
     let nreg = max_region_id as usize + 1;
     let mut regions: Vec<Region> = (0..nreg)
         .map(|i| Region {
@@ -865,28 +881,33 @@ fn merge_and_filter_regions(
     // Floors (as pairs, gathered into lists afterwards) and the contour neighbours.
     let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
     for (cell, c) in chf.cells.iter().enumerate() {
-        let column = c.index as usize..(c.index + c.count) as usize;
-        for i in column.clone() {
-            let r = regs[i];
+        if c.count == 0 {
+            continue;
+        }
+        let first = c.index as usize;
+        let column = &regs[first..first + c.count as usize];
+        for (k, &r) in column.iter().enumerate() {
             if r == 0 || r as usize >= nreg {
                 continue;
             }
             let reg = &mut regions[r as usize];
             reg.span_count += 1;
-            for j in column.clone() {
-                let floor = regs[j];
-                if i == j || floor == 0 || floor as usize >= nreg {
-                    continue;
+            if c.count > 1 {
+                for (k2, &floor) in column.iter().enumerate() {
+                    if k2 == k || floor == 0 || floor as usize >= nreg {
+                        continue;
+                    }
+                    if floor == r {
+                        reg.overlap = true;
+                    }
+                    floor_pairs.push((r, floor));
                 }
-                if floor == r {
-                    reg.overlap = true;
-                }
-                floor_pairs.push((r, floor));
             }
 
             if !reg.connections.is_empty() {
                 continue;
             }
+            let i = first + k;
             reg.area = chf.areas[i];
             if let Some(dir) = (0..4).find(|&dir| is_solid_edge(chf, regs, cell, i, dir)) {
                 walk_contour(chf, regs, (cell, i, dir), &mut reg.connections);
@@ -904,14 +925,13 @@ fn merge_and_filter_regions(
     merge_small_regions(&mut regions, merge_region_size);
 
     let overlaps = regions.iter().filter(|r| r.overlap).count();
-    let mut ids: Vec<u16> = regions.iter().map(|r| r.id).collect();
+    let mut ids = final_region_ids(&regions);
     let max_id = compact_ids(&mut ids, nreg);
-    for reg in regs.iter_mut() {
-        if *reg & BORDER_REG == 0 {
-            *reg = ids[*reg as usize];
-        }
+    MergeResult {
+        max_id,
+        overlaps,
+        new_ids: ids,
     }
-    (max_id, overlaps)
 }
 
 /// Clears every connected group of regions smaller than `min_region_area` spans in total that
@@ -958,11 +978,29 @@ fn remove_small_region_groups(regions: &mut [Region], min_region_area: i32) {
 
 /// Repeatedly merges each region that is small (at most `merge_region_size` spans) or not
 /// connected to the null region into its smallest mergeable neighbour, until nothing changes.
+///
+/// After a merge Recast renames the merged id in every region's lists and relabels every region
+/// carrying it, scanning the whole table each time (quadratic on large maps). Here each id keeps
+/// the regions whose lists may mention it, and a merged region only points at its target; the
+/// chains are resolved by [`final_region_ids`]. Nothing observable changes: merged-away regions
+/// are never looked at again except for their final id.
 fn merge_small_regions(regions: &mut [Region], merge_region_size: i32) {
+    let nreg = regions.len();
+    let mut mentioned_by: Vec<Vec<u32>> = vec![Vec::new(); nreg];
+    for (r, reg) in regions.iter().enumerate() {
+        for &v in reg.connections.iter().chain(&reg.floors) {
+            if let Some(list) = mentioned_by.get_mut(v as usize) {
+                list.push(r as u32);
+            }
+        }
+    }
+    let mut visited_in_merge = vec![0u32; nreg];
+    let mut merges_done = 0u32;
     let mut scratch = Vec::new();
+    let mut b_neighbours = Vec::new();
     loop {
         let mut merge_count = 0;
-        for i in 0..regions.len() {
+        for i in 0..nreg {
             let reg = &regions[i];
             if reg.id == 0 || reg.id & BORDER_REG != 0 || reg.overlap || reg.span_count == 0 {
                 continue;
@@ -989,33 +1027,68 @@ fn merge_small_regions(regions: &mut [Region], merge_region_size: i32) {
                     merge_id = mreg.id;
                 }
             }
-            if merge_id == reg.id {
-                continue;
-            }
-
             let old_id = reg.id;
             let target = merge_id as usize;
-            if target == i {
+            if merge_id == old_id || target == i {
                 continue;
             }
             let (target_reg, reg) = pair_mut(regions, target, i);
-            if merge_regions(target_reg, reg, &mut scratch) {
-                for other in regions.iter_mut() {
-                    if other.id == 0 || other.id & BORDER_REG != 0 {
-                        continue;
-                    }
-                    if other.id == old_id {
-                        other.id = merge_id;
-                    }
-                    other.replace_neighbour(old_id, merge_id);
-                }
-                merge_count += 1;
+            if !merge_regions(target_reg, reg, &mut scratch, &mut b_neighbours) {
+                continue;
             }
+            merge_count += 1;
+            merges_done += 1;
+
+            // The target now mentions whatever the merged region mentioned.
+            for &v in b_neighbours.iter().chain(&regions[i].floors) {
+                if let Some(list) = mentioned_by.get_mut(v as usize) {
+                    list.push(target as u32);
+                }
+            }
+            // Rename the merged id wherever a live region mentions it.
+            let mentioning = std::mem::take(&mut mentioned_by[old_id as usize]);
+            for &j in &mentioning {
+                let j = j as usize;
+                if visited_in_merge[j] == merges_done {
+                    continue;
+                }
+                visited_in_merge[j] = merges_done;
+                let other = &mut regions[j];
+                if other.id == 0 || other.id & BORDER_REG != 0 {
+                    continue;
+                }
+                if other.replace_neighbour(old_id, merge_id) {
+                    mentioned_by[target].push(j as u32);
+                }
+            }
+            regions[i].id = merge_id;
         }
         if merge_count == 0 {
             break;
         }
     }
+}
+
+/// The final id of every region: merged regions take the id at the end of their merge chain,
+/// as Recast's eager relabelling gives them.
+fn final_region_ids(regions: &[Region]) -> Vec<u16> {
+    let mut ids: Vec<u16> = regions.iter().map(|r| r.id).collect();
+    let is_chain_link = |ids: &[u16], id: u16| {
+        id != 0 && id & BORDER_REG == 0 && ids.get(id as usize).is_some_and(|&next| next != id)
+    };
+    for j in 0..ids.len() {
+        let mut root = ids[j];
+        while is_chain_link(&ids, root) {
+            root = ids[root as usize];
+        }
+        let mut x = j;
+        while ids[x] != root {
+            let next = ids[x] as usize;
+            ids[x] = root;
+            x = next;
+        }
+    }
+    ids
 }
 
 /// Mutable references to two different elements.
@@ -1032,7 +1105,7 @@ fn pair_mut<T>(items: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 /// Recast's `mergeAndFilterLayerRegions`: joins monotone regions (`max_region_id` is one past
 /// the largest id in `regs`) breadth-first into layers that never contain two regions sharing a
 /// column, drops layers smaller than `min_region_area` that do not touch a tile border, and
-/// renumbers. Returns the largest new id.
+/// renumbers.
 ///
 /// Recast keeps neighbour and floor lists with linear `contains` scans and rescans the whole
 /// region table per removed or renumbered layer, which is quadratic on large maps. Here the
@@ -1042,8 +1115,8 @@ fn merge_and_filter_layer_regions(
     min_region_area: i32,
     max_region_id: u16,
     chf: &CompactHeightfield,
-    regs: &mut [u16],
-) -> u16 {
+    regs: &[u16],
+) -> MergeResult {
     let nreg = max_region_id as usize + 1;
     let mut span_count = vec![0i32; nreg];
     let mut area = vec![0u8; nreg];
@@ -1054,6 +1127,9 @@ fn merge_and_filter_layer_regions(
     let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
     let mut column: Vec<u16> = Vec::with_capacity(32);
     for (cell, c) in chf.cells.iter().enumerate() {
+        if c.count == 0 {
+            continue;
+        }
         column.clear();
         for i in c.index as usize..(c.index + c.count) as usize {
             let ri = regs[i];
@@ -1063,7 +1139,9 @@ fn merge_and_filter_layer_regions(
             let r = ri as usize;
             span_count[r] += 1;
             area[r] = chf.areas[i];
-            column.push(ri);
+            if c.count > 1 {
+                column.push(ri);
+            }
             for dir in 0..4 {
                 let Some((ai, _)) = neighbour(chf, cell, i, dir) else {
                     continue;
@@ -1147,10 +1225,9 @@ fn merge_and_filter_layer_regions(
     }
 
     let max_id = compact_ids(&mut layer, nreg + 1);
-    for reg in regs.iter_mut() {
-        if *reg & BORDER_REG == 0 {
-            *reg = layer[*reg as usize];
-        }
+    MergeResult {
+        max_id,
+        overlaps: 0,
+        new_ids: layer,
     }
-    max_id
 }

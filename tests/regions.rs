@@ -84,7 +84,7 @@ fn layer_regions_match_cpp() {
 /// Procedurally generated compact heightfields: a ground floor with small obstacles (missing
 /// spans) and unwalkable spots, patches of another area type, raised decks over the ground,
 /// each reached by a ramp. Decks make regions overlap, which the layer partition must split.
-mod scene {
+pub mod scene {
     use navlab::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
     use navlab::{NULL_AREA, WALKABLE_AREA, dir_offset_x, dir_offset_z};
 
@@ -249,9 +249,10 @@ mod scene {
     }
 }
 
-/// Recast's layer partition transcribed plainly (linear scans, quadratic loops), as an oracle
-/// for the fast implementation. Returns (max_regions, reg per span).
-mod slow_layers {
+/// Recast's monotone and layer partitions transcribed plainly (linear scans, quadratic loops,
+/// index loops, eager relabelling), as an oracle for the fast implementation.
+#[allow(clippy::needless_range_loop)]
+mod slow {
     use navlab::compact::CompactHeightfield;
     use navlab::{BORDER_REG, NULL_AREA};
 
@@ -278,6 +279,8 @@ mod slow_layers {
         id: u16,
         area: u8,
         remap: bool,
+        visited: bool,
+        overlap: bool,
         connects_to_border: bool,
         connections: Vec<u16>,
         floors: Vec<u16>,
@@ -289,7 +292,8 @@ mod slow_layers {
         }
     }
 
-    pub fn build(chf: &CompactHeightfield, border: i32, min_area: i32) -> (u16, Vec<u16>) {
+    /// The row sweep: (one past the largest id, reg per span).
+    fn sweep(chf: &CompactHeightfield, border: i32) -> (u16, Vec<u16>) {
         let (w, h) = (chf.width, chf.height);
         let mut regs = vec![0u16; chf.spans.len()];
         let mut id: u16 = 1;
@@ -318,10 +322,11 @@ mod slow_layers {
                         continue;
                     }
                     let mut previd = 0;
-                    if let Some(ai) = neighbour(chf, x, z, i, 0) {
-                        if regs[ai] & BORDER_REG == 0 && chf.areas[i] == chf.areas[ai] {
-                            previd = regs[ai];
-                        }
+                    if let Some(ai) = neighbour(chf, x, z, i, 0)
+                        && regs[ai] & BORDER_REG == 0
+                        && chf.areas[i] == chf.areas[ai]
+                    {
+                        previd = regs[ai];
                     }
                     if previd == 0 {
                         previd = rid;
@@ -363,7 +368,13 @@ mod slow_layers {
             }
         }
 
-        // Merge and filter.
+        (id, regs)
+    }
+
+    /// The layer partition: (max_regions, reg per span).
+    pub fn layers(chf: &CompactHeightfield, border: i32, min_area: i32) -> (u16, Vec<u16>) {
+        let (w, h) = (chf.width, chf.height);
+        let (id, mut regs) = sweep(chf, border);
         let nreg = id as usize + 1;
         let mut regions = vec![Region::default(); nreg];
         for (i, r) in regions.iter_mut().enumerate() {
@@ -472,6 +483,330 @@ mod slow_layers {
         }
         (generated, regs)
     }
+
+    fn region_at(
+        chf: &CompactHeightfield,
+        regs: &[u16],
+        x: i32,
+        z: i32,
+        i: usize,
+        dir: usize,
+    ) -> u16 {
+        neighbour(chf, x, z, i, dir).map_or(0, |ai| regs[ai])
+    }
+
+    fn walk_contour(
+        chf: &CompactHeightfield,
+        regs: &[u16],
+        (mut x, mut z, mut i, mut dir): (i32, i32, usize, usize),
+        cont: &mut Vec<u16>,
+    ) {
+        let (start_i, start_dir) = (i, dir);
+        let mut current = region_at(chf, regs, x, z, i, dir);
+        cont.push(current);
+        let mut iter = 0;
+        loop {
+            iter += 1;
+            if iter >= 40000 {
+                break;
+            }
+            let r = region_at(chf, regs, x, z, i, dir);
+            if r != regs[i] {
+                if r != current {
+                    current = r;
+                    cont.push(r);
+                }
+                dir = (dir + 1) & 3;
+            } else {
+                let Some(ni) = neighbour(chf, x, z, i, dir) else {
+                    return;
+                };
+                x += navlab::dir_offset_x(dir);
+                z += navlab::dir_offset_z(dir);
+                i = ni;
+                dir = (dir + 3) & 3;
+            }
+            if i == start_i && dir == start_dir {
+                break;
+            }
+        }
+        if cont.len() > 1 {
+            let mut j = 0;
+            while j < cont.len() {
+                if cont[j] == cont[(j + 1) % cont.len()] {
+                    cont.remove(j);
+                } else {
+                    j += 1;
+                }
+            }
+        }
+    }
+
+    fn remove_adjacent(list: &mut Vec<u16>) {
+        let mut i = 0;
+        while i < list.len() && list.len() > 1 {
+            if list[i] == list[(i + 1) % list.len()] {
+                list.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn can_merge(a: &Region, b: &Region) -> bool {
+        a.area == b.area
+            && a.connections.iter().filter(|&&c| c == b.id).count() <= 1
+            && !a.floors.contains(&b.id)
+    }
+
+    /// Merges region `b` into region `a` (indices).
+    fn merge(regions: &mut [Region], a: usize, b: usize) -> bool {
+        let (aid, bid) = (regions[a].id, regions[b].id);
+        let acon = regions[a].connections.clone();
+        let bcon = regions[b].connections.clone();
+        let Some(ins_a) = acon.iter().position(|&c| c == bid) else {
+            return false;
+        };
+        let Some(ins_b) = bcon.iter().position(|&c| c == aid) else {
+            return false;
+        };
+        let mut merged = Vec::new();
+        for k in 0..acon.len() - 1 {
+            merged.push(acon[(ins_a + 1 + k) % acon.len()]);
+        }
+        for k in 0..bcon.len() - 1 {
+            merged.push(bcon[(ins_b + 1 + k) % bcon.len()]);
+        }
+        remove_adjacent(&mut merged);
+        regions[a].connections = merged;
+        for f in regions[b].floors.clone() {
+            add_unique(&mut regions[a].floors, f);
+        }
+        regions[a].span_count += regions[b].span_count;
+        regions[b].span_count = 0;
+        regions[b].connections.clear();
+        true
+    }
+
+    /// The monotone partition: (max_regions, reg per span).
+    pub fn monotone(
+        chf: &CompactHeightfield,
+        border: i32,
+        min_area: i32,
+        merge_size: i32,
+    ) -> (u16, Vec<u16>) {
+        let (w, h) = (chf.width, chf.height);
+        let (id, mut regs) = sweep(chf, border);
+        let nreg = id as usize + 1;
+        let mut regions = vec![Region::default(); nreg];
+        for (i, r) in regions.iter_mut().enumerate() {
+            r.id = i as u16;
+        }
+        for z in 0..h {
+            for x in 0..w {
+                let c = chf.cell(x, z);
+                let column = c.index as usize..(c.index + c.count) as usize;
+                for i in column.clone() {
+                    let r = regs[i];
+                    if r == 0 || r as usize >= nreg {
+                        continue;
+                    }
+                    regions[r as usize].span_count += 1;
+                    for j in column.clone() {
+                        let floor = regs[j];
+                        if i == j || floor == 0 || floor as usize >= nreg {
+                            continue;
+                        }
+                        if floor == r {
+                            regions[r as usize].overlap = true;
+                        }
+                        add_unique(&mut regions[r as usize].floors, floor);
+                    }
+                    if !regions[r as usize].connections.is_empty() {
+                        continue;
+                    }
+                    regions[r as usize].area = chf.areas[i];
+                    if let Some(dir) = (0..4).find(|&d| region_at(chf, &regs, x, z, i, d) != r) {
+                        let mut cont = Vec::new();
+                        walk_contour(chf, &regs, (x, z, i, dir), &mut cont);
+                        regions[r as usize].connections = cont;
+                    }
+                }
+            }
+        }
+
+        for i in 0..nreg {
+            let reg = &regions[i];
+            if reg.id == 0 || reg.id & BORDER_REG != 0 || reg.span_count == 0 || reg.visited {
+                continue;
+            }
+            let mut border_touch = false;
+            let mut total = 0;
+            let mut stack = vec![i];
+            let mut trace = Vec::new();
+            regions[i].visited = true;
+            while let Some(ri) = stack.pop() {
+                total += regions[ri].span_count;
+                trace.push(ri);
+                for c in regions[ri].connections.clone() {
+                    if c & BORDER_REG != 0 {
+                        border_touch = true;
+                        continue;
+                    }
+                    let nei = &mut regions[c as usize];
+                    if nei.visited || nei.id == 0 || nei.id & BORDER_REG != 0 {
+                        continue;
+                    }
+                    stack.push(nei.id as usize);
+                    nei.visited = true;
+                }
+            }
+            if total < min_area && !border_touch {
+                for t in trace {
+                    regions[t].span_count = 0;
+                    regions[t].id = 0;
+                }
+            }
+        }
+
+        loop {
+            let mut merge_count = 0;
+            for i in 0..nreg {
+                let reg = &regions[i];
+                if reg.id == 0 || reg.id & BORDER_REG != 0 || reg.overlap || reg.span_count == 0 {
+                    continue;
+                }
+                if reg.span_count > merge_size && reg.connections.contains(&0) {
+                    continue;
+                }
+                let mut smallest = 0x0fff_ffff;
+                let mut merge_id = reg.id;
+                for &c in &reg.connections {
+                    if c & BORDER_REG != 0 {
+                        continue;
+                    }
+                    let m = &regions[c as usize];
+                    if m.id == 0 || m.id & BORDER_REG != 0 || m.overlap {
+                        continue;
+                    }
+                    if m.span_count < smallest && can_merge(reg, m) && can_merge(m, reg) {
+                        smallest = m.span_count;
+                        merge_id = m.id;
+                    }
+                }
+                if merge_id == reg.id {
+                    continue;
+                }
+                let old = reg.id;
+                if merge(&mut regions, merge_id as usize, i) {
+                    for other in regions.iter_mut() {
+                        if other.id == 0 || other.id & BORDER_REG != 0 {
+                            continue;
+                        }
+                        if other.id == old {
+                            other.id = merge_id;
+                        }
+                        let mut changed = false;
+                        for c in &mut other.connections {
+                            if *c == old {
+                                *c = merge_id;
+                                changed = true;
+                            }
+                        }
+                        for f in &mut other.floors {
+                            if *f == old {
+                                *f = merge_id;
+                            }
+                        }
+                        if changed {
+                            remove_adjacent(&mut other.connections);
+                        }
+                    }
+                    merge_count += 1;
+                }
+            }
+            if merge_count == 0 {
+                break;
+            }
+        }
+
+        for r in regions.iter_mut() {
+            r.remap = r.id != 0 && r.id & BORDER_REG == 0;
+        }
+        let mut generated = 0u16;
+        for i in 0..nreg {
+            if !regions[i].remap {
+                continue;
+            }
+            let old = regions[i].id;
+            generated += 1;
+            for r in regions[i..].iter_mut() {
+                if r.id == old {
+                    r.id = generated;
+                    r.remap = false;
+                }
+            }
+        }
+        for reg in regs.iter_mut() {
+            if *reg & BORDER_REG == 0 {
+                *reg = regions[*reg as usize].id;
+            }
+        }
+        (generated, regs)
+    }
+}
+
+/// The oracles below are only as good as their transcription: check them against C++ too.
+#[test]
+fn plain_transcriptions_match_cpp() {
+    for mesh in common::STAGE_MESHES {
+        let Some(chf) = common::compact_from_stages(mesh, true, false, None) else {
+            return;
+        };
+        for partition in ["monotone", "layers"] {
+            let (max_regions, regs) = if partition == "monotone" {
+                slow::monotone(&chf, 0, MIN_REGION_AREA, MERGE_REGION_AREA)
+            } else {
+                slow::layers(&chf, 0, MIN_REGION_AREA)
+            };
+            let reference =
+                common::load_json(&format!("stages/{mesh}/{partition}/6_regions.json")).unwrap();
+            assert_eq!(
+                max_regions as i64,
+                reference["maxRegions"].as_i64().unwrap()
+            );
+            let reg: Vec<u16> = common::as_i64s(&reference["reg"])
+                .iter()
+                .map(|&r| r as u16)
+                .collect();
+            common::assert_slices_eq(&format!("{mesh} {partition} plain"), &regs, &reg);
+        }
+    }
+}
+
+#[test]
+fn fast_monotone_merge_equals_plain_transcription() {
+    for (seed, border) in [(4u64, 0), (5, 8)] {
+        let features = scene::Features {
+            obstacles: 1500,
+            decks: 12,
+            islands: 150,
+        };
+        let mut chf = scene::generate(240, 200, features, seed);
+        let (max_regions, regs) = slow::monotone(&chf, border, MIN_REGION_AREA, MERGE_REGION_AREA);
+        build_regions_monotone(
+            &mut BuildContext::new(),
+            &mut chf,
+            border,
+            MIN_REGION_AREA,
+            MERGE_REGION_AREA,
+        )
+        .unwrap();
+        assert!(max_regions > 20, "seed {seed}: only {max_regions} regions");
+        assert_eq!(chf.max_regions, max_regions, "seed {seed} border {border}");
+        let ours: Vec<u16> = chf.spans.iter().map(|s| s.reg).collect();
+        common::assert_slices_eq(&format!("seed {seed} border {border}"), &ours, &regs);
+    }
 }
 
 #[test]
@@ -483,7 +818,7 @@ fn fast_layer_merge_equals_plain_transcription() {
             islands: 150,
         };
         let mut chf = scene::generate(240, 200, features, seed);
-        let (max_regions, regs) = slow_layers::build(&chf, border, MIN_REGION_AREA);
+        let (max_regions, regs) = slow::layers(&chf, border, MIN_REGION_AREA);
         build_layer_regions(&mut BuildContext::new(), &mut chf, border, MIN_REGION_AREA).unwrap();
         assert!(max_regions > 5, "seed {seed}: only {max_regions} layers");
         assert_eq!(chf.max_regions, max_regions, "seed {seed} border {border}");
@@ -544,10 +879,72 @@ fn layers_on_a_large_scene_finish_quickly_and_sanely() {
     assert!(chf.max_regions > 100, "only {} regions", chf.max_regions);
     if std::env::var_os("NAVLAB_SLOW_ORACLE").is_some() {
         let start = std::time::Instant::now();
-        let (max_regions, regs) = slow_layers::build(&chf, 8, MIN_REGION_AREA);
+        let (max_regions, regs) = slow::layers(&chf, 8, MIN_REGION_AREA);
         eprintln!("slow: {max_regions} in {:?}", start.elapsed());
         let ours: Vec<u16> = chf.spans.iter().map(|s| s.reg).collect();
         assert_eq!(ours, regs);
     }
     assert_sane_layers(&chf);
+}
+
+#[test]
+fn watershed_observer_sees_every_level_without_changing_the_result() {
+    let features = scene::Features {
+        obstacles: 400,
+        decks: 4,
+        islands: 40,
+    };
+    let mut plain = scene::generate(120, 100, features, 9);
+    build_distance_field(&mut BuildContext::new(), &mut plain).unwrap();
+    let mut observed = plain.clone();
+    build_regions(&mut BuildContext::new(), &mut plain, 0, 64, 400).unwrap();
+
+    let mut levels = Vec::new();
+    let mut last_snapshot = Vec::new();
+    navlab::region::build_regions_observed(
+        &mut BuildContext::new(),
+        &mut observed,
+        0,
+        64,
+        400,
+        |level, regs| {
+            levels.push(level);
+            last_snapshot = regs.to_vec();
+        },
+    )
+    .unwrap();
+    assert_eq!(plain, observed);
+    // Levels step down by 2 from the rounded-up maximum to 0, then the final expansion (0).
+    let top = (observed.max_distance + 1) & !1;
+    let expected: Vec<u16> = (0..top / 2).rev().map(|k| k * 2).chain([0]).collect();
+    assert_eq!(levels, expected);
+    // The last snapshot is the expanded watershed before merging: every walkable span that
+    // still has a region after merging had one then.
+    for (span, &before) in observed.spans.iter().zip(&last_snapshot) {
+        if span.reg != 0 {
+            assert_ne!(before, 0);
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let features = scene::Features {
+        obstacles: 10,
+        decks: 0,
+        islands: 0,
+    };
+    let chf = scene::generate(30, 30, features, 1);
+    let mut ctx = BuildContext::new();
+
+    let mut no_distance = chf.clone();
+    assert!(build_regions(&mut ctx, &mut no_distance, 0, 8, 20).is_err());
+    let mut negative_border = chf.clone();
+    assert!(build_layer_regions(&mut ctx, &mut negative_border, -1, 8).is_err());
+    let mut truncated = chf.clone();
+    truncated.spans.pop();
+    assert!(build_distance_field(&mut ctx, &mut truncated).is_err());
+    assert!(build_regions_monotone(&mut ctx, &mut truncated, 0, 8, 20).is_err());
+    assert_eq!(ctx.entries().len(), 4);
+    assert!(ctx.entries()[0].message.starts_with("rcBuildRegions: "));
 }

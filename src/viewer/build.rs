@@ -1,0 +1,685 @@
+//! Background builds: every settings change or newly opened mesh becomes a request; one build
+//! runs at a time on the async compute pool, starting from the earliest stage the change affects;
+//! a request made while a build runs supersedes it (its result is kept only as the starting point
+//! of the next build, never shown).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy::tasks::futures::check_ready;
+use bevy::tasks::{AsyncComputeTaskPool, Task};
+
+use crate::build::{Build, Stage, earliest_affected_stage};
+use crate::config::BuildSettings;
+use crate::context::LogCategory;
+use crate::input_geom::InputGeom;
+
+/// An input (mesh, partitioned tree, `.gset` extras) and the name shown for it.
+#[derive(Debug)]
+pub struct SceneData {
+    pub input: InputGeom,
+    /// File name, or "Default scene".
+    pub name: String,
+}
+
+impl SceneData {
+    /// The embedded default scene.
+    pub fn default_scene() -> Self {
+        Self {
+            input: InputGeom::from_mesh(crate::scene::default_scene())
+                .expect("the generated scene is small and well formed"),
+            name: "Default scene".into(),
+        }
+    }
+
+    /// Reads an OBJ file, or a RecastDemo `.gset` and the mesh it names.
+    pub fn load(path: PathBuf) -> crate::Result<Self> {
+        let input = InputGeom::load(&path)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(Self { input, name })
+    }
+}
+
+/// Something the user asked the build to do.
+#[derive(Message, Clone, Debug)]
+pub enum BuildRequest {
+    /// New settings; rebuilds from the earliest affected stage when auto-rebuild is on.
+    Settings(BuildSettings),
+    /// Rebuild everything with the current settings (the Build button).
+    Rebuild,
+    /// Turn auto-rebuild on or off; turning it on applies the settings changed meanwhile.
+    AutoRebuild(bool),
+    /// Open an OBJ file; on failure the current scene stays.
+    Open(PathBuf),
+    /// Show an already loaded scene.
+    Scene(Arc<SceneData>),
+}
+
+/// How serious a viewer log line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// The Log panel's lines and the transient error toasts.
+#[derive(Resource, Default)]
+pub struct ViewerLog {
+    pub lines: Vec<(LogLevel, String)>,
+    /// Errors to pop up, with the time they were raised.
+    pub toasts: Vec<(String, Instant)>,
+}
+
+/// Most lines the log keeps (the oldest go first).
+const MAX_LOG_LINES: usize = 5000;
+
+impl ViewerLog {
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.push(LogLevel::Info, text.into());
+    }
+
+    pub fn warning(&mut self, text: impl Into<String>) {
+        self.push(LogLevel::Warning, text.into());
+    }
+
+    /// Logs an error and pops it up as a toast.
+    pub fn error(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        bevy::log::error!("{text}");
+        self.toasts.push((text.clone(), Instant::now()));
+        self.push(LogLevel::Error, text);
+    }
+
+    fn push(&mut self, level: LogLevel, text: String) {
+        if self.lines.len() >= MAX_LOG_LINES {
+            self.lines.drain(..MAX_LOG_LINES / 2);
+        }
+        self.lines.push((level, text));
+    }
+}
+
+/// What the build is doing now.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BuildStatus {
+    Idle,
+    /// Loading a file and building it from scratch.
+    Loading {
+        name: String,
+        since: Instant,
+    },
+    /// Re-running the pipeline from `from`.
+    Building {
+        from: Stage,
+        since: Instant,
+    },
+}
+
+/// The scene and build on screen, the settings being edited, and the background job.
+#[derive(Resource)]
+pub struct BuildState {
+    /// The settings the Properties panel edits.
+    pub settings: BuildSettings,
+    /// Rebuild as soon as a setting changes (on by default).
+    pub auto_rebuild: bool,
+    /// The scene on screen.
+    pub scene: Arc<SceneData>,
+    /// The build on screen (`None` before the first build or when the scene's build failed).
+    pub build: Option<Arc<Build>>,
+    /// Bumped whenever `scene` changes.
+    pub scene_version: u64,
+    /// Per stage, bumped whenever that stage's output on screen changes.
+    pub stage_versions: [u64; Stage::ALL.len()],
+    pub status: BuildStatus,
+    /// The stage the last shown build started from, and its wall time.
+    pub last_build: Option<(Stage, Duration)>,
+    /// Builds whose results were dropped because a newer request came in.
+    pub superseded: u64,
+    /// Builds finished (shown, superseded or failed).
+    pub finished: u64,
+    /// The newest finished state, which the next build starts from (may be newer than the shown
+    /// one while it is superseded).
+    base_scene: Arc<SceneData>,
+    base_build: Option<Arc<Build>>,
+    job: Option<Job>,
+    pending: Option<Pending>,
+    /// The earliest stage changed by superseded builds since the last one shown.
+    unshown_from: Option<Stage>,
+    next_version: u64,
+}
+
+/// Work waiting for the running job to finish.
+#[derive(Default)]
+struct Pending {
+    /// A new scene to switch to first.
+    scene: Option<SceneSource>,
+    /// Rebuild everything even if the settings did not change.
+    full: bool,
+}
+
+enum SceneSource {
+    File(PathBuf),
+    Loaded(Arc<SceneData>),
+}
+
+struct Job {
+    task: Task<JobOutcome>,
+    started: Instant,
+}
+
+enum JobOutcome {
+    Built {
+        scene: Option<Arc<SceneData>>,
+        build: Box<Build>,
+        from: Stage,
+        elapsed: Duration,
+    },
+    Unchanged,
+    LoadFailed(String),
+    BuildFailed {
+        scene: Option<Arc<SceneData>>,
+        error: String,
+    },
+}
+
+impl BuildState {
+    /// A state showing `scene`, built with `settings` once the first update runs.
+    pub fn new(scene: Arc<SceneData>, settings: BuildSettings) -> Self {
+        Self {
+            settings,
+            auto_rebuild: true,
+            scene: scene.clone(),
+            build: None,
+            scene_version: 1,
+            stage_versions: [0; Stage::ALL.len()],
+            status: BuildStatus::Idle,
+            last_build: None,
+            superseded: 0,
+            finished: 0,
+            base_scene: scene,
+            base_build: None,
+            job: None,
+            pending: Some(Pending {
+                scene: None,
+                full: true,
+            }),
+            unshown_from: None,
+            next_version: 1,
+        }
+    }
+
+    /// Whether a build is running or waiting.
+    pub fn is_busy(&self) -> bool {
+        self.job.is_some() || self.pending.is_some()
+    }
+
+    /// The version of a stage's output on screen (for retained drawings).
+    pub fn stage_version(&self, stage: Stage) -> u64 {
+        self.stage_versions[stage as usize]
+    }
+
+    fn pending_mut(&mut self) -> &mut Pending {
+        self.pending.get_or_insert_with(Pending::default)
+    }
+
+    fn accept(&mut self, request: BuildRequest) {
+        match request {
+            BuildRequest::Settings(settings) => {
+                self.settings = settings;
+                if self.auto_rebuild {
+                    self.pending_mut();
+                }
+            }
+            BuildRequest::Rebuild => self.pending_mut().full = true,
+            BuildRequest::AutoRebuild(on) => {
+                self.auto_rebuild = on;
+                if on {
+                    self.pending_mut();
+                }
+            }
+            BuildRequest::Open(path) => self.pending_mut().scene = Some(SceneSource::File(path)),
+            BuildRequest::Scene(scene) => {
+                self.pending_mut().scene = Some(SceneSource::Loaded(scene));
+            }
+        }
+    }
+
+    /// Starts the pending work if nothing is running.
+    fn start_pending(&mut self) {
+        if self.job.is_some() {
+            return;
+        }
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        let settings = self.settings.clone();
+        let now = Instant::now();
+        let task = match pending.scene {
+            Some(source) => {
+                let name = match &source {
+                    SceneSource::File(path) => path.display().to_string(),
+                    SceneSource::Loaded(scene) => scene.name.clone(),
+                };
+                self.status = BuildStatus::Loading { name, since: now };
+                AsyncComputeTaskPool::get().spawn(async move { load_and_build(source, settings) })
+            }
+            None => {
+                let base = self.base_build.clone().filter(|_| !pending.full);
+                let from = match &base {
+                    Some(base) => match earliest_affected_stage(&base.settings, &settings) {
+                        Some(stage) => stage,
+                        None => {
+                            // Nothing to build; show a superseded result that already matches.
+                            self.status = BuildStatus::Idle;
+                            let shown = self.build.as_ref().is_some_and(|b| Arc::ptr_eq(b, base));
+                            if !shown {
+                                let from = self.unshown_from.unwrap_or(Stage::DetailMesh);
+                                self.show(Some(base.clone()), from, false);
+                            }
+                            return;
+                        }
+                    },
+                    None => Stage::Rasterize,
+                };
+                self.status = BuildStatus::Building { from, since: now };
+                let scene = self.base_scene.clone();
+                AsyncComputeTaskPool::get()
+                    .spawn(async move { rebuild(&scene, base, settings, from) })
+            }
+        };
+        self.job = Some(Job { task, started: now });
+    }
+
+    /// Takes a finished job's outcome into the state, showing it unless a newer request waits.
+    fn finish(&mut self, outcome: JobOutcome, log: &mut ViewerLog) {
+        self.finished += 1;
+        let superseded = self.pending.is_some();
+        match outcome {
+            JobOutcome::Unchanged => {}
+            JobOutcome::LoadFailed(error) => log.error(error),
+            JobOutcome::BuildFailed { scene, error } => {
+                log.error(format!("Build failed: {error}"));
+                if let Some(scene) = scene {
+                    // The mesh itself is fine: show it without a navmesh.
+                    self.base_scene = scene;
+                    self.base_build = None;
+                    if !superseded {
+                        self.show(None, Stage::Rasterize, true);
+                    }
+                }
+            }
+            JobOutcome::Built {
+                scene,
+                build,
+                from,
+                elapsed,
+            } => {
+                let scene_changed = scene.is_some();
+                if let Some(scene) = scene {
+                    self.base_scene = scene;
+                }
+                let build: Arc<Build> = Arc::from(build);
+                self.base_build = Some(build.clone());
+                if superseded {
+                    self.superseded += 1;
+                    self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
+                } else {
+                    log_build(
+                        log,
+                        &build,
+                        from,
+                        elapsed,
+                        scene_changed.then_some(&*self.base_scene),
+                    );
+                    self.last_build = Some((from, elapsed));
+                    self.show(Some(build), from, scene_changed);
+                }
+            }
+        }
+        if !superseded {
+            self.status = BuildStatus::Idle;
+        }
+    }
+
+    fn show(&mut self, build: Option<Arc<Build>>, from: Stage, scene_changed: bool) {
+        self.next_version += 1;
+        let scene_changed = scene_changed || !Arc::ptr_eq(&self.scene, &self.base_scene);
+        let from = self.unshown_from.take().map_or(from, |s| s.min(from));
+        if scene_changed {
+            self.scene = self.base_scene.clone();
+            self.scene_version = self.next_version;
+            // A `.gset` brings its own settings; the panel shows what was built.
+            if let Some(build) = &build {
+                self.settings = build.settings.clone();
+            }
+        }
+        for stage in Stage::ALL {
+            if stage >= from || scene_changed {
+                self.stage_versions[stage as usize] = self.next_version;
+            }
+        }
+        self.build = build;
+    }
+}
+
+fn log_build(
+    log: &mut ViewerLog,
+    build: &Build,
+    from: Stage,
+    elapsed: Duration,
+    new_scene: Option<&SceneData>,
+) {
+    // Like RecastDemo, the log shows the last build (errors also pop up as toasts).
+    log.lines.clear();
+    if let Some(scene) = new_scene {
+        log.info(format!(
+            "Loaded {}: {} verts, {} tris",
+            scene.name,
+            scene.input.mesh.vert_count(),
+            scene.input.mesh.tri_count()
+        ));
+        for warning in &scene.input.mesh.warnings {
+            log.warning(warning.clone());
+        }
+    }
+    for entry in build.context.entries() {
+        match entry.category {
+            LogCategory::Progress => log.info(entry.message.clone()),
+            LogCategory::Warning => log.warning(entry.message.clone()),
+            LogCategory::Error => log.error(entry.message.clone()),
+        }
+    }
+    for line in build.timing_report() {
+        log.info(line);
+    }
+    log.info(format!(
+        "Rebuilt from {} in {:.2} ms",
+        from.name(),
+        elapsed.as_secs_f64() * 1000.0
+    ));
+}
+
+fn load_and_build(source: SceneSource, settings: BuildSettings) -> JobOutcome {
+    let started = Instant::now();
+    let scene = match source {
+        SceneSource::Loaded(scene) => scene,
+        SceneSource::File(path) => match SceneData::load(path) {
+            Ok(scene) => Arc::new(scene),
+            Err(err) => return JobOutcome::LoadFailed(format!("Could not open {err}")),
+        },
+    };
+    // A geometry set brings its own settings, as in RecastDemo.
+    let settings = match scene.input.geom_set.settings {
+        Some(_) => scene.input.settings(),
+        None => settings,
+    };
+    match Build::from_input(&scene.input, settings) {
+        Ok(build) => JobOutcome::Built {
+            scene: Some(scene),
+            build: Box::new(build),
+            from: Stage::Rasterize,
+            elapsed: started.elapsed(),
+        },
+        Err(err) => JobOutcome::BuildFailed {
+            scene: Some(scene),
+            error: err.to_string(),
+        },
+    }
+}
+
+fn rebuild(
+    scene: &SceneData,
+    base: Option<Arc<Build>>,
+    settings: BuildSettings,
+    from: Stage,
+) -> JobOutcome {
+    let started = Instant::now();
+    let result = match base {
+        // Copy the stage outputs before `from` and re-run the rest.
+        Some(base) => {
+            let mut build = (*base).clone();
+            build.update(settings).map(|stage| stage.map(|_| build))
+        }
+        None => Build::from_input(&scene.input, settings).map(Some),
+    };
+    match result {
+        Ok(Some(build)) => JobOutcome::Built {
+            scene: None,
+            build: Box::new(build),
+            from,
+            elapsed: started.elapsed(),
+        },
+        Ok(None) => JobOutcome::Unchanged,
+        Err(err) => JobOutcome::BuildFailed {
+            scene: None,
+            error: err.to_string(),
+        },
+    }
+}
+
+/// Runs builds in the background and keeps [`BuildState`] current. Needs only a task pool, so
+/// tests can run it without a window or renderer.
+pub struct BuildPlugin {
+    /// The scene to open with.
+    pub scene: Arc<SceneData>,
+    pub settings: BuildSettings,
+}
+
+impl Plugin for BuildPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(BuildState::new(self.scene.clone(), self.settings.clone()))
+            .init_resource::<ViewerLog>()
+            .add_message::<BuildRequest>()
+            .add_systems(PreUpdate, (accept_requests, poll_build).chain());
+    }
+}
+
+fn accept_requests(mut requests: MessageReader<BuildRequest>, mut state: ResMut<BuildState>) {
+    for request in requests.read() {
+        state.accept(request.clone());
+    }
+    state.start_pending();
+}
+
+fn poll_build(mut state: ResMut<BuildState>, mut log: ResMut<ViewerLog>) {
+    let Some(job) = state.job.as_mut() else {
+        return;
+    };
+    let Some(outcome) = check_ready(&mut job.task) else {
+        return;
+    };
+    let started = job.started;
+    state.job = None;
+    state.finish(outcome, &mut log);
+    bevy::log::debug!("build job finished after {:?}", started.elapsed());
+    state.start_pending();
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// An app with nothing but the build plugin, on the default scene.
+    pub(crate) fn build_app() -> App {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            BuildPlugin {
+                scene: Arc::new(SceneData::default_scene()),
+                settings: BuildSettings::default(),
+            },
+        ));
+        app
+    }
+
+    /// Runs frames until no build is running or waiting.
+    pub(crate) fn settle(app: &mut App) {
+        for _ in 0..20_000 {
+            app.update();
+            if !app.world().resource::<BuildState>().is_busy() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        panic!("the build did not finish");
+    }
+
+    fn request(app: &mut App, request: BuildRequest) {
+        app.world_mut().write_message(request);
+    }
+
+    fn state(app: &App) -> &BuildState {
+        app.world().resource::<BuildState>()
+    }
+
+    #[test]
+    fn first_build_shows_the_default_scene() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = state(&app);
+        assert!(state.build.is_some());
+        assert_eq!(state.last_build.map(|b| b.0), Some(Stage::Rasterize));
+        assert_eq!(state.scene.name, "Default scene");
+        assert!(state.stage_versions.iter().all(|&v| v > 0));
+    }
+
+    #[test]
+    fn a_setting_change_rebuilds_from_the_stage_it_affects() {
+        let mut app = build_app();
+        settle(&mut app);
+        let before = state(&app).stage_versions;
+        let settings = BuildSettings {
+            detail_sample_dist: 3.0,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(settings.clone()));
+        settle(&mut app);
+        let after = state(&app);
+        assert_eq!(after.last_build.map(|b| b.0), Some(Stage::DetailMesh));
+        assert_eq!(after.build.as_ref().unwrap().settings, settings);
+        for stage in Stage::ALL {
+            let changed = after.stage_versions[stage as usize] != before[stage as usize];
+            assert_eq!(changed, stage >= Stage::DetailMesh, "{stage:?}");
+        }
+
+        let radius = BuildSettings {
+            agent_radius: 1.2,
+            ..settings
+        };
+        request(&mut app, BuildRequest::Settings(radius));
+        settle(&mut app);
+        assert_eq!(state(&app).last_build.map(|b| b.0), Some(Stage::Erode));
+    }
+
+    #[test]
+    fn a_newer_request_supersedes_the_running_build() {
+        let mut app = build_app();
+        settle(&mut app);
+        let first = BuildSettings {
+            cell_size: 0.4,
+            ..Default::default()
+        };
+        let second = BuildSettings {
+            cell_size: 0.5,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(first));
+        app.update();
+        assert!(matches!(
+            state(&app).status,
+            BuildStatus::Building {
+                from: Stage::Rasterize,
+                ..
+            }
+        ));
+        request(&mut app, BuildRequest::Settings(second.clone()));
+        settle(&mut app);
+        let state = state(&app);
+        assert_eq!(state.superseded, 1);
+        assert_eq!(state.finished, 3);
+        assert_eq!(state.build.as_ref().unwrap().settings, second);
+    }
+
+    #[test]
+    fn a_superseded_build_is_shown_when_the_newer_request_needs_nothing_more() {
+        let mut app = build_app();
+        settle(&mut app);
+        let changed = BuildSettings {
+            agent_radius: 1.0,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(changed.clone()));
+        app.update();
+        request(&mut app, BuildRequest::Settings(changed.clone()));
+        settle(&mut app);
+        let state = state(&app);
+        assert_eq!(state.superseded, 1);
+        assert_eq!(state.build.as_ref().unwrap().settings, changed);
+        assert_eq!(state.status, BuildStatus::Idle);
+    }
+
+    #[test]
+    fn a_file_that_fails_to_load_keeps_the_scene() {
+        let mut app = build_app();
+        settle(&mut app);
+        let build_before = state(&app).build.clone().unwrap();
+        let version_before = state(&app).scene_version;
+        request(
+            &mut app,
+            BuildRequest::Open(PathBuf::from("/nonexistent/missing.obj")),
+        );
+        settle(&mut app);
+        let after = state(&app);
+        assert_eq!(after.scene.name, "Default scene");
+        assert_eq!(after.scene_version, version_before);
+        assert!(Arc::ptr_eq(after.build.as_ref().unwrap(), &build_before));
+        let log = app.world().resource::<ViewerLog>();
+        assert_eq!(log.toasts.len(), 1);
+        assert!(log.toasts[0].0.contains("missing.obj"), "{:?}", log.toasts);
+    }
+
+    #[test]
+    fn a_failed_build_keeps_the_previous_navmesh() {
+        let mut app = build_app();
+        settle(&mut app);
+        let build_before = state(&app).build.clone().unwrap();
+        let tiny = BuildSettings {
+            cell_size: 0.001,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(tiny));
+        settle(&mut app);
+        assert!(Arc::ptr_eq(
+            state(&app).build.as_ref().unwrap(),
+            &build_before
+        ));
+        let log = app.world().resource::<ViewerLog>();
+        assert!(log.toasts[0].0.contains("cellSize"), "{:?}", log.toasts);
+        // The next valid change builds from the last good build.
+        request(&mut app, BuildRequest::Settings(BuildSettings::default()));
+        settle(&mut app);
+        assert_eq!(state(&app).status, BuildStatus::Idle);
+    }
+
+    #[test]
+    fn opening_a_file_replaces_the_scene() {
+        let dir = std::env::temp_dir().join(format!("navlab-viewer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("quad.obj");
+        std::fs::write(&path, "v 0 0 0\nv 10 0 0\nv 10 0 10\nv 0 0 10\nf 1 4 3 2\n").unwrap();
+        let mut app = build_app();
+        settle(&mut app);
+        request(&mut app, BuildRequest::Open(path.clone()));
+        settle(&mut app);
+        let state = state(&app);
+        assert_eq!(state.scene.name, "quad.obj");
+        assert_eq!(state.scene.input.source.as_deref(), Some(path.as_path()));
+        assert!(state.build.is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

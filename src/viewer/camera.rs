@@ -1,0 +1,170 @@
+//! The 3D camera: bevy_panorbit_camera's orbit (right button, as RecastDemo rotates), pan
+//! (middle button) and zoom (wheel), plus RecastDemo's W/A/S/D/Q/E fly keys with Shift for slow
+//! movement, RecastDemo's fog, and framing the mesh whenever a new scene is shown.
+
+use std::f32::consts::FRAC_PI_4;
+
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::pbr::{DistanceFog, FogFalloff};
+use bevy::prelude::*;
+use bevy_egui::input::EguiWantsInput;
+use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
+
+use crate::viewer::build::BuildState;
+
+/// RecastDemo's background colour.
+const CLEAR_COLOR: Color = Color::srgb(0.3, 0.3, 0.32);
+/// RecastDemo's fog colour.
+const FOG_COLOR: Color = Color::srgb(0.32, 0.31, 0.30);
+/// Fly speed in units per second, and with Shift held (RecastDemo's values).
+const FLY_SPEED: f32 = 22.0;
+const SLOW_FLY_SPEED: f32 = 4.0;
+
+/// The viewer's one 3D camera.
+#[derive(Component)]
+pub struct MainCamera;
+
+pub struct CameraPlugin;
+
+impl Plugin for CameraPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins(PanOrbitCameraPlugin)
+            .insert_resource(ClearColor(CLEAR_COLOR))
+            .add_systems(Startup, spawn_camera)
+            // Update runs before the orbit camera's own systems in PostUpdate.
+            .add_systems(Update, (frame_new_scene, fly, yield_pointer_to_ui));
+    }
+}
+
+fn spawn_camera(mut commands: Commands) {
+    commands.spawn((
+        MainCamera,
+        PanOrbitCamera {
+            button_orbit: MouseButton::Right,
+            button_pan: MouseButton::Middle,
+            ..default()
+        },
+        Projection::Perspective(PerspectiveProjection {
+            fov: 50f32.to_radians(),
+            ..default()
+        }),
+        Tonemapping::None,
+        Msaa::Sample4,
+        DistanceFog {
+            color: FOG_COLOR,
+            falloff: FogFalloff::Linear {
+                start: 100.0,
+                end: 1000.0,
+            },
+            ..default()
+        },
+        Transform::from_xyz(30.0, 30.0, 30.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+}
+
+/// Points the camera at a newly shown scene from RecastDemo's corner view, and sets the fog and
+/// far plane to its size.
+fn frame_new_scene(
+    state: Res<BuildState>,
+    mut framed: Local<u64>,
+    mut cameras: Query<(&mut PanOrbitCamera, &mut DistanceFog, &mut Projection), With<MainCamera>>,
+) {
+    if *framed == state.scene_version {
+        return;
+    }
+    let Ok((mut orbit, mut fog, mut projection)) = cameras.single_mut() else {
+        return;
+    };
+    *framed = state.scene_version;
+    let (bmin, bmax) = state.scene.input.mesh.bounds();
+    let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
+    let half_diagonal = ((bmax - bmin).length() / 2.0).max(1.0);
+    let centre = (bmin + bmax) / 2.0;
+    let radius = half_diagonal * 3f32.sqrt();
+    orbit.focus = centre;
+    orbit.target_focus = centre;
+    orbit.yaw = Some(FRAC_PI_4);
+    orbit.target_yaw = FRAC_PI_4;
+    let pitch = (1.0 / 3f32.sqrt()).asin();
+    orbit.pitch = Some(pitch);
+    orbit.target_pitch = pitch;
+    orbit.radius = Some(radius);
+    orbit.target_radius = radius;
+    orbit.force_update = true;
+    let view_range = half_diagonal * 3.0;
+    fog.falloff = FogFalloff::Linear {
+        start: view_range * 0.1,
+        end: view_range * 1.25,
+    };
+    if let Projection::Perspective(perspective) = projection.as_mut() {
+        perspective.far = (view_range * 4.0).max(1000.0);
+        perspective.near = (half_diagonal * 0.001).clamp(0.01, 0.5);
+    }
+}
+
+/// RecastDemo's key movement: W/S along the view, A/D sideways, Q/E (or PageUp/PageDown) up and
+/// down, Shift slow; speed eases in over a quarter second.
+fn fly(
+    keys: Res<ButtonInput<KeyCode>>,
+    time: Res<Time>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    mut ease: Local<f32>,
+    mut cameras: Query<(&mut PanOrbitCamera, &Transform), With<MainCamera>>,
+) {
+    let Ok((mut orbit, transform)) = cameras.single_mut() else {
+        return;
+    };
+    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+        return;
+    }
+    let axis = |plus: &[KeyCode], minus: &[KeyCode]| {
+        (keys.any_pressed(plus.iter().copied()) as i32
+            - keys.any_pressed(minus.iter().copied()) as i32) as f32
+    };
+    let forward = axis(
+        &[KeyCode::KeyW, KeyCode::ArrowUp],
+        &[KeyCode::KeyS, KeyCode::ArrowDown],
+    );
+    let right = axis(
+        &[KeyCode::KeyD, KeyCode::ArrowRight],
+        &[KeyCode::KeyA, KeyCode::ArrowLeft],
+    );
+    let up = axis(
+        &[KeyCode::KeyQ, KeyCode::PageUp],
+        &[KeyCode::KeyE, KeyCode::PageDown],
+    );
+    let dt = time.delta_secs();
+    if forward == 0.0 && right == 0.0 && up == 0.0 {
+        *ease = 0.0;
+        return;
+    }
+    *ease = (*ease + dt * 4.0).min(1.0);
+    let speed = if keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]) {
+        SLOW_FLY_SPEED
+    } else {
+        FLY_SPEED
+    };
+    let step = (transform.forward() * forward + transform.right() * right + Vec3::Y * up)
+        * speed
+        * *ease
+        * dt;
+    orbit.focus += step;
+    orbit.target_focus += step;
+    orbit.force_update = true;
+}
+
+/// Leaves the mouse to egui while it is over a panel or dragging a widget.
+fn yield_pointer_to_ui(
+    egui_input: Option<Res<EguiWantsInput>>,
+    mut cameras: Query<&mut PanOrbitCamera, With<MainCamera>>,
+) {
+    let Some(egui_input) = egui_input else {
+        return;
+    };
+    let wants = egui_input.wants_pointer_input() || egui_input.is_pointer_over_area();
+    for mut orbit in &mut cameras {
+        if orbit.enabled == wants {
+            orbit.enabled = !wants;
+        }
+    }
+}

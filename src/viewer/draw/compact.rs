@@ -1,0 +1,171 @@
+//! Draw plugin for the compact heightfield: "Compact" (areas after erosion), "Compact Distance"
+//! (the distance field as grey levels) and "Compact Regions" (region colours, also under
+//! "Region Connections"). Beyond RecastDemo, "Compact Regions" can show the watershed as it was
+//! after any flooding level.
+
+use std::hash::{Hash, Hasher};
+
+use bevy::prelude::*;
+
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use crate::build::{Build, Stage};
+use crate::config::PartitionType;
+use crate::context::BuildContext;
+use crate::debug_draw::{self, CompactColoring};
+use crate::viewer::build::BuildState;
+
+pub struct CompactDrawPlugin;
+
+impl Plugin for CompactDrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<WatershedView>().add_systems(
+            Update,
+            (record_flooding, sync_compact).chain().in_set(DrawSystems),
+        );
+    }
+}
+
+/// The watershed level slider: region ids after each flooding level of the shown build.
+#[derive(Resource, Default)]
+pub struct WatershedView {
+    /// Show the regions at `step` instead of the final ones.
+    pub enabled: bool,
+    /// Index into `levels`; the last one is the final expansion before small regions merge.
+    pub step: usize,
+    /// Per flooding level, highest distance first.
+    pub levels: Vec<FloodLevel>,
+    /// The Regions stage version `levels` were recorded from.
+    recorded: u64,
+}
+
+/// The partition after one watershed flooding level.
+pub struct FloodLevel {
+    /// The distance level just flooded (0 for the final expansion).
+    pub level: u16,
+    /// Every span's region id.
+    pub regions: Vec<u16>,
+    /// Number of distinct regions.
+    pub count: usize,
+}
+
+impl WatershedView {
+    /// Whether the shown build can be replayed (watershed partitioning).
+    pub fn available(state: &BuildState) -> bool {
+        state
+            .build
+            .as_ref()
+            .is_some_and(|b| b.settings.partition_type == PartitionType::Watershed)
+    }
+}
+
+/// Replays the shown build's watershed with an observer, once per Regions output, when the
+/// slider is in use.
+fn record_flooding(state: Res<BuildState>, mut view: ResMut<WatershedView>) {
+    let version = state.stage_version(Stage::Regions);
+    if !view.enabled || view.recorded == version {
+        return;
+    }
+    view.recorded = version;
+    view.levels = state
+        .build
+        .as_deref()
+        .filter(|_| WatershedView::available(&state))
+        .map(record_levels)
+        .unwrap_or_default();
+    view.step = view.step.min(view.levels.len().saturating_sub(1));
+}
+
+fn record_levels(build: &Build) -> Vec<FloodLevel> {
+    let mut chf = build.regions.clone();
+    for span in &mut chf.spans {
+        span.reg = 0;
+    }
+    chf.max_regions = 0;
+    let mut levels = Vec::new();
+    let result = crate::region::build_regions_observed(
+        &mut BuildContext::new(),
+        &mut chf,
+        0,
+        build.config.min_region_area,
+        build.config.merge_region_area,
+        |level, regions| {
+            let mut ids: Vec<u16> = regions.iter().copied().filter(|&r| r != 0).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            levels.push(FloodLevel {
+                level,
+                regions: regions.to_vec(),
+                count: ids.len(),
+            });
+        },
+    );
+    if result.is_err() {
+        levels.clear();
+    }
+    levels
+}
+
+fn sync_compact(
+    mode: Res<DrawMode>,
+    state: Res<BuildState>,
+    view: Res<WatershedView>,
+    mut params: LayerParams,
+) {
+    let build = state.build.as_deref();
+    let regions_shown = matches!(
+        *mode,
+        DrawMode::CompactRegions | DrawMode::RegionConnections
+    );
+    let flooding = view
+        .levels
+        .get(view.step)
+        .filter(|_| view.enabled && *mode == DrawMode::CompactRegions);
+    let layers = [
+        (
+            "Compact",
+            DrawMode::Compact == *mode,
+            Stage::Erode,
+            CompactColoring::Area,
+        ),
+        (
+            "Compact Distance",
+            DrawMode::CompactDistance == *mode,
+            Stage::DistanceField,
+            CompactColoring::Distance,
+        ),
+        (
+            "Compact Regions",
+            regions_shown && flooding.is_none(),
+            Stage::Regions,
+            CompactColoring::Regions,
+        ),
+    ];
+    for (name, shown, stage, coloring) in layers {
+        let version = stage_layer_version(&state, shown, stage);
+        sync_layer(&mut params, name, version, || {
+            build.map_or_else(Default::default, |b| {
+                let chf = if stage == Stage::Erode {
+                    &b.compact_eroded
+                } else {
+                    &b.regions
+                };
+                debug_draw::compact_heightfield(chf, coloring)
+            })
+        });
+    }
+    let version = flooding.and_then(|flood| {
+        let mut key = std::collections::hash_map::DefaultHasher::new();
+        (state.stage_version(Stage::Regions), view.step, flood.level).hash(&mut key);
+        build.map(|_| key.finish())
+    });
+    sync_layer(&mut params, "Watershed Flooding", version, || {
+        match (build, flooding) {
+            (Some(b), Some((_, regions))) => {
+                debug_draw::compact_heightfield_with(&b.regions, CompactColoring::Regions, |i| {
+                    regions[i]
+                })
+            }
+            _ => Default::default(),
+        }
+    });
+}

@@ -1,0 +1,58 @@
+//! Draw plugin for the contour set: "Region Connections", "Raw Contours", "Both Contours" and
+//! "Contours".
+
+use bevy::prelude::*;
+
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use crate::build::Stage;
+use crate::debug_draw;
+use crate::viewer::build::BuildState;
+
+pub struct ContourDrawPlugin;
+
+impl Plugin for ContourDrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, sync_contours.in_set(DrawSystems));
+    }
+}
+
+fn sync_contours(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
+    let Some(build) = state.build.as_deref() else {
+        for name in [
+            "Region Connections",
+            "Raw Contours",
+            "Both Contours",
+            "Contours",
+        ] {
+            sync_layer(&mut params, name, None, Default::default);
+        }
+        return;
+    };
+    let cset = &build.contours;
+    let version = |m: DrawMode| stage_layer_version(&state, *mode == m, Stage::Contours);
+    sync_layer(
+        &mut params,
+        "Region Connections",
+        version(DrawMode::RegionConnections),
+        || debug_draw::region_connections(cset, 1.0),
+    );
+    sync_layer(
+        &mut params,
+        "Raw Contours",
+        version(DrawMode::RawContours),
+        || debug_draw::raw_contours(cset, 1.0),
+    );
+    sync_layer(
+        &mut params,
+        "Both Contours",
+        version(DrawMode::BothContours),
+        || {
+            let mut drawing = debug_draw::raw_contours(cset, 0.5);
+            drawing.append(debug_draw::contours(cset, 1.0));
+            drawing
+        },
+    );
+    sync_layer(&mut params, "Contours", version(DrawMode::Contours), || {
+        debug_draw::contours(cset, 1.0)
+    });
+}

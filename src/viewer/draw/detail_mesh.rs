@@ -1,0 +1,26 @@
+//! Draw plugin for the detail mesh ("Poly Mesh Detail").
+
+use bevy::prelude::*;
+
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use crate::build::Stage;
+use crate::debug_draw;
+use crate::viewer::build::BuildState;
+
+pub struct DetailMeshDrawPlugin;
+
+impl Plugin for DetailMeshDrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, sync_detail_mesh.in_set(DrawSystems));
+    }
+}
+
+fn sync_detail_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
+    let build = state.build.as_deref();
+    let version = stage_layer_version(&state, *mode == DrawMode::PolyMeshDetail, Stage::DetailMesh);
+    sync_layer(&mut params, "Poly Mesh Detail", version, || {
+        build.map_or_else(Default::default, |b| {
+            debug_draw::poly_mesh_detail(&b.detail_mesh)
+        })
+    });
+}

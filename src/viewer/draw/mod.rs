@@ -1,0 +1,553 @@
+//! Draw modes and the retained drawings behind them. Each stage has its own plugin that owns its
+//! modes; all of them share [`sync_layer`], which rebuilds a mode's meshes only when the stage
+//! output it shows has changed, and otherwise just hides or shows them.
+
+mod compact;
+mod contours;
+mod detail_mesh;
+mod input_mesh;
+mod poly_mesh;
+mod voxels;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use bevy::asset::RenderAssetUsages;
+use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+
+use crate::build::Stage;
+use crate::debug_draw::{self, DebugDraw, Rgba};
+use crate::viewer::build::BuildState;
+
+pub use compact::{CompactDrawPlugin, WatershedView};
+pub use contours::ContourDrawPlugin;
+pub use detail_mesh::DetailMeshDrawPlugin;
+pub use input_mesh::InputMeshDrawPlugin;
+pub use poly_mesh::PolyMeshDrawPlugin;
+pub use voxels::VoxelDrawPlugin;
+
+/// RecastDemo's draw modes for a solo mesh, in pipeline order.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DrawMode {
+    InputMesh,
+    Voxels,
+    WalkableVoxels,
+    Compact,
+    CompactDistance,
+    CompactRegions,
+    RegionConnections,
+    RawContours,
+    BothContours,
+    Contours,
+    #[default]
+    PolyMesh,
+    PolyMeshDetail,
+}
+
+impl DrawMode {
+    /// Every mode, in pipeline order (the order Prev/Next step through).
+    pub const ALL: [DrawMode; 12] = [
+        DrawMode::InputMesh,
+        DrawMode::Voxels,
+        DrawMode::WalkableVoxels,
+        DrawMode::Compact,
+        DrawMode::CompactDistance,
+        DrawMode::CompactRegions,
+        DrawMode::RegionConnections,
+        DrawMode::RawContours,
+        DrawMode::BothContours,
+        DrawMode::Contours,
+        DrawMode::PolyMesh,
+        DrawMode::PolyMeshDetail,
+    ];
+
+    /// RecastDemo's combo-box label.
+    pub fn label(self) -> &'static str {
+        match self {
+            DrawMode::InputMesh => "Input Mesh",
+            DrawMode::Voxels => "Voxels",
+            DrawMode::WalkableVoxels => "Walkable Voxels",
+            DrawMode::Compact => "Compact",
+            DrawMode::CompactDistance => "Compact Distance",
+            DrawMode::CompactRegions => "Compact Regions",
+            DrawMode::RegionConnections => "Region Connections",
+            DrawMode::RawContours => "Raw Contours",
+            DrawMode::BothContours => "Both Contours",
+            DrawMode::Contours => "Contours",
+            DrawMode::PolyMesh => "Poly Mesh",
+            DrawMode::PolyMeshDetail => "Poly Mesh Detail",
+        }
+    }
+
+    /// The label in kebab case, for the command line and file names.
+    pub fn slug(self) -> String {
+        self.label().to_ascii_lowercase().replace(' ', "-")
+    }
+
+    /// The build stage whose output the mode shows (`None` for the input mesh).
+    pub fn stage(self) -> Option<Stage> {
+        Some(match self {
+            DrawMode::InputMesh => return None,
+            DrawMode::Voxels => Stage::Rasterize,
+            DrawMode::WalkableVoxels => Stage::Filter,
+            DrawMode::Compact => Stage::Erode,
+            DrawMode::CompactDistance => Stage::DistanceField,
+            DrawMode::CompactRegions => Stage::Regions,
+            DrawMode::RegionConnections
+            | DrawMode::RawContours
+            | DrawMode::BothContours
+            | DrawMode::Contours => Stage::Contours,
+            DrawMode::PolyMesh => Stage::PolyMesh,
+            DrawMode::PolyMeshDetail => Stage::DetailMesh,
+        })
+    }
+
+    /// The neighbouring mode in pipeline order (`step` = -1 or +1), clamped at the ends.
+    pub fn step(self, step: i32) -> DrawMode {
+        let index = DrawMode::ALL.iter().position(|&m| m == self).unwrap_or(0) as i32;
+        DrawMode::ALL[(index + step).clamp(0, DrawMode::ALL.len() as i32 - 1) as usize]
+    }
+}
+
+impl std::str::FromStr for DrawMode {
+    type Err = String;
+
+    /// Accepts the label in any case with spaces, dashes or underscores ("Poly Mesh",
+    /// "poly-mesh", "polymesh").
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let squash = |t: &str| {
+            t.chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        let wanted = squash(s);
+        DrawMode::ALL
+            .into_iter()
+            .find(|m| squash(m.label()) == wanted)
+            .ok_or_else(|| {
+                let names: Vec<String> = DrawMode::ALL.iter().map(|m| m.slug()).collect();
+                format!(
+                    "unknown draw mode `{s}` (expected one of {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Time spent turning stage outputs into retained meshes, for the status line and the report.
+#[derive(Resource, Default)]
+pub struct DrawStats {
+    /// The last rebuild: which layer, how long, and how many triangles and line segments.
+    pub last_rebuild: Option<(&'static str, Duration, usize, usize)>,
+}
+
+/// Shared assets of the debug drawings.
+#[derive(Resource)]
+pub struct DrawAssets {
+    opaque: Handle<StandardMaterial>,
+    blended: Handle<StandardMaterial>,
+    textured: Handle<StandardMaterial>,
+}
+
+/// The retained entity tree of one layer and the version of the data it was built from.
+struct Retained {
+    root: Entity,
+    version: u64,
+    visible: bool,
+}
+
+/// Every retained layer, keyed by name.
+#[derive(Resource, Default)]
+pub struct RetainedLayers {
+    layers: HashMap<&'static str, Retained>,
+}
+
+/// Marks the root entity of a retained layer.
+#[derive(Component)]
+pub struct DebugLayer(pub &'static str);
+
+/// Adds the shared debug-draw assets and one plugin per stage.
+pub struct DrawPlugin;
+
+impl Plugin for DrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<DrawMode>()
+            .init_resource::<RetainedLayers>()
+            .init_resource::<DrawStats>()
+            .add_systems(PreStartup, create_assets)
+            .add_plugins((
+                InputMeshDrawPlugin,
+                VoxelDrawPlugin,
+                CompactDrawPlugin,
+                ContourDrawPlugin,
+                PolyMeshDrawPlugin,
+                DetailMeshDrawPlugin,
+            ));
+    }
+}
+
+/// The system set the layer systems run in (after the build state is updated).
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DrawSystems;
+
+fn create_assets(
+    mut commands: Commands,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut images: ResMut<Assets<Image>>,
+) {
+    let base = StandardMaterial {
+        base_color: Color::WHITE,
+        unlit: true,
+        cull_mode: None,
+        double_sided: true,
+        ..default()
+    };
+    let opaque = materials.add(base.clone());
+    let blended = materials.add(StandardMaterial {
+        alpha_mode: AlphaMode::Blend,
+        // Overlays sit on the surface they describe; pull them in front of it.
+        depth_bias: 50.0,
+        ..base.clone()
+    });
+    let textured = materials.add(StandardMaterial {
+        base_color_texture: Some(images.add(checker_texture())),
+        ..base
+    });
+    commands.insert_resource(DrawAssets {
+        opaque,
+        blended,
+        textured,
+    });
+}
+
+/// RecastDemo's grid texture: white with a light grey line on two edges, repeated.
+fn checker_texture() -> Image {
+    const SIZE: u32 = 64;
+    let mut data = Vec::with_capacity((SIZE * SIZE * 4) as usize);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let v = if x == 0 || y == 0 { 215 } else { 255 };
+            data.extend_from_slice(&[v, v, v, 255]);
+        }
+    }
+    let mut image = Image::new(
+        Extent3d {
+            width: SIZE,
+            height: SIZE,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        data,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::RENDER_WORLD,
+    );
+    image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        address_mode_u: ImageAddressMode::Repeat,
+        address_mode_v: ImageAddressMode::Repeat,
+        ..ImageSamplerDescriptor::linear()
+    });
+    image
+}
+
+/// Everything [`sync_layer`] needs to create meshes and gizmos.
+#[derive(bevy::ecs::system::SystemParam)]
+pub struct LayerParams<'w, 's> {
+    commands: Commands<'w, 's>,
+    layers: ResMut<'w, RetainedLayers>,
+    meshes: ResMut<'w, Assets<Mesh>>,
+    gizmos: ResMut<'w, Assets<GizmoAsset>>,
+    assets: Res<'w, DrawAssets>,
+    stats: ResMut<'w, DrawStats>,
+}
+
+/// Makes layer `name` visible with the data of `version` (building it with `make` if the
+/// retained copy is older), or hides it when `version` is `None`. Cheap when nothing changed.
+pub fn sync_layer(
+    params: &mut LayerParams,
+    name: &'static str,
+    version: Option<u64>,
+    make: impl FnOnce() -> DebugDraw,
+) {
+    let existing = params.layers.layers.get_mut(name);
+    let Some(version) = version else {
+        if let Some(retained) = existing.filter(|r| r.visible) {
+            retained.visible = false;
+            params
+                .commands
+                .entity(retained.root)
+                .insert(Visibility::Hidden);
+        }
+        return;
+    };
+    if let Some(retained) = existing {
+        if retained.version == version {
+            if !retained.visible {
+                retained.visible = true;
+                params
+                    .commands
+                    .entity(retained.root)
+                    .insert(Visibility::Inherited);
+            }
+            return;
+        }
+        let root = retained.root;
+        params.commands.entity(root).despawn();
+        params.layers.layers.remove(name);
+    }
+    let started = Instant::now();
+    let drawing = make();
+    let triangles = drawing.triangles.triangle_count();
+    let segments = drawing.lines.iter().map(|l| l.segments.len()).sum();
+    let root = spawn_drawing(params, name, drawing);
+    params.stats.last_rebuild = Some((name, started.elapsed(), triangles, segments));
+    params.layers.layers.insert(
+        name,
+        Retained {
+            root,
+            version,
+            visible: true,
+        },
+    );
+}
+
+fn spawn_drawing(params: &mut LayerParams, name: &'static str, drawing: DebugDraw) -> Entity {
+    let root = params
+        .commands
+        .spawn((
+            DebugLayer(name),
+            Transform::default(),
+            Visibility::Inherited,
+        ))
+        .id();
+    let tris = drawing.triangles;
+    if !tris.indices.is_empty() {
+        let material = if !tris.uvs.is_empty() {
+            params.assets.textured.clone()
+        } else if tris.is_opaque() {
+            params.assets.opaque.clone()
+        } else {
+            params.assets.blended.clone()
+        };
+        let colors: Vec<[f32; 4]> = tris.colors.iter().map(|&c| linear(c)).collect();
+        let mut mesh = Mesh::new(
+            PrimitiveTopology::TriangleList,
+            RenderAssetUsages::RENDER_WORLD,
+        )
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, tris.positions)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors);
+        if !tris.uvs.is_empty() {
+            mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, tris.uvs);
+        }
+        mesh.insert_indices(Indices::U32(tris.indices));
+        let mesh = params.meshes.add(mesh);
+        params
+            .commands
+            .spawn((Mesh3d(mesh), MeshMaterial3d(material), ChildOf(root)));
+    }
+    for lines in drawing.lines {
+        if lines.segments.is_empty() {
+            continue;
+        }
+        let mut gizmo = GizmoAsset::new();
+        for (&[a, b], &c) in lines.segments.iter().zip(&lines.colors) {
+            gizmo.line(Vec3::from(a), Vec3::from(b), srgba(c));
+        }
+        spawn_gizmo(params, root, gizmo, lines.width);
+    }
+    for points in drawing.points {
+        if points.points.is_empty() {
+            continue;
+        }
+        // Gizmos have no points: a tiny cross drawn as wide as the point reads as a dot.
+        let mut gizmo = GizmoAsset::new();
+        let r = 0.02;
+        for (&p, &c) in points.points.iter().zip(&points.colors) {
+            let p = Vec3::from(p);
+            let color = srgba(c);
+            gizmo.line(p - Vec3::X * r, p + Vec3::X * r, color);
+            gizmo.line(p - Vec3::Z * r, p + Vec3::Z * r, color);
+        }
+        spawn_gizmo(params, root, gizmo, points.size);
+    }
+    root
+}
+
+fn spawn_gizmo(params: &mut LayerParams, root: Entity, gizmo: GizmoAsset, width: f32) {
+    let handle = params.gizmos.add(gizmo);
+    params.commands.spawn((
+        Gizmo {
+            handle,
+            line_config: GizmoLineConfig { width, ..default() },
+            depth_bias: -0.002,
+        },
+        Transform::default(),
+        ChildOf(root),
+    ));
+}
+
+/// The version to show for a layer of `stage`'s output, or `None` to hide it (not the current
+/// mode, or no build on screen).
+pub fn stage_layer_version(state: &BuildState, shown: bool, stage: Stage) -> Option<u64> {
+    (shown && state.build.is_some()).then(|| state.stage_version(stage))
+}
+
+/// A packed colour as Bevy's sRGB colour.
+pub fn srgba(c: Rgba) -> Color {
+    let [r, g, b, a] = debug_draw::channels(c);
+    Color::srgba_u8(r, g, b, a)
+}
+
+/// A packed colour as linear RGBA floats (what mesh vertex colours hold).
+pub fn linear(c: Rgba) -> [f32; 4] {
+    let [r, g, b, a] = debug_draw::channels(c);
+    let lut = srgb_to_linear_table();
+    [
+        lut[r as usize],
+        lut[g as usize],
+        lut[b as usize],
+        a as f32 / 255.0,
+    ]
+}
+
+fn srgb_to_linear_table() -> &'static [f32; 256] {
+    static TABLE: std::sync::OnceLock<[f32; 256]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| std::array::from_fn(|i| Color::srgb_u8(i as u8, 0, 0).to_linear().red))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draw_modes_parse_from_labels_and_slugs() {
+        for mode in DrawMode::ALL {
+            assert_eq!(mode.label().parse::<DrawMode>(), Ok(mode));
+            assert_eq!(mode.slug().parse::<DrawMode>(), Ok(mode));
+        }
+        assert_eq!("polymeshdetail".parse(), Ok(DrawMode::PolyMeshDetail));
+        assert!("navmesh".parse::<DrawMode>().is_err());
+    }
+
+    /// The build plugin plus the draw plugins over bare asset storage (no renderer).
+    fn draw_app() -> App {
+        let mut app = crate::viewer::build::tests::build_app();
+        app.add_plugins(bevy::asset::AssetPlugin::default())
+            .init_asset::<Mesh>()
+            .init_asset::<StandardMaterial>()
+            .init_asset::<Image>()
+            .init_asset::<GizmoAsset>()
+            .add_plugins(DrawPlugin);
+        app
+    }
+
+    fn layer_root(app: &App, name: &str) -> Option<(Entity, bool)> {
+        let layers = app.world().resource::<RetainedLayers>();
+        layers.layers.get(name).map(|r| (r.root, r.visible))
+    }
+
+    #[test]
+    fn layers_are_rebuilt_only_when_their_stage_changes() {
+        let mut app = draw_app();
+        crate::viewer::build::tests::settle(&mut app);
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
+        app.update();
+        let (voxels, visible) = layer_root(&app, "Voxels").expect("the voxel layer is built");
+        assert!(visible);
+        assert!(
+            layer_root(&app, "Poly Mesh Detail").is_none(),
+            "hidden modes stay idle"
+        );
+
+        // A detail-mesh change does not touch the voxels.
+        app.world_mut()
+            .write_message(crate::viewer::BuildRequest::Settings(
+                crate::config::BuildSettings {
+                    detail_sample_dist: 2.0,
+                    ..Default::default()
+                },
+            ));
+        crate::viewer::build::tests::settle(&mut app);
+        app.update();
+        assert_eq!(layer_root(&app, "Voxels"), Some((voxels, true)));
+
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::PolyMeshDetail;
+        app.update();
+        assert_eq!(layer_root(&app, "Voxels"), Some((voxels, false)));
+        assert!(layer_root(&app, "Poly Mesh Detail").is_some_and(|(_, visible)| visible));
+
+        // Back to voxels: the retained copy is shown again, not rebuilt.
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
+        app.update();
+        assert_eq!(layer_root(&app, "Voxels"), Some((voxels, true)));
+
+        // A cell-size change rebuilds it.
+        app.world_mut()
+            .write_message(crate::viewer::BuildRequest::Settings(
+                crate::config::BuildSettings {
+                    cell_size: 0.5,
+                    ..Default::default()
+                },
+            ));
+        crate::viewer::build::tests::settle(&mut app);
+        app.update();
+        let (rebuilt, _) = layer_root(&app, "Voxels").unwrap();
+        assert_ne!(rebuilt, voxels);
+    }
+
+    /// Navlab's own per-frame CPU cost once the layers are built, and the retained-mesh rebuild
+    /// time, on undulating.obj (the largest voxel view among the reference meshes). A measurement,
+    /// not a check: `cargo test --release --features viewer --lib frame_cost -- --ignored
+    /// --nocapture`.
+    #[test]
+    #[ignore = "a measurement; run by hand"]
+    fn frame_cost_on_undulating() {
+        let Some(path) = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .map(|dir| dir.join("shared/reference/meshes/undulating.obj"))
+            .find(|p| p.exists())
+        else {
+            eprintln!("note: undulating.obj not found; skipping");
+            return;
+        };
+        let mut app = draw_app();
+        crate::viewer::build::tests::settle(&mut app);
+        let scene = std::sync::Arc::new(crate::viewer::SceneData::load(path).unwrap());
+        app.world_mut()
+            .write_message(crate::viewer::BuildRequest::Scene(scene.clone()));
+        crate::viewer::build::tests::settle(&mut app);
+        let ray = Ray3d::new(Vec3::new(5050.0, 100.0, 5050.0), Dir3::NEG_Y);
+        for mode in [DrawMode::Voxels, DrawMode::PolyMeshDetail] {
+            *app.world_mut().resource_mut::<DrawMode>() = mode;
+            app.update();
+            let stats = app.world().resource::<DrawStats>();
+            let (layer, rebuild, tris, lines) = stats.last_rebuild.unwrap();
+            let frames = 200;
+            let started = Instant::now();
+            for _ in 0..frames {
+                app.update();
+                // What picking adds each frame with the mouse over the mesh.
+                crate::viewer::picking::raycast_scene(&scene, ray, 200.0);
+            }
+            let per_frame = started.elapsed() / frames;
+            println!(
+                "{layer}: retained mesh built in {:.1} ms ({tris} tris, {lines} lines); \
+                 {:.3} ms per frame after that",
+                rebuild.as_secs_f64() * 1000.0,
+                per_frame.as_secs_f64() * 1000.0
+            );
+        }
+    }
+
+    #[test]
+    fn stepping_walks_the_pipeline_and_stops_at_the_ends() {
+        assert_eq!(DrawMode::InputMesh.step(-1), DrawMode::InputMesh);
+        assert_eq!(DrawMode::InputMesh.step(1), DrawMode::Voxels);
+        assert_eq!(DrawMode::PolyMeshDetail.step(1), DrawMode::PolyMeshDetail);
+        let stages: Vec<_> = DrawMode::ALL.iter().filter_map(|m| m.stage()).collect();
+        assert!(stages.windows(2).all(|w| w[0] <= w[1]));
+    }
+}

@@ -1,0 +1,24 @@
+//! Draw plugin for the polygon mesh ("Poly Mesh").
+
+use bevy::prelude::*;
+
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use crate::build::Stage;
+use crate::debug_draw;
+use crate::viewer::build::BuildState;
+
+pub struct PolyMeshDrawPlugin;
+
+impl Plugin for PolyMeshDrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, sync_poly_mesh.in_set(DrawSystems));
+    }
+}
+
+fn sync_poly_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
+    let build = state.build.as_deref();
+    let version = stage_layer_version(&state, *mode == DrawMode::PolyMesh, Stage::PolyMesh);
+    sync_layer(&mut params, "Poly Mesh", version, || {
+        build.map_or_else(Default::default, |b| debug_draw::poly_mesh(&b.poly_mesh))
+    });
+}

@@ -1,0 +1,33 @@
+//! Draw plugin for the solid heightfield: "Voxels" (as rasterized) and "Walkable Voxels" (after
+//! the filters, coloured by area).
+
+use bevy::prelude::*;
+
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use crate::build::Stage;
+use crate::debug_draw::{self, VoxelColoring};
+use crate::viewer::build::BuildState;
+
+pub struct VoxelDrawPlugin;
+
+impl Plugin for VoxelDrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, sync_voxels.in_set(DrawSystems));
+    }
+}
+
+fn sync_voxels(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
+    let build = state.build.as_deref();
+    let version = stage_layer_version(&state, *mode == DrawMode::Voxels, Stage::Rasterize);
+    sync_layer(&mut params, "Voxels", version, || {
+        build.map_or_else(Default::default, |b| {
+            debug_draw::heightfield(&b.heightfield_rasterized, VoxelColoring::Solid)
+        })
+    });
+    let version = stage_layer_version(&state, *mode == DrawMode::WalkableVoxels, Stage::Filter);
+    sync_layer(&mut params, "Walkable Voxels", version, || {
+        build.map_or_else(Default::default, |b| {
+            debug_draw::heightfield(&b.heightfield_filtered, VoxelColoring::Walkable)
+        })
+    });
+}

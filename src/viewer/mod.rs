@@ -1,0 +1,173 @@
+//! The desktop viewer (feature `viewer`): RecastDemo's workflow in Bevy. Open a mesh, tune the
+//! build parameters while the navmesh rebuilds in the background, look at every stage, and pick
+//! points on the mesh.
+//!
+//! One plugin per concern: [`build::BuildPlugin`] (background rebuilds), [`camera::CameraPlugin`],
+//! [`draw::DrawPlugin`] (one plugin per stage's debug drawing), [`picking::PickingPlugin`],
+//! [`tools::ToolsPlugin`], [`ui::UiPlugin`], [`files::FilesPlugin`] and, for
+//! `--screenshot`, [`screenshot::ScreenshotPlugin`], which renders without any window.
+
+pub mod build;
+pub mod camera;
+pub mod draw;
+pub mod files;
+pub mod picking;
+pub mod screenshot;
+pub mod self_test;
+pub mod tools;
+pub mod ui;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::log::LogPlugin;
+use bevy::prelude::*;
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use bevy_egui::EguiPlugin;
+
+use crate::config::BuildSettings;
+use crate::error::NavlabError;
+
+pub use bevy::math::UVec2;
+pub use build::{BuildPlugin, BuildRequest, BuildState, SceneData};
+pub use draw::DrawMode;
+
+/// How `navlab view` was asked to run.
+#[derive(Clone, Debug)]
+pub struct ViewerOptions {
+    /// The mesh to open; the embedded default scene when `None`.
+    pub mesh: Option<PathBuf>,
+    pub settings: BuildSettings,
+    pub draw_mode: DrawMode,
+    /// Render headless to this PNG and exit.
+    pub screenshot: Option<PathBuf>,
+    /// Window or screenshot size in pixels.
+    pub size: UVec2,
+    /// Frames to render after the first build before the screenshot is taken.
+    pub frames: u32,
+    /// Open a real window, rebuild after one setting change, save a screenshot of the window to
+    /// this file and exit (see [`self_test`]).
+    pub self_test: Option<PathBuf>,
+}
+
+impl Default for ViewerOptions {
+    fn default() -> Self {
+        Self {
+            mesh: None,
+            settings: BuildSettings::default(),
+            draw_mode: DrawMode::default(),
+            screenshot: None,
+            size: UVec2::new(1280, 800),
+            frames: 5,
+            self_test: None,
+        }
+    }
+}
+
+/// Opens the viewer and returns when it is closed (or the screenshot is saved).
+pub fn run(options: ViewerOptions) -> crate::Result<()> {
+    let mut startup_error = None;
+    let scene = match &options.mesh {
+        None => SceneData::default_scene(),
+        Some(path) => match SceneData::load(path.clone()) {
+            Ok(scene) => scene,
+            // A screenshot of the wrong scene would mislead: fail instead.
+            Err(err) if options.screenshot.is_some() => return Err(err),
+            Err(err) => {
+                startup_error = Some(format!("Could not open {err}"));
+                SceneData::default_scene()
+            }
+        },
+    };
+    let screenshot_error = Arc::new(Mutex::new(None));
+    let mut app = viewer_app(&options, Arc::new(scene), screenshot_error.clone());
+    if let Some(error) = startup_error {
+        app.world_mut()
+            .resource_mut::<build::ViewerLog>()
+            .error(error);
+    }
+    match app.run() {
+        AppExit::Success => Ok(()),
+        AppExit::Error(code) => {
+            let message = screenshot_error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .unwrap_or_else(|| format!("the viewer exited with code {code}"));
+            Err(NavlabError::Stage {
+                stage: "navlab view",
+                message,
+            })
+        }
+    }
+}
+
+/// The whole viewer app; windowless when a screenshot is requested. `exit_error` receives the
+/// reason when screenshot or self-test mode fails.
+fn viewer_app(
+    options: &ViewerOptions,
+    scene: Arc<SceneData>,
+    exit_error: Arc<Mutex<Option<String>>>,
+) -> App {
+    let mut app = App::new();
+    let log = LogPlugin {
+        filter: "wgpu=error,naga=warn,bevy_render=warn,bevy_winit=warn,calloop=warn".into(),
+        ..default()
+    };
+    let headless = options.screenshot.is_some();
+    if headless {
+        app.add_plugins((
+            DefaultPlugins
+                .set(log)
+                .set(WindowPlugin {
+                    primary_window: None,
+                    exit_condition: ExitCondition::DontExit,
+                    ..default()
+                })
+                .disable::<WinitPlugin>(),
+            ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
+        ));
+    } else {
+        app.add_plugins(DefaultPlugins.set(log).set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "Navlab".into(),
+                resolution: (options.size.x, options.size.y).into(),
+                ..default()
+            }),
+            ..default()
+        }));
+    }
+    app.add_plugins(EguiPlugin::default())
+        .insert_resource(options.draw_mode)
+        .add_plugins((
+            BuildPlugin {
+                scene,
+                settings: options.settings.clone(),
+            },
+            camera::CameraPlugin,
+            draw::DrawPlugin,
+            picking::PickingPlugin,
+            tools::ToolsPlugin,
+            ui::UiPlugin,
+            files::FilesPlugin {
+                persist_recent: !headless,
+            },
+        ));
+    if let Some(path) = &options.screenshot {
+        app.add_plugins(screenshot::ScreenshotPlugin {
+            path: path.clone(),
+            size: options.size,
+            frames: options.frames,
+            error: exit_error.clone(),
+        });
+    } else if let Some(path) = &options.self_test {
+        app.add_plugins(self_test::SelfTestPlugin {
+            screenshot: path.clone(),
+            error: exit_error.clone(),
+        });
+    }
+    app
+}

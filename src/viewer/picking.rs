@@ -1,0 +1,201 @@
+//! Mouse picking: every frame the mouse ray is cast against the input mesh and the hit point is
+//! marked; clicks go to the active tool as RecastDemo sends them (left button = click, Shift+left
+//! = shift-click, right button released without dragging = shift-click).
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::input::EguiWantsInput;
+
+use crate::geometry::TriMesh;
+use crate::partitioned_mesh::intersect_segment_triangle;
+use crate::viewer::build::{BuildState, SceneData};
+use crate::viewer::camera::MainCamera;
+
+/// Mouse movement in pixels beyond which a right-button press is a drag, not a click.
+const CLICK_SLOP: f32 = 3.0;
+
+/// Where a ray met the input mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub point: Vec3,
+    /// The vertex indices of the triangle hit.
+    pub triangle: [i32; 3],
+    /// Distance along the ray.
+    pub distance: f32,
+}
+
+impl Hit {
+    /// The corners of the triangle hit.
+    pub fn corners(&self, mesh: &TriMesh) -> [Vec3; 3] {
+        self.triangle.map(|i| {
+            let i = i as usize * 3;
+            Vec3::new(mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2])
+        })
+    }
+
+    /// The triangle's unit normal (counter-clockwise winding, as Recast computes it).
+    pub fn normal(&self, mesh: &TriMesh) -> Vec3 {
+        let [a, b, c] = self.corners(mesh);
+        (b - a).cross(c - a).normalize_or_zero()
+    }
+}
+
+/// The mouse ray and what it hits this frame.
+#[derive(Resource, Default)]
+pub struct PointerHit {
+    pub ray: Option<Ray3d>,
+    pub hit: Option<Hit>,
+}
+
+/// A click on the mesh for the active tool.
+#[derive(Message, Clone, Copy, Debug)]
+pub struct MeshClick {
+    pub hit: Hit,
+    pub shift: bool,
+}
+
+pub struct PickingPlugin;
+
+/// The systems that update [`PointerHit`] and send [`MeshClick`]s.
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PickingSystems;
+
+impl Plugin for PickingPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PointerHit>()
+            .add_message::<MeshClick>()
+            .add_systems(
+                Update,
+                (cast_pointer_ray, detect_clicks, mark_hit)
+                    .chain()
+                    .in_set(PickingSystems),
+            );
+    }
+}
+
+/// The nearest front face of the scene's mesh the ray meets within `max_distance`, found
+/// through the scene's k-d tree of triangle chunks (RecastDemo's `raycastMesh`, also reporting
+/// which triangle was hit).
+pub fn raycast_scene(scene: &SceneData, ray: Ray3d, max_distance: f32) -> Option<Hit> {
+    let start = ray.origin;
+    let end = ray.origin + *ray.direction * max_distance;
+    let mesh = &scene.input.mesh;
+    let vertex = |i: i32| {
+        let i = i as usize * 3;
+        [mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2]]
+    };
+    let mut best: Option<(f32, [i32; 3])> = None;
+    for node in scene
+        .input
+        .partitioned
+        .chunks_overlapping_segment([start.x, start.z], [end.x, end.z])
+    {
+        for tri in scene.input.partitioned.chunk_tris(node).chunks_exact(3) {
+            let [a, b, c] = [tri[0], tri[1], tri[2]].map(vertex);
+            if let Some(t) = intersect_segment_triangle(start.into(), end.into(), a, b, c)
+                && best.is_none_or(|(nearest, _)| t < nearest)
+            {
+                best = Some((t, [tri[0], tri[1], tri[2]]));
+            }
+        }
+    }
+    best.map(|(t, triangle)| Hit {
+        point: start + (end - start) * t,
+        triangle,
+        distance: t * max_distance,
+    })
+}
+
+fn cast_pointer_ray(
+    state: Res<BuildState>,
+    windows: Query<&Window, With<PrimaryWindow>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    mut pointer: ResMut<PointerHit>,
+) {
+    let over_ui = egui_input.is_some_and(|e| e.is_pointer_over_area() || e.wants_pointer_input());
+    let ray = windows
+        .single()
+        .ok()
+        .and_then(Window::cursor_position)
+        .filter(|_| !over_ui)
+        .and_then(|cursor| {
+            let (camera, transform) = cameras.single().ok()?;
+            camera.viewport_to_world(transform, cursor).ok()
+        });
+    let (bmin, bmax) = state.scene.input.mesh.bounds();
+    let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
+    pointer.hit = ray.and_then(|ray| {
+        // Far enough to cross the whole mesh from wherever the camera is.
+        let reach = ray.origin.distance((bmin + bmax) / 2.0) + bmin.distance(bmax);
+        raycast_scene(&state.scene, ray, reach)
+    });
+    pointer.ray = ray;
+}
+
+fn detect_clicks(
+    buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    windows: Query<&Window, With<PrimaryWindow>>,
+    pointer: Res<PointerHit>,
+    mut right_pressed_at: Local<Option<Vec2>>,
+    mut clicks: MessageWriter<MeshClick>,
+) {
+    let cursor = windows.single().ok().and_then(Window::cursor_position);
+    if buttons.just_pressed(MouseButton::Right) {
+        *right_pressed_at = cursor;
+    }
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    let Some(hit) = pointer.hit else {
+        return;
+    };
+    if buttons.just_released(MouseButton::Left) {
+        clicks.write(MeshClick { hit, shift });
+    }
+    if buttons.just_released(MouseButton::Right) {
+        let dragged = match (*right_pressed_at, cursor) {
+            (Some(from), Some(to)) => from.distance(to) > CLICK_SLOP,
+            _ => true,
+        };
+        if !dragged {
+            clicks.write(MeshClick { hit, shift: true });
+        }
+    }
+}
+
+fn mark_hit(pointer: Res<PointerHit>, mut gizmos: Gizmos) {
+    if let Some(hit) = pointer.hit {
+        let size = 0.1 * hit.distance.max(1.0).sqrt();
+        let color = Color::srgb(1.0, 1.0, 1.0);
+        gizmos.line(
+            hit.point - Vec3::X * size,
+            hit.point + Vec3::X * size,
+            color,
+        );
+        gizmos.line(
+            hit.point - Vec3::Z * size,
+            hit.point + Vec3::Z * size,
+            color,
+        );
+        gizmos.line(hit.point, hit.point + Vec3::Y * size * 3.0, color);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ray_hits_the_nearest_front_face() {
+        let scene = SceneData::default_scene();
+        let ray = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);
+        let hit = raycast_scene(&scene, ray, 100.0).expect("the floor is under the ray");
+        assert!(hit.point.y.abs() < 1e-4, "{hit:?}");
+        assert!((hit.distance - 50.0).abs() < 1e-3, "{hit:?}");
+        assert!(hit.normal(&scene.input.mesh).y > 0.99);
+        let up = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::Y);
+        assert!(raycast_scene(&scene, up, 100.0).is_none());
+        let short = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);
+        assert!(raycast_scene(&scene, short, 10.0).is_none());
+    }
+}

@@ -1,0 +1,128 @@
+//! Screenshot mode: render the camera into an image (no window, no X server), wait for the first
+//! build and a few frames, save the image as PNG and exit.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bevy::camera::RenderTarget;
+use bevy::prelude::*;
+use bevy::render::render_resource::{TextureFormat, TextureUsages};
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+
+use crate::viewer::build::BuildState;
+use crate::viewer::camera::MainCamera;
+
+/// Give up if the first build has not finished by then.
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+pub struct ScreenshotPlugin {
+    pub path: PathBuf,
+    pub size: UVec2,
+    /// Frames to render after the build is ready, before capturing.
+    pub frames: u32,
+    /// Receives an error message if the screenshot could not be taken.
+    pub error: Arc<Mutex<Option<String>>>,
+}
+
+#[derive(Resource)]
+struct ScreenshotJob {
+    path: PathBuf,
+    size: UVec2,
+    frames_left: u32,
+    target: Option<Handle<Image>>,
+    requested: bool,
+    started: Instant,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl Plugin for ScreenshotPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(ScreenshotJob {
+            path: self.path.clone(),
+            size: self.size,
+            frames_left: self.frames,
+            target: None,
+            requested: false,
+            started: Instant::now(),
+            error: self.error.clone(),
+        })
+        .add_systems(PostStartup, render_to_image)
+        .add_systems(Last, capture_when_ready);
+    }
+}
+
+fn render_to_image(
+    mut commands: Commands,
+    mut job: ResMut<ScreenshotJob>,
+    mut images: ResMut<Assets<Image>>,
+    cameras: Query<Entity, With<MainCamera>>,
+) {
+    let mut image =
+        Image::new_target_texture(job.size.x, job.size.y, TextureFormat::Rgba8UnormSrgb, None);
+    image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+    let handle = images.add(image);
+    for camera in &cameras {
+        commands
+            .entity(camera)
+            .insert(RenderTarget::Image(handle.clone().into()));
+    }
+    job.target = Some(handle);
+}
+
+fn capture_when_ready(
+    mut commands: Commands,
+    mut job: ResMut<ScreenshotJob>,
+    state: Res<BuildState>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    if job.requested {
+        return;
+    }
+    if state.finished == 0 || state.is_busy() {
+        if job.started.elapsed() > TIMEOUT {
+            *job.error.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(format!("the build did not finish within {TIMEOUT:?}"));
+            exit.write(AppExit::error());
+        }
+        return;
+    }
+    if job.frames_left > 0 {
+        job.frames_left -= 1;
+        return;
+    }
+    let Some(target) = job.target.clone() else {
+        return;
+    };
+    job.requested = true;
+    commands
+        .spawn(Screenshot::image(target))
+        .observe(save_and_exit(job.path.clone(), job.error.clone()));
+}
+
+/// An observer that saves the captured image as PNG at `path` and exits, with an error code and
+/// a message in `error` if saving failed.
+pub fn save_and_exit(
+    path: PathBuf,
+    error: Arc<Mutex<Option<String>>>,
+) -> impl FnMut(On<ScreenshotCaptured>, MessageWriter<AppExit>) {
+    move |captured, mut exit| {
+        let saved = captured
+            .image
+            .clone()
+            .try_into_dynamic()
+            .map_err(|e| e.to_string())
+            .and_then(|image| image.to_rgb8().save(&path).map_err(|e| e.to_string()));
+        match saved {
+            Ok(()) => {
+                bevy::log::info!("saved {}", path.display());
+                exit.write(AppExit::Success);
+            }
+            Err(err) => {
+                *error.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(format!("{}: {err}", path.display()));
+                exit.write(AppExit::error());
+            }
+        }
+    }
+}

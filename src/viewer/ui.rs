@@ -1,0 +1,473 @@
+//! The egui interface, laid out as RecastDemo's: Properties on the right (mesh, every build
+//! parameter with RecastDemo's defaults and ranges, Build, draw mode), Tools on the left, the Log
+//! at the bottom, a menu bar, error toasts, and the keys (Tab hides the UI, Esc quits, `[` `]`
+//! step through the stages).
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use crate::build::Stage;
+use crate::config::{BuildSettings, PartitionType, calc_grid_size};
+use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, ViewerLog};
+use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
+use crate::viewer::files::{OpenDialog, RecentFiles};
+use crate::viewer::picking::PointerHit;
+use crate::viewer::tools::{ToolContext, Tools};
+
+/// RecastDemo's panel width.
+const PANEL_WIDTH: f32 = 250.0;
+/// RecastDemo's log height.
+const LOG_HEIGHT: f32 = 200.0;
+/// How long an error toast stays up.
+const TOAST_TIME: Duration = Duration::from_secs(6);
+
+/// Which parts of the interface are shown.
+#[derive(Resource)]
+pub struct UiVisibility {
+    /// Everything (Tab toggles).
+    pub all: bool,
+    pub log: bool,
+    pub tools: bool,
+}
+
+impl Default for UiVisibility {
+    fn default() -> Self {
+        Self {
+            all: true,
+            log: true,
+            tools: true,
+        }
+    }
+}
+
+pub struct UiPlugin;
+
+impl Plugin for UiPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<UiVisibility>()
+            .add_systems(Update, shortcuts)
+            .add_systems(EguiPrimaryContextPass, draw_ui);
+    }
+}
+
+fn shortcuts(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    mut visibility: ResMut<UiVisibility>,
+    mut mode: ResMut<DrawMode>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+        return;
+    }
+    if keys.just_pressed(KeyCode::Tab) {
+        visibility.all = !visibility.all;
+    }
+    if keys.just_pressed(KeyCode::Escape) {
+        exit.write(AppExit::Success);
+    }
+    if keys.just_pressed(KeyCode::BracketLeft) {
+        *mode = mode.step(-1);
+    }
+    if keys.just_pressed(KeyCode::BracketRight) {
+        *mode = mode.step(1);
+    }
+}
+
+/// Everything the panels read or change.
+#[derive(bevy::ecs::system::SystemParam)]
+struct UiParams<'w> {
+    state: Res<'w, BuildState>,
+    log: ResMut<'w, ViewerLog>,
+    mode: ResMut<'w, DrawMode>,
+    tools: ResMut<'w, Tools>,
+    visibility: ResMut<'w, UiVisibility>,
+    recent: Res<'w, RecentFiles>,
+    dialog: ResMut<'w, OpenDialog>,
+    pointer: Res<'w, PointerHit>,
+    stats: Res<'w, DrawStats>,
+    watershed: ResMut<'w, WatershedView>,
+    requests: MessageWriter<'w, BuildRequest>,
+    exit: MessageWriter<'w, AppExit>,
+}
+
+fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
+    let ctx = contexts.ctx_mut()?.clone();
+    p.log.toasts.retain(|(_, at)| at.elapsed() < TOAST_TIME);
+    show_toasts(&ctx, &p.log);
+    if !p.visibility.all {
+        return Ok(());
+    }
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "navlab-root".into(),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    egui::Panel::top("menu").show(&mut root, |ui| menu_bar(ui, &mut p));
+    egui::Panel::right("properties")
+        .exact_size(PANEL_WIDTH)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| properties(ui, &mut p));
+        });
+    let tools_width = if p.visibility.tools {
+        egui::Panel::left("tools")
+            .exact_size(PANEL_WIDTH)
+            .show(&mut root, |ui| tools_panel(ui, &mut p))
+            .response
+            .rect
+            .width()
+    } else {
+        0.0
+    };
+    if p.visibility.log {
+        egui::Panel::bottom("log")
+            .resizable(true)
+            .default_size(LOG_HEIGHT)
+            .show(&mut root, |ui| log_panel(ui, &p.log));
+    }
+    egui::Area::new("help".into())
+        .fixed_pos(egui::pos2(tools_width + 30.0, 30.0))
+        .interactable(false)
+        .show(&ctx, |ui| {
+            ui.label(
+                egui::RichText::new(
+                    "W/A/S/D: Move  RMB: Rotate  MMB: Pan  Wheel: Zoom  LMB: Pick  [ ]: Stage  Tab: UI",
+                )
+                .color(egui::Color32::from_gray(230)),
+            );
+        });
+    Ok(())
+}
+
+fn show_toasts(ctx: &egui::Context, log: &ViewerLog) {
+    if log.toasts.is_empty() {
+        return;
+    }
+    egui::Area::new("toasts".into())
+        .anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, 40.0))
+        .interactable(false)
+        .show(ctx, |ui| {
+            for (text, _) in &log.toasts {
+                egui::Frame::popup(ui.style())
+                    .fill(egui::Color32::from_rgb(120, 30, 30))
+                    .show(ui, |ui| {
+                        ui.label(egui::RichText::new(text).color(egui::Color32::WHITE));
+                    });
+            }
+        });
+}
+
+fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            if ui.button("Open…").clicked() {
+                p.dialog.open();
+            }
+            ui.menu_button("Open Recent", |ui| {
+                if p.recent.paths.is_empty() {
+                    ui.label("(none)");
+                }
+                for path in &p.recent.paths {
+                    if ui.button(path.display().to_string()).clicked() {
+                        p.requests.write(BuildRequest::Open(path.clone()));
+                    }
+                }
+            });
+            if ui.button("Default Scene").clicked() {
+                p.requests.write(BuildRequest::Scene(std::sync::Arc::new(
+                    crate::viewer::build::SceneData::default_scene(),
+                )));
+            }
+            ui.separator();
+            if ui.button("Quit").clicked() {
+                p.exit.write(AppExit::Success);
+            }
+        });
+        ui.menu_button("View", |ui| {
+            ui.checkbox(&mut p.visibility.log, "Build Log");
+            ui.checkbox(&mut p.visibility.tools, "Tools Panel");
+        });
+    });
+}
+
+fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
+    ui.heading("Properties");
+    ui.label("Show");
+    ui.checkbox(&mut p.visibility.log, "Build Log");
+    ui.checkbox(&mut p.visibility.tools, "Tools Panel");
+    ui.separator();
+
+    ui.label("Sample");
+    egui::ComboBox::from_id_salt("sample")
+        .selected_text("Solo Mesh")
+        .width(PANEL_WIDTH - 30.0)
+        .show_ui(ui, |ui| {
+            let _ = ui.selectable_label(true, "Solo Mesh");
+        });
+    ui.label("Input Mesh");
+    let state = &p.state;
+    let mut open_path = None;
+    egui::ComboBox::from_id_salt("input-mesh")
+        .selected_text(state.scene.name.clone())
+        .width(PANEL_WIDTH - 30.0)
+        .show_ui(ui, |ui| {
+            for path in &p.recent.paths {
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into(),
+                );
+                if ui
+                    .selectable_label(state.scene.input.source.as_ref() == Some(path), name)
+                    .on_hover_text(path.display().to_string())
+                    .clicked()
+                {
+                    open_path = Some(path.clone());
+                }
+            }
+        });
+    if let Some(path) = open_path {
+        p.requests.write(BuildRequest::Open(path));
+    }
+    if ui
+        .add_enabled(!p.dialog.is_open(), egui::Button::new("Open…"))
+        .clicked()
+    {
+        p.dialog.open();
+    }
+    let mesh = &state.scene.input.mesh;
+    ui.label(format!(
+        "Verts: {:.1}k  Tris: {:.1}k",
+        mesh.vert_count() as f32 / 1000.0,
+        mesh.tri_count() as f32 / 1000.0
+    ));
+    ui.separator();
+
+    let mut settings = state.settings.clone();
+    settings_ui(ui, &mut settings, mesh.bounds());
+    if settings != state.settings {
+        p.requests.write(BuildRequest::Settings(settings));
+    }
+    ui.separator();
+
+    let mut auto_rebuild = state.auto_rebuild;
+    if ui.checkbox(&mut auto_rebuild, "Auto-rebuild").changed() {
+        p.requests.write(BuildRequest::AutoRebuild(auto_rebuild));
+    }
+    if ui
+        .add_sized([PANEL_WIDTH - 30.0, 24.0], egui::Button::new("Build"))
+        .clicked()
+    {
+        p.requests.write(BuildRequest::Rebuild);
+    }
+    status(ui, state);
+    ui.separator();
+
+    ui.label("Debug Settings");
+    let mut mode = *p.mode;
+    egui::ComboBox::from_id_salt("draw-mode")
+        .selected_text(mode.label())
+        .width(PANEL_WIDTH - 30.0)
+        .show_ui(ui, |ui| {
+            for m in DrawMode::ALL {
+                ui.selectable_value(&mut mode, m, m.label());
+            }
+        });
+    ui.horizontal(|ui| {
+        if ui.button("◀ Prev [").clicked() {
+            mode = mode.step(-1);
+        }
+        if ui.button("Next ] ▶").clicked() {
+            mode = mode.step(1);
+        }
+    });
+    if mode != *p.mode {
+        *p.mode = mode;
+    }
+    stage_info(ui, state, mode);
+    if mode == DrawMode::CompactRegions && WatershedView::available(state) {
+        watershed_slider(ui, &mut p.watershed);
+    }
+    if let Some((layer, time, tris, lines)) = p.stats.last_rebuild {
+        ui.small(format!(
+            "Last redraw: {layer}, {tris} tris, {lines} lines, {:.1} ms",
+            time.as_secs_f64() * 1000.0
+        ));
+    }
+}
+
+/// RecastDemo's build parameters, with its ranges and steps.
+fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32; 3])) {
+    let slider = |ui: &mut egui::Ui, value: &mut f32, range, step: f64, label: &str| {
+        ui.add(egui::Slider::new(value, range).step_by(step).text(label));
+    };
+    ui.strong("Rasterization");
+    slider(ui, &mut s.cell_size, 0.1..=1.0, 0.01, "Cell Size");
+    slider(ui, &mut s.cell_height, 0.1..=1.0, 0.01, "Cell Height");
+    let (w, h) = calc_grid_size(&bounds.0, &bounds.1, s.cell_size);
+    ui.label(format!("Voxels  {w} x {h}"));
+    ui.strong("Agent");
+    slider(ui, &mut s.agent_height, 0.1..=5.0, 0.1, "Height");
+    slider(ui, &mut s.agent_radius, 0.0..=5.0, 0.1, "Radius");
+    slider(ui, &mut s.agent_max_climb, 0.1..=5.0, 0.1, "Max Climb");
+    slider(ui, &mut s.agent_max_slope, 0.0..=90.0, 1.0, "Max Slope");
+    ui.strong("Region");
+    slider(
+        ui,
+        &mut s.region_min_size,
+        0.0..=150.0,
+        1.0,
+        "Min Region Size",
+    );
+    slider(
+        ui,
+        &mut s.region_merge_size,
+        0.0..=150.0,
+        1.0,
+        "Merged Region Size",
+    );
+    ui.strong("Partitioning");
+    for (partition, label) in
+        PartitionType::ALL
+            .into_iter()
+            .zip(["Watershed", "Monotone", "Layers"])
+    {
+        ui.radio_value(&mut s.partition_type, partition, label);
+    }
+    ui.strong("Filtering");
+    ui.checkbox(&mut s.filter_low_hanging_obstacles, "Low Hanging Obstacles");
+    ui.checkbox(&mut s.filter_ledge_spans, "Ledge Spans");
+    ui.checkbox(
+        &mut s.filter_walkable_low_height_spans,
+        "Walkable Low Height Spans",
+    );
+    ui.strong("Polygonization");
+    slider(ui, &mut s.edge_max_len, 0.0..=50.0, 1.0, "Max Edge Length");
+    slider(ui, &mut s.edge_max_error, 0.1..=3.0, 0.1, "Max Edge Error");
+    slider(ui, &mut s.verts_per_poly, 3.0..=12.0, 1.0, "Verts Per Poly");
+    ui.strong("Detail Mesh");
+    slider(
+        ui,
+        &mut s.detail_sample_dist,
+        0.0..=16.0,
+        1.0,
+        "Sample Distance",
+    );
+    slider(
+        ui,
+        &mut s.detail_sample_max_error,
+        0.0..=16.0,
+        1.0,
+        "Max Sample Error",
+    );
+}
+
+/// Beyond RecastDemo: the regions as they were after each watershed flooding level.
+fn watershed_slider(ui: &mut egui::Ui, view: &mut WatershedView) {
+    ui.checkbox(&mut view.enabled, "Show watershed flooding");
+    if !view.enabled || view.levels.is_empty() {
+        return;
+    }
+    let last = view.levels.len() - 1;
+    ui.add(egui::Slider::new(&mut view.step, 0..=last).text("Step"));
+    let flood = &view.levels[view.step];
+    ui.small(if view.step == last {
+        format!("Final expansion: {} regions before merging", flood.count)
+    } else {
+        format!("Distance level {}: {} regions", flood.level, flood.count)
+    });
+}
+
+fn status(ui: &mut egui::Ui, state: &BuildState) {
+    match &state.status {
+        BuildStatus::Idle => match state.last_build {
+            Some((from, time)) => ui.label(format!(
+                "Build Time: {:.1} ms (from {})",
+                time.as_secs_f64() * 1000.0,
+                from.name()
+            )),
+            None if state.build.is_none() => ui.label("No navmesh."),
+            None => ui.label(""),
+        },
+        BuildStatus::Loading { name, since } => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("Loading {name}… {}", elapsed_ms(*since)));
+            })
+            .response
+        }
+        BuildStatus::Building { from, since } => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "Building from {}… {}",
+                    from.name(),
+                    elapsed_ms(*since)
+                ));
+            })
+            .response
+        }
+    };
+}
+
+fn elapsed_ms(since: Instant) -> String {
+    format!("{:.0} ms", since.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// The stage the current mode shows, with the time it took in the last build that ran it.
+fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
+    let Some(stage) = mode.stage() else {
+        ui.small("Stage: input geometry");
+        return;
+    };
+    let time = state
+        .build
+        .as_ref()
+        .and_then(|b| b.stage_times[stage as usize]);
+    let index = Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0) + 1;
+    ui.small(match time {
+        Some(t) => format!(
+            "Stage {index}/{}: {} — {:.2} ms",
+            Stage::ALL.len(),
+            stage.name(),
+            t.as_secs_f64() * 1000.0
+        ),
+        None => format!("Stage {index}/{}: {}", Stage::ALL.len(), stage.name()),
+    });
+}
+
+fn tools_panel(ui: &mut egui::Ui, p: &mut UiParams) {
+    ui.heading("Tools");
+    let Tools { tools, active } = &mut *p.tools;
+    for (i, tool) in tools.iter().enumerate() {
+        ui.radio_value(active, i, tool.name());
+    }
+    ui.separator();
+    let ctx = ToolContext {
+        state: &p.state,
+        hover: p.pointer.hit,
+    };
+    if let Some(tool) = tools.get_mut(*active) {
+        tool.ui(ui, &ctx);
+    }
+}
+
+fn log_panel(ui: &mut egui::Ui, log: &ViewerLog) {
+    ui.strong("Log");
+    egui::ScrollArea::vertical()
+        .stick_to_bottom(true)
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for (level, line) in &log.lines {
+                let text = egui::RichText::new(line).monospace();
+                ui.label(match level {
+                    LogLevel::Info => text,
+                    LogLevel::Warning => text.color(egui::Color32::from_rgb(230, 190, 60)),
+                    LogLevel::Error => text.color(egui::Color32::from_rgb(240, 90, 80)),
+                });
+            }
+        });
+}

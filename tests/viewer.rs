@@ -1,0 +1,150 @@
+//! End-to-end tests of `navlab view`: headless screenshots (no X server; Mesa's software Vulkan)
+//! and one real window under Xvfb. They need a Vulkan driver and, for the window, `xvfb-run`;
+//! without them they print a notice and pass, unless NAVLAB_REQUIRE_VIEWER=1 (CI sets it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn required() -> bool {
+    std::env::var_os("NAVLAB_REQUIRE_VIEWER").is_some_and(|v| v == "1")
+}
+
+fn out_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("navlab-viewer-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn vulkan_available() -> bool {
+    let found = ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"]
+        .iter()
+        .any(|dir| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()));
+    if !found && !required() {
+        eprintln!("note: no Vulkan driver installed (mesa-vulkan-drivers); skipping");
+    }
+    found || required()
+}
+
+/// Decodes an RGB or RGBA PNG into RGB triples.
+fn read_png(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    assert!(channels >= 3, "{:?}", info.color_type);
+    let pixels = buf[..info.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, info.height, pixels)
+}
+
+/// RecastDemo's navmesh blue (0, 192, 255) blended over the grey input mesh: blue and green
+/// clearly above red.
+fn is_navmesh_blue(p: &[u8; 3]) -> bool {
+    let [r, g, b] = p.map(i32::from);
+    b >= r + 30 && g >= r + 20
+}
+
+fn screenshot(mode: &str, out: &Path) {
+    let status = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .args([
+            "view",
+            "--draw",
+            mode,
+            "--size",
+            "640x400",
+            "--frames",
+            "3",
+            "--screenshot",
+        ])
+        .arg(out)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .status()
+        .expect("navlab runs");
+    assert!(
+        status.success(),
+        "navlab view --draw {mode} failed: {status}"
+    );
+}
+
+#[test]
+fn headless_screenshots_are_not_blank() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = out_dir();
+    for (mode, expect_navmesh_blue) in [("poly-mesh", true), ("compact-regions", false)] {
+        let path = dir.join(format!("{mode}.png"));
+        screenshot(mode, &path);
+        let (width, height, pixels) = read_png(&path);
+        assert_eq!((width, height), (640, 400));
+        let mut colours: Vec<[u8; 3]> = pixels.clone();
+        colours.sort_unstable();
+        colours.dedup();
+        assert!(colours.len() > 50, "{mode}: only {} colours", colours.len());
+        let blue = pixels.iter().filter(|p| is_navmesh_blue(p)).count();
+        if expect_navmesh_blue {
+            assert!(
+                blue * 100 > pixels.len(),
+                "{mode}: navmesh blue on {blue} of {} pixels",
+                pixels.len()
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_mesh_fails_the_screenshot_with_a_clear_error() {
+    let dir = out_dir();
+    let bad = dir.join("bad.obj");
+    std::fs::write(&bad, "v 1 2\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .arg("view")
+        .arg(&bad)
+        .args(["--screenshot", "never.png"])
+        .output()
+        .expect("navlab runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bad.obj") && stderr.contains("line 1"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn real_window_rebuilds_after_a_setting_change() {
+    if !vulkan_available() {
+        return;
+    }
+    let xvfb = Command::new("xvfb-run").arg("--help").output().is_ok();
+    if !xvfb {
+        assert!(!required(), "xvfb-run is missing");
+        eprintln!("note: xvfb-run is not installed; skipping the real-window test");
+        return;
+    }
+    let dir = out_dir();
+    let shot = dir.join("window.png");
+    let output = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_navlab"))
+        .args(["view", "--self-test"])
+        .arg(&shot)
+        .output()
+        .expect("xvfb-run runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("rebuilt from Rasterize"), "{stdout}");
+    let (_, _, pixels) = read_png(&shot);
+    assert!(pixels.iter().any(is_navmesh_blue));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
