@@ -755,11 +755,133 @@ fn crosses_edges(pts: &[Vec3], edges: &[DelaunayEdge], s1: usize, t1: usize) -> 
     })
 }
 
+/// Bit set of point indices; detail meshes have at most [`MAX_VERTS`] points.
+type PointSet = u128;
+const _: () = assert!(MAX_VERTS <= PointSet::BITS as usize);
+
+/// Bins per axis in [`PointBins`].
+const POINT_BINS: usize = 64;
+
+/// One axis of [`PointBins`]: the points' coordinates cut into equal bins.
+#[derive(Clone, Copy)]
+struct AxisBins {
+    origin: f64,
+    scale: f64,
+    /// `below[b]`: the points in bins before `b`.
+    below: [PointSet; POINT_BINS + 1],
+}
+
+impl Default for AxisBins {
+    fn default() -> Self {
+        Self {
+            origin: 0.0,
+            scale: 0.0,
+            below: [0; POINT_BINS + 1],
+        }
+    }
+}
+
+impl AxisBins {
+    /// The bin of coordinate `v`; never decreases as `v` grows, so the bins of a range's ends
+    /// bound the bins of everything inside it.
+    #[inline]
+    fn bin(&self, v: f64) -> usize {
+        // The conversion saturates: coordinates below the first point land in bin 0.
+        (((v - self.origin) * self.scale) as i32).clamp(0, POINT_BINS as i32 - 1) as usize
+    }
+
+    fn rebuild(&mut self, pts: &[Vec3], finite: PointSet, axis: usize) {
+        let coords = || {
+            pts.iter()
+                .enumerate()
+                .filter(|&(i, _)| finite & (1 << i) != 0)
+                .map(|(_, p)| f64::from(p[axis]))
+        };
+        let lo = coords().fold(f64::INFINITY, f64::min);
+        let hi = coords().fold(f64::NEG_INFINITY, f64::max);
+        self.origin = lo;
+        self.scale = if hi > lo {
+            POINT_BINS as f64 / (hi - lo)
+        } else {
+            0.0
+        };
+        let mut in_bin = [0 as PointSet; POINT_BINS];
+        for (i, p) in pts.iter().enumerate() {
+            if finite & (1 << i) != 0 {
+                in_bin[self.bin(f64::from(p[axis]))] |= 1 << i;
+            }
+        }
+        for (b, set) in in_bin.iter().enumerate() {
+            self.below[b + 1] = self.below[b] | set;
+        }
+    }
+
+    /// The points whose coordinate may lie in `lo..=hi` (a superset).
+    #[inline]
+    fn range(&self, lo: f64, hi: f64) -> PointSet {
+        self.below[self.bin(hi) + 1] & !self.below[self.bin(lo)]
+    }
+}
+
+/// The points of a triangulation binned along x and along z, to find the points near a
+/// circle without testing them all. Points with a non-finite x or z are left out: they never
+/// fall inside a finite circle.
+#[derive(Default)]
+struct PointBins {
+    x: AxisBins,
+    z: AxisBins,
+}
+
+impl PointBins {
+    fn rebuild(&mut self, pts: &[Vec3]) {
+        debug_assert!(pts.len() <= PointSet::BITS as usize);
+        let finite = pts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p[0].is_finite() && p[2].is_finite())
+            .fold(0 as PointSet, |set, (i, _)| set | 1 << i);
+        self.x.rebuild(pts, finite, 0);
+        self.z.rebuild(pts, finite, 2);
+    }
+
+    /// The points inside `area`; all points when it is unbounded.
+    fn within(&self, area: &SearchArea, npts: usize) -> PointSet {
+        match area {
+            Some([x_lo, x_hi, z_lo, z_hi]) => {
+                self.x.range(*x_lo, *x_hi) & self.z.range(*z_lo, *z_hi)
+            }
+            None if npts >= PointSet::BITS as usize => PointSet::MAX,
+            None => (1 << npts) - 1,
+        }
+    }
+}
+
+/// An xz box (x range, z range), or `None` for the whole plane.
+type SearchArea = Option<[f64; 4]>;
+
+/// A box around every point whose computed xz distance from `centre` can be at most
+/// `radius`, with a margin well beyond f32 rounding; unbounded when the circle is not finite.
+fn search_area(centre: &Vec3, radius: f32) -> SearchArea {
+    if !(centre[0].is_finite() && centre[2].is_finite() && radius.is_finite()) {
+        return None;
+    }
+    let (x, z) = (f64::from(centre[0]), f64::from(centre[2]));
+    let reach = f64::from(radius) * 1.001 + 1e-6;
+    let x_reach = reach + x.abs() * 1e-9;
+    let z_reach = reach + z.abs() * 1e-9;
+    Some([x - x_reach, x + x_reach, z - z_reach, z + z_reach])
+}
+
 /// Closes the open side of edge `e` with the point whose circumcircle contains no other
 /// point, or marks it as hull when no point lies on that side.
+///
+/// Points are tried in index order as Recast does, since near-cocircular ties go to the
+/// first; but only the first point on the left is taken unconditionally, after which only
+/// points near the current circle can change the choice, and `index` finds those.
 fn complete_facet(
     ctx: &mut BuildContext,
     pts: &[Vec3],
+    index: &PointBins,
     edges: &mut DelaunayEdges,
     nfaces: &mut i32,
     e: usize,
@@ -777,48 +899,47 @@ fn complete_facet(
     };
 
     let npts = pts.len();
-    let mut pt = npts;
-    let mut centre = [0.0f32; 3];
-    let mut radius = -1.0f32;
-    for u in 0..npts {
-        if u == s || u == t {
+    let left_of_edge = |u: usize| u != s && u != t && cross2(&pts[s], &pts[t], &pts[u]) > EPS;
+    let Some(mut pt) = (0..npts).find(|&u| left_of_edge(u)) else {
+        update_left_face(&mut edges.list[e], s, t, FACE_HULL);
+        return;
+    };
+    let (mut centre, mut radius) = circumcircle(&pts[s], &pts[t], &pts[pt]);
+    let mut area = search_area(&centre, radius * (1.0 + TOL));
+    let mut candidates = index.within(&area, npts) & !0 << pt << 1;
+    while candidates != 0 {
+        let u = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        if !left_of_edge(u) {
             continue;
         }
-        let left_of_edge = cross2(&pts[s], &pts[t], &pts[u]) > EPS;
-        if !left_of_edge {
+        let d = dist2(&centre, &pts[u]);
+        if d > radius * (1.0 + TOL) {
             continue;
         }
-        if radius >= 0.0 || radius.is_nan() {
-            let d = dist2(&centre, &pts[u]);
-            if d > radius * (1.0 + TOL) {
-                continue;
-            }
-            // On the circle within tolerance: accept only if the new edges cross nothing.
-            let safely_inside = d < radius * (1.0 - TOL);
-            if !safely_inside
-                && (crosses_edges(pts, &edges.list, s, u) || crosses_edges(pts, &edges.list, t, u))
-            {
-                continue;
-            }
+        // On the circle within tolerance: accept only if the new edges cross nothing.
+        let safely_inside = d < radius * (1.0 - TOL);
+        if !safely_inside
+            && (crosses_edges(pts, &edges.list, s, u) || crosses_edges(pts, &edges.list, t, u))
+        {
+            continue;
         }
         pt = u;
         (centre, radius) = circumcircle(&pts[s], &pts[t], &pts[u]);
+        area = search_area(&centre, radius * (1.0 + TOL));
+        candidates = index.within(&area, npts) & !0 << pt << 1;
     }
 
-    if pt < npts {
-        update_left_face(&mut edges.list[e], s, t, *nfaces);
-        match edges.find(pt, s) {
-            Some(i) => update_left_face(&mut edges.list[i], pt, s, *nfaces),
-            None => edges.add(ctx, pt, s, *nfaces, FACE_UNDEF),
-        }
-        match edges.find(t, pt) {
-            Some(i) => update_left_face(&mut edges.list[i], t, pt, *nfaces),
-            None => edges.add(ctx, t, pt, *nfaces, FACE_UNDEF),
-        }
-        *nfaces += 1;
-    } else {
-        update_left_face(&mut edges.list[e], s, t, FACE_HULL);
+    update_left_face(&mut edges.list[e], s, t, *nfaces);
+    match edges.find(pt, s) {
+        Some(i) => update_left_face(&mut edges.list[i], pt, s, *nfaces),
+        None => edges.add(ctx, pt, s, *nfaces, FACE_UNDEF),
     }
+    match edges.find(t, pt) {
+        Some(i) => update_left_face(&mut edges.list[i], t, pt, *nfaces),
+        None => edges.add(ctx, t, pt, *nfaces, FACE_UNDEF),
+    }
+    *nfaces += 1;
 }
 
 /// Renders a face corner for log messages the way C++ prints its -1 placeholder.
@@ -834,9 +955,11 @@ fn delaunay_hull(
     hull: &[usize],
     tris: &mut Vec<[usize; 4]>,
     edges: &mut DelaunayEdges,
+    index: &mut PointBins,
 ) {
     let mut nfaces = 0i32;
     edges.reset(pts.len());
+    index.rebuild(pts);
     let mut j = hull.len().wrapping_sub(1);
     for (i, &hi) in hull.iter().enumerate() {
         edges.add(ctx, hull[j], hi, FACE_HULL, FACE_UNDEF);
@@ -846,17 +969,27 @@ fn delaunay_hull(
     let mut current = 0;
     while current < edges.list.len() {
         if edges.list[current].left == FACE_UNDEF {
-            complete_facet(ctx, pts, edges, &mut nfaces, current);
+            complete_facet(ctx, pts, index, edges, &mut nfaces, current);
         }
         if edges.list[current].right == FACE_UNDEF {
-            complete_facet(ctx, pts, edges, &mut nfaces, current);
+            complete_facet(ctx, pts, index, edges, &mut nfaces, current);
         }
         current += 1;
     }
+    triangles_from_faces(ctx, &edges.list, nfaces as usize, tris);
+}
 
+/// Collects the faces recorded on `edges` into triangles, dropping faces that did not get
+/// three corners.
+fn triangles_from_faces(
+    ctx: &mut BuildContext,
+    edges: &[DelaunayEdge],
+    nfaces: usize,
+    tris: &mut Vec<[usize; 4]>,
+) {
     tris.clear();
-    tris.resize(nfaces as usize, [NO_VERTEX; 4]);
-    for e in &edges.list {
+    tris.resize(nfaces, [NO_VERTEX; 4]);
+    for e in edges {
         if e.right >= 0 {
             let t = &mut tris[e.right as usize];
             if t[0] == NO_VERTEX {
@@ -1002,6 +1135,8 @@ struct DetailScratch {
     /// Detail triangles: three vertex indices and the edge flags.
     tris: Vec<[usize; 4]>,
     edges: DelaunayEdges,
+    /// The detail vertices sorted for the Delaunay point search.
+    sorted_verts: PointBins,
     samples: Vec<Sample>,
     /// The current triangulation prepared for sample height tests.
     probes: Vec<TriProbe>,
@@ -1187,7 +1322,14 @@ fn refine_interior(ctx: &mut BuildContext, s: &mut DetailScratch, sampling: &Sam
         }
         s.samples[best].added = true;
         s.verts.push(s.samples[best].pos);
-        delaunay_hull(ctx, &s.verts, &s.hull, &mut s.tris, &mut s.edges);
+        delaunay_hull(
+            ctx,
+            &s.verts,
+            &s.hull,
+            &mut s.tris,
+            &mut s.edges,
+            &mut s.sorted_verts,
+        );
     }
 }
 
@@ -1644,6 +1786,158 @@ mod tests {
         let empty = PolyMesh::default();
         let dmesh = build_poly_mesh_detail(&mut ctx, &empty, &chf, 1.0, 0.1).unwrap();
         assert_eq!(dmesh, PolyMeshDetail::default());
+    }
+
+    /// Recast's triangulation as written: each facet tries every point in turn, edges are
+    /// found by scanning the edge list.
+    fn delaunay_by_scanning(
+        ctx: &mut BuildContext,
+        pts: &[Vec3],
+        hull: &[usize],
+    ) -> Vec<[usize; 4]> {
+        const EPS: f32 = 1e-5;
+        const TOL: f32 = 0.001;
+        let max_edges = pts.len() * 10;
+        let find = |edges: &[DelaunayEdge], s: usize, t: usize| {
+            edges
+                .iter()
+                .position(|e| (e.s == s && e.t == t) || (e.s == t && e.t == s))
+        };
+        let add = |ctx: &mut BuildContext, edges: &mut Vec<DelaunayEdge>, s, t, left| {
+            if edges.len() >= max_edges {
+                ctx.error(format!(
+                    "addEdge: Too many edges ({}/{max_edges}).",
+                    edges.len()
+                ));
+            } else if find(edges, s, t).is_none() {
+                edges.push(DelaunayEdge {
+                    s,
+                    t,
+                    left,
+                    right: FACE_UNDEF,
+                });
+            }
+        };
+        let mut edges = Vec::new();
+        let mut j = hull.len().wrapping_sub(1);
+        for (i, &hi) in hull.iter().enumerate() {
+            add(ctx, &mut edges, hull[j], hi, FACE_HULL);
+            j = i;
+        }
+        let mut nfaces = 0;
+        let mut current = 0;
+        while current < edges.len() {
+            for _side in 0..2 {
+                let edge = edges[current];
+                let (s, t) = if edge.left == FACE_UNDEF {
+                    (edge.s, edge.t)
+                } else if edge.right == FACE_UNDEF {
+                    (edge.t, edge.s)
+                } else {
+                    continue;
+                };
+                let mut pt = pts.len();
+                let (mut centre, mut radius) = ([0.0f32; 3], -1.0f32);
+                for u in 0..pts.len() {
+                    let left_of_edge = cross2(&pts[s], &pts[t], &pts[u]) > EPS;
+                    if u == s || u == t || !left_of_edge {
+                        continue;
+                    }
+                    if radius >= 0.0 || radius.is_nan() {
+                        let d = dist2(&centre, &pts[u]);
+                        let safely_inside = d < radius * (1.0 - TOL);
+                        if d > radius * (1.0 + TOL)
+                            || (!safely_inside
+                                && (crosses_edges(pts, &edges, s, u)
+                                    || crosses_edges(pts, &edges, t, u)))
+                        {
+                            continue;
+                        }
+                    }
+                    pt = u;
+                    (centre, radius) = circumcircle(&pts[s], &pts[t], &pts[u]);
+                }
+                if pt == pts.len() {
+                    update_left_face(&mut edges[current], s, t, FACE_HULL);
+                    continue;
+                }
+                update_left_face(&mut edges[current], s, t, nfaces);
+                for (a, b) in [(pt, s), (t, pt)] {
+                    match find(&edges, a, b) {
+                        Some(i) => update_left_face(&mut edges[i], a, b, nfaces),
+                        None => add(ctx, &mut edges, a, b, nfaces),
+                    }
+                }
+                nfaces += 1;
+            }
+            current += 1;
+        }
+        let mut tris = Vec::new();
+        triangles_from_faces(ctx, &edges, nfaces as usize, &mut tris);
+        tris
+    }
+
+    /// A tiny deterministic generator, so the comparison needs no extra crate.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    #[test]
+    fn delaunay_matches_recasts_full_scan() {
+        let mut rng = Lcg(7);
+        let (mut edges, mut bins, mut tris) =
+            (DelaunayEdges::default(), PointBins::default(), Vec::new());
+        for case in 0..3000 {
+            // Coarse grids make many collinear and cocircular points, the cases where the
+            // order points are tried in decides the result.
+            let npts = 3 + rng.below(MAX_VERTS as u64 - 2) as usize;
+            let grid = 2 + rng.below(12);
+            let scale = [0.3f32, 1.0, 0.05, 7.5][case % 4];
+            let offset = [0.0f32, 1000.0, -53.7][case % 3];
+            let mut pts: Vec<Vec3> = (0..npts)
+                .map(|_| {
+                    let jitter = if case % 5 == 0 {
+                        rng.below(1000) as f32 * 1e-4
+                    } else {
+                        0.0
+                    };
+                    [
+                        offset + (rng.below(grid) as f32 + jitter) * scale,
+                        rng.below(10) as f32,
+                        offset + rng.below(grid) as f32 * scale,
+                    ]
+                })
+                .collect();
+            if case % 97 == 0 {
+                pts[npts / 2][0] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][case % 3];
+            }
+            // A convex outline first, as the detail mesh has; sometimes any outline at all.
+            let hull: Vec<usize> = if case % 7 == 0 {
+                (0..1 + rng.below(npts as u64) as usize).collect()
+            } else {
+                let corners = npts.min(4);
+                let side = grid as f32 * scale;
+                let square = [[0.0, 0.0], [0.0, side], [side, side], [side, 0.0]];
+                for (p, [x, z]) in pts.iter_mut().zip(square) {
+                    (p[0], p[2]) = (offset + x, offset + z);
+                }
+                (0..corners).collect()
+            };
+            let mut expected_ctx = BuildContext::new();
+            let expected = delaunay_by_scanning(&mut expected_ctx, &pts, &hull);
+            let mut ctx = BuildContext::new();
+            delaunay_hull(&mut ctx, &pts, &hull, &mut tris, &mut edges, &mut bins);
+            assert_eq!(tris, expected, "case {case} hull {hull:?} pts {pts:?}");
+            assert_eq!(ctx.entries(), expected_ctx.entries(), "case {case}");
+        }
     }
 
     #[test]
