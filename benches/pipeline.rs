@@ -166,7 +166,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("filters", |b| {
                     b.iter_batched(
-                        || full.heightfield_rasterized.clone(),
+                        || (*full.heightfield_rasterized).clone(),
                         |mut hf| {
                             let mut ctx = BuildContext::silent();
                             filter::filter_low_hanging_walkable_obstacles(
@@ -203,7 +203,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("erode", |b| {
                     b.iter_batched(
-                        || full.compact.clone(),
+                        || (*full.compact).clone(),
                         |mut chf| {
                             area::erode_walkable_area(
                                 &mut BuildContext::silent(),
@@ -218,7 +218,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("distance_field", |b| {
                     b.iter_batched(
-                        || full.compact_eroded.clone(),
+                        || (*full.compact_eroded).clone(),
                         |mut chf| {
                             distance_field::build_distance_field(
                                 &mut BuildContext::silent(),
@@ -232,7 +232,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
             }
             let before_regions = {
-                let mut chf = full.regions.clone();
+                let mut chf = (*full.regions).clone();
                 chf.spans.iter_mut().for_each(|s| s.reg = 0);
                 chf
             };

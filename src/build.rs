@@ -140,20 +140,20 @@ pub struct Build {
     pub config: Config,
     /// Area id per input triangle after slope marking.
     pub triangle_areas: Vec<u8>,
-    pub heightfield_rasterized: Heightfield,
-    pub heightfield_filtered: Heightfield,
+    pub heightfield_rasterized: Arc<Heightfield>,
+    pub heightfield_filtered: Arc<Heightfield>,
     /// The compact heightfield as built, before erosion.
-    pub compact: CompactHeightfield,
+    pub compact: Arc<CompactHeightfield>,
     /// After eroding by the agent radius.
-    pub compact_eroded: CompactHeightfield,
+    pub compact_eroded: Arc<CompactHeightfield>,
     /// After the distance field (watershed only) and region partitioning.
-    pub regions: CompactHeightfield,
-    pub contours: ContourSet,
-    pub poly_mesh: PolyMesh,
-    pub detail_mesh: PolyMeshDetail,
+    pub regions: Arc<CompactHeightfield>,
+    pub contours: Arc<ContourSet>,
+    pub poly_mesh: Arc<PolyMesh>,
+    pub detail_mesh: Arc<PolyMeshDetail>,
     /// The Detour navmesh of one tile, with RecastDemo's area → flag rule applied; `None` when
     /// `vertsPerPoly` is above Detour's 6 (RecastDemo skips Detour then too).
-    pub nav_mesh: Option<NavMesh>,
+    pub nav_mesh: Option<Arc<NavMesh>>,
     /// Log lines and Recast timer totals of the last (re)build.
     pub context: BuildContext,
     /// Wall time of each stage in the last (re)build that ran it.
@@ -205,7 +205,7 @@ impl Build {
         context: BuildContext,
     ) -> Result<Self> {
         let config = settings.to_config(bmin, bmax)?;
-        let empty_hf = Heightfield::new(0, 0, bmin, bmax, config.cs, config.ch);
+        let empty_hf = Arc::new(Heightfield::new(0, 0, bmin, bmax, config.cs, config.ch));
         Ok(Build {
             mesh,
             bmin,
@@ -217,12 +217,12 @@ impl Build {
             triangle_areas: Vec::new(),
             heightfield_rasterized: empty_hf.clone(),
             heightfield_filtered: empty_hf,
-            compact: CompactHeightfield::default(),
-            compact_eroded: CompactHeightfield::default(),
-            regions: CompactHeightfield::default(),
-            contours: ContourSet::default(),
-            poly_mesh: PolyMesh::default(),
-            detail_mesh: PolyMeshDetail::default(),
+            compact: Arc::default(),
+            compact_eroded: Arc::default(),
+            regions: Arc::default(),
+            contours: Arc::default(),
+            poly_mesh: Arc::default(),
+            detail_mesh: Arc::default(),
             nav_mesh: None,
             context,
             stage_times: [None; Stage::ALL.len()],
@@ -292,10 +292,10 @@ impl Build {
                     cfg.walkable_climb,
                 )?;
                 self.triangle_areas = areas;
-                self.heightfield_rasterized = hf;
+                self.heightfield_rasterized = Arc::new(hf);
             }
             Stage::Filter => {
-                let mut hf = self.heightfield_rasterized.clone();
+                let mut hf = Heightfield::clone(&self.heightfield_rasterized);
                 if self.settings.filter_low_hanging_obstacles {
                     filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
                 }
@@ -310,18 +310,18 @@ impl Build {
                 if self.settings.filter_walkable_low_height_spans {
                     filter::filter_walkable_low_height_spans(ctx, cfg.walkable_height, &mut hf);
                 }
-                self.heightfield_filtered = hf;
+                self.heightfield_filtered = Arc::new(hf);
             }
             Stage::Compact => {
-                self.compact = build_compact_heightfield(
+                self.compact = Arc::new(build_compact_heightfield(
                     ctx,
                     cfg.walkable_height,
                     cfg.walkable_climb,
                     &self.heightfield_filtered,
-                )?;
+                )?);
             }
             Stage::Erode => {
-                let mut chf = self.compact.clone();
+                let mut chf = CompactHeightfield::clone(&self.compact);
                 area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
                 for volume in &self.convex_volumes {
                     let verts: Vec<f32> = volume.verts.iter().flatten().copied().collect();
@@ -334,17 +334,18 @@ impl Build {
                         &mut chf,
                     );
                 }
-                self.compact_eroded = chf;
+                self.compact_eroded = Arc::new(chf);
             }
             Stage::DistanceField => {
-                let mut chf = self.compact_eroded.clone();
+                let mut chf = CompactHeightfield::clone(&self.compact_eroded);
                 if self.settings.partition_type == PartitionType::Watershed {
                     distance_field::build_distance_field(ctx, &mut chf)?;
                 }
-                self.regions = chf;
+                self.regions = Arc::new(chf);
             }
             Stage::Regions => {
-                let chf = &mut self.regions;
+                // Copies the field only when an earlier build still shares it.
+                let chf = Arc::make_mut(&mut self.regions);
                 for span in &mut chf.spans {
                     span.reg = 0;
                 }
@@ -370,28 +371,31 @@ impl Build {
                 }
             }
             Stage::Contours => {
-                self.contours = build_contours(
+                self.contours = Arc::new(build_contours(
                     ctx,
                     &self.regions,
                     cfg.max_simplification_error,
                     cfg.max_edge_len,
                     ContourBuildFlags::default(),
-                )?;
+                )?);
             }
             Stage::PolyMesh => {
-                self.poly_mesh =
-                    build_poly_mesh(ctx, &self.contours, cfg.max_verts_per_poly as usize)?;
+                self.poly_mesh = Arc::new(build_poly_mesh(
+                    ctx,
+                    &self.contours,
+                    cfg.max_verts_per_poly as usize,
+                )?);
             }
             Stage::DetailMesh => {
-                self.detail_mesh = build_poly_mesh_detail(
+                self.detail_mesh = Arc::new(build_poly_mesh_detail(
                     ctx,
                     &self.poly_mesh,
                     &self.regions,
                     cfg.detail_sample_dist,
                     cfg.detail_sample_max_error,
-                )?;
+                )?);
             }
-            Stage::NavMesh => self.nav_mesh = self.create_nav_mesh()?,
+            Stage::NavMesh => self.nav_mesh = self.create_nav_mesh()?.map(Arc::new),
         }
         self.stage_times[stage as usize] = Some(started.elapsed());
         Ok(())
@@ -403,7 +407,7 @@ impl Build {
         if self.poly_mesh.nvp > VERTS_PER_POLYGON {
             return Ok(None);
         }
-        let mut poly_mesh = self.poly_mesh.clone();
+        let mut poly_mesh = PolyMesh::clone(&self.poly_mesh);
         apply_area_flags(
             &mut poly_mesh.areas,
             &mut poly_mesh.flags,

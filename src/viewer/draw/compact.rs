@@ -76,7 +76,7 @@ fn record_flooding(state: Res<BuildState>, mut view: ResMut<WatershedView>) {
 }
 
 fn record_levels(build: &Build) -> Vec<FloodLevel> {
-    let mut chf = build.regions.clone();
+    let mut chf = (*build.regions).clone();
     for span in &mut chf.spans {
         span.reg = 0;
     }
@@ -160,9 +160,9 @@ fn sync_compact(
     });
     sync_layer(&mut params, "Watershed Flooding", version, || {
         match (build, flooding) {
-            (Some(b), Some((_, regions))) => {
+            (Some(b), Some(flood)) => {
                 debug_draw::compact_heightfield_with(&b.regions, CompactColoring::Regions, |i| {
-                    regions[i]
+                    flood.regions[i]
                 })
             }
             _ => Default::default(),
