@@ -10,6 +10,12 @@ use crate::detail_mesh::PolyMeshDetail;
 use crate::geometry::TriMesh;
 use crate::heightfield::Heightfield;
 use crate::poly_mesh::PolyMesh;
+mod nav_mesh;
+
+pub use nav_mesh::{
+    NavMeshDrawFlags, nav_mesh, nav_mesh_bv_tree, nav_mesh_polys_with_flags, nav_mesh_portals,
+};
+
 use crate::{AREA_BORDER, BORDER_VERTEX, MESH_NULL_IDX, NULL_AREA, WALKABLE_AREA};
 
 /// A colour packed as Recast's `duRGBA`: red in the lowest byte, alpha in the highest.
@@ -58,12 +64,18 @@ pub fn trans_col(c: Rgba, a: u32) -> Rgba {
     (a << 24) | (c & 0x00ff_ffff)
 }
 
-/// RecastDemo's colour for an area id (`duDebugDraw::areaToCol`): area 0 is the default blue.
+/// RecastDemo's colour for an area id (`SampleDebugDraw::areaToCol`): its sample areas ground,
+/// water, road, door, grass and jump, and red for any other id.
 pub fn area_to_col(area: u8) -> Rgba {
-    if area == 0 {
-        rgba(0, 192, 255, 255)
-    } else {
-        int_to_col(area as i32, 255)
+    use crate::detour::nav_mesh_builder::sample_areas as a;
+    match area {
+        a::GROUND => rgba(0, 192, 255, 255),
+        a::WATER => rgba(0, 0, 255, 255),
+        a::ROAD => rgba(50, 20, 12, 255),
+        a::DOOR => rgba(0, 255, 255, 255),
+        a::GRASS => rgba(0, 255, 0, 255),
+        a::JUMP => rgba(255, 255, 0, 255),
+        _ => rgba(255, 0, 0, 255),
     }
 }
 
@@ -489,7 +501,7 @@ fn eval_arc(p0: [f32; 3], d: [f32; 3], h: f32, u: f32) -> [f32; 3] {
 
 /// An arc from `p0` to `p1` bulging up by `h` of its length, with arrow heads of size `as0`
 /// and `as1` (`duAppendArc`).
-fn append_arc(
+pub(crate) fn append_arc(
     lines: &mut LineBatch,
     p0: [f32; 3],
     p1: [f32; 3],

@@ -676,7 +676,7 @@ impl MeshTile {
 
     /// A local detail-triangle vertex index resolved to a position.
     #[inline]
-    fn detail_vertex(&self, poly: &Poly, pd: &PolyDetail, k: u8) -> Vec3 {
+    pub(crate) fn detail_vertex(&self, poly: &Poly, pd: &PolyDetail, k: u8) -> Vec3 {
         if k < poly.vert_count {
             self.verts[usize::from(poly.verts[usize::from(k)])]
         } else {
