@@ -59,6 +59,10 @@ enum Command {
         /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
         #[arg(long)]
         draw: Option<String>,
+        /// Show this navmesh file (RecastDemo's all-tiles format, C++-made or ours) once the
+        /// scene is built.
+        #[arg(long)]
+        navmesh: Option<PathBuf>,
         /// Render without a window into this PNG file, then exit.
         #[arg(long)]
         screenshot: Option<PathBuf>,
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
             mesh,
             config,
             draw,
+            navmesh,
             screenshot,
             size,
             frames,
@@ -107,6 +112,7 @@ fn main() -> ExitCode {
             mesh,
             config,
             draw,
+            navmesh,
             screenshot,
             size,
             frames,
@@ -223,6 +229,7 @@ struct ViewArgs {
     mesh: Option<PathBuf>,
     config: Option<PathBuf>,
     draw: Option<String>,
+    navmesh: Option<PathBuf>,
     screenshot: Option<PathBuf>,
     size: (u32, u32),
     frames: u32,
@@ -235,6 +242,7 @@ impl Default for ViewArgs {
             mesh: None,
             config: None,
             draw: None,
+            navmesh: None,
             screenshot: None,
             size: (1280, 800),
             frames: 5,
@@ -333,6 +341,7 @@ fn view(args: ViewArgs) -> Result<()> {
             None => BuildSettings::default(),
         },
         draw_mode,
+        nav_mesh: args.navmesh,
         screenshot: args.screenshot,
         size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
         frames: args.frames,

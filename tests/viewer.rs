@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn required() -> bool {
     std::env::var_os("NAVLAB_REQUIRE_VIEWER").is_some_and(|v| v == "1")
 }
@@ -47,10 +49,11 @@ fn is_navmesh_blue(p: &[u8; 3]) -> bool {
     b >= r + 30 && g >= r + 20
 }
 
-fn screenshot(mode: &str, out: &Path) {
+fn screenshot(mode: &str, out: &Path, extra: &[&std::ffi::OsStr]) {
     let status = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .arg("view")
+        .args(extra)
         .args([
-            "view",
             "--draw",
             mode,
             "--size",
@@ -76,9 +79,13 @@ fn headless_screenshots_are_not_blank() {
         return;
     }
     let dir = out_dir();
-    for (mode, expect_navmesh_blue) in [("poly-mesh", true), ("compact-regions", false)] {
+    for (mode, expect_navmesh_blue) in [
+        ("navmesh", true),
+        ("poly-mesh", true),
+        ("compact-regions", false),
+    ] {
         let path = dir.join(format!("{mode}.png"));
-        screenshot(mode, &path);
+        screenshot(mode, &path, &[]);
         let (width, height, pixels) = read_png(&path);
         assert_eq!((width, height), (640, 400));
         let mut colours: Vec<[u8; 3]> = pixels.clone();
@@ -94,6 +101,34 @@ fn headless_screenshots_are_not_blank() {
             );
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A navmesh file made by C++ RecastDemo, drawn alone ("Navmesh Trans" hides the scene's
+/// mesh): its polygons must show in navmesh blue.
+#[test]
+fn a_cpp_navmesh_file_is_drawn_without_its_mesh() {
+    if !vulkan_available() {
+        return;
+    }
+    let Some(reference) = common::reference_dir() else {
+        return;
+    };
+    let file = reference.join("navmesh/nav_test_tiled32.bin");
+    let dir = out_dir();
+    let path = dir.join("loaded.png");
+    screenshot(
+        "navmesh-trans",
+        &path,
+        &["--navmesh".as_ref(), file.as_os_str()],
+    );
+    let (_, _, pixels) = read_png(&path);
+    let blue = pixels.iter().filter(|p| is_navmesh_blue(p)).count();
+    assert!(
+        blue * 50 > pixels.len(),
+        "navmesh blue on {blue} of {} pixels",
+        pixels.len()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -114,6 +149,18 @@ fn a_bad_mesh_fails_the_screenshot_with_a_clear_error() {
         stderr.contains("bad.obj") && stderr.contains("line 1"),
         "{stderr}"
     );
+
+    let bad_navmesh = dir.join("bad.bin");
+    std::fs::write(&bad_navmesh, b"MSET").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .args(["view", "--navmesh"])
+        .arg(&bad_navmesh)
+        .args(["--screenshot", "never.png"])
+        .output()
+        .expect("navlab runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.bin"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -96,6 +96,12 @@ impl ViewerLog {
         self.push(LogLevel::Error, text);
     }
 
+    /// Logs an error line without a toast: Recast's non-fatal complaints (such as overlapping
+    /// watershed regions) come with every rebuild and must not keep popping up.
+    pub fn build_error(&mut self, text: impl Into<String>) {
+        self.push(LogLevel::Error, text.into());
+    }
+
     fn push(&mut self, level: LogLevel, text: String) {
         if self.lines.len() >= MAX_LOG_LINES {
             self.lines.drain(..MAX_LOG_LINES / 2);
@@ -391,7 +397,7 @@ fn log_build(
         match entry.category {
             LogCategory::Progress => log.info(entry.message.clone()),
             LogCategory::Warning => log.warning(entry.message.clone()),
-            LogCategory::Error => log.error(entry.message.clone()),
+            LogCategory::Error => log.build_error(entry.message.clone()),
         }
     }
     for line in build.timing_report() {

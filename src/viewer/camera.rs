@@ -4,13 +4,18 @@
 
 use std::f32::consts::FRAC_PI_4;
 
+use bevy::camera::CameraOutputMode;
+use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
+use bevy::render::render_resource::BlendState;
 use bevy_egui::input::EguiWantsInput;
+use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
 use crate::viewer::build::BuildState;
+use crate::viewer::navmesh::{ShownNavMesh, nav_mesh_bounds};
 
 /// RecastDemo's background colour.
 const CLEAR_COLOR: Color = Color::srgb(0.3, 0.3, 0.32);
@@ -36,7 +41,24 @@ impl Plugin for CameraPlugin {
     }
 }
 
-fn spawn_camera(mut commands: Commands) {
+fn spawn_camera(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSettings>) {
+    // The panels get a camera of their own, over the whole target, so that the 3D camera can
+    // be given just the area the panels leave free.
+    egui_settings.auto_create_primary_context = false;
+    commands.spawn((
+        PrimaryEguiContext,
+        Camera2d,
+        RenderLayers::none(),
+        Camera {
+            order: 1,
+            output_mode: CameraOutputMode::Write {
+                blend_state: Some(BlendState::ALPHA_BLENDING),
+                clear_color: ClearColorConfig::None,
+            },
+            clear_color: ClearColorConfig::Custom(Color::NONE),
+            ..default()
+        },
+    ));
     commands.spawn((
         MainCamera,
         PanOrbitCamera {
@@ -62,25 +84,32 @@ fn spawn_camera(mut commands: Commands) {
     ));
 }
 
-/// Points the camera at a newly shown scene from RecastDemo's corner view, and sets the fog and
-/// far plane to its size.
+/// Points the camera at a newly shown scene (or a navmesh file loaded without its scene) from
+/// RecastDemo's corner view, and sets the fog and far plane to its size.
 fn frame_new_scene(
     state: Res<BuildState>,
-    mut framed: Local<u64>,
+    shown: Res<ShownNavMesh>,
+    mut framed: Local<(u64, u64)>,
     mut cameras: Query<(&mut PanOrbitCamera, &mut DistanceFog, &mut Projection), With<MainCamera>>,
 ) {
-    if *framed == state.scene_version {
+    let now = (state.scene_version, shown.loaded_version);
+    if *framed == now {
         return;
     }
     let Ok((mut orbit, mut fog, mut projection)) = cameras.single_mut() else {
         return;
     };
-    *framed = state.scene_version;
-    let (bmin, bmax) = state.scene.input.mesh.bounds();
+    let new_file = framed.1 != now.1;
+    *framed = now;
+    let file_bounds = shown
+        .loaded()
+        .filter(|_| new_file)
+        .and_then(|loaded| nav_mesh_bounds(&loaded.mesh));
+    let (bmin, bmax) = file_bounds.unwrap_or_else(|| state.scene.input.mesh.bounds());
     let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
     let half_diagonal = ((bmax - bmin).length() / 2.0).max(1.0);
     let centre = (bmin + bmax) / 2.0;
-    let radius = half_diagonal * 3f32.sqrt();
+    let radius = half_diagonal * 2.3;
     orbit.focus = centre;
     orbit.target_focus = centre;
     orbit.yaw = Some(FRAC_PI_4);

@@ -4,13 +4,15 @@
 //!
 //! One plugin per concern: [`build::BuildPlugin`] (background rebuilds), [`camera::CameraPlugin`],
 //! [`draw::DrawPlugin`] (one plugin per stage's debug drawing), [`picking::PickingPlugin`],
-//! [`tools::ToolsPlugin`], [`ui::UiPlugin`], [`files::FilesPlugin`] and, for
+//! [`tools::ToolsPlugin`], [`ui::UiPlugin`], [`files::FilesPlugin`],
+//! [`navmesh::NavMeshPlugin`] (export, load, the navmesh on screen) and, for
 //! `--screenshot`, [`screenshot::ScreenshotPlugin`], which renders without any window.
 
 pub mod build;
 pub mod camera;
 pub mod draw;
 pub mod files;
+pub mod navmesh;
 pub mod picking;
 pub mod screenshot;
 pub mod self_test;
@@ -42,6 +44,8 @@ pub struct ViewerOptions {
     pub mesh: Option<PathBuf>,
     pub settings: BuildSettings,
     pub draw_mode: DrawMode,
+    /// A navmesh file to show once the scene is built.
+    pub nav_mesh: Option<PathBuf>,
     /// Render headless to this PNG and exit.
     pub screenshot: Option<PathBuf>,
     /// Window or screenshot size in pixels.
@@ -59,6 +63,7 @@ impl Default for ViewerOptions {
             mesh: None,
             settings: BuildSettings::default(),
             draw_mode: DrawMode::default(),
+            nav_mesh: None,
             screenshot: None,
             size: UVec2::new(1280, 800),
             frames: 5,
@@ -82,12 +87,34 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
             }
         },
     };
+    let nav_mesh = match &options.nav_mesh {
+        None => None,
+        Some(path) => match crate::detour::nav_mesh_file::load_nav_mesh(path) {
+            Ok(mesh) => Some(navmesh::LoadedNavMesh {
+                path: path.clone(),
+                mesh: Arc::new(mesh),
+            }),
+            Err(err) if options.screenshot.is_some() => return Err(err),
+            Err(err) => {
+                startup_error = Some(format!(
+                    "Could not load the navmesh {}: {err}",
+                    path.display()
+                ));
+                None
+            }
+        },
+    };
     let screenshot_error = Arc::new(Mutex::new(None));
     let mut app = viewer_app(&options, Arc::new(scene), screenshot_error.clone());
     if let Some(error) = startup_error {
         app.world_mut()
             .resource_mut::<build::ViewerLog>()
             .error(error);
+    }
+    if let Some(loaded) = nav_mesh {
+        app.world_mut()
+            .resource_mut::<navmesh::ShownNavMesh>()
+            .show_file(loaded);
     }
     match app.run() {
         AppExit::Success => Ok(()),
@@ -127,6 +154,12 @@ fn viewer_app(
                     exit_condition: ExitCondition::DontExit,
                     ..default()
                 })
+                // Every mesh must be drawn in the captured frame: compile pipelines before
+                // drawing instead of skipping meshes whose pipelines are not ready yet.
+                .set(bevy::render::RenderPlugin {
+                    synchronous_pipeline_compilation: true,
+                    ..default()
+                })
                 .disable::<WinitPlugin>(),
             ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
         ));
@@ -155,6 +188,7 @@ fn viewer_app(
             files::FilesPlugin {
                 persist_recent: !headless,
             },
+            navmesh::NavMeshPlugin,
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {

@@ -11,7 +11,6 @@ use bevy::render::render_resource::{TextureFormat, TextureUsages};
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 
 use crate::viewer::build::BuildState;
-use crate::viewer::camera::MainCamera;
 
 /// Give up if the first build has not finished by then.
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -56,7 +55,7 @@ fn render_to_image(
     mut commands: Commands,
     mut job: ResMut<ScreenshotJob>,
     mut images: ResMut<Assets<Image>>,
-    cameras: Query<Entity, With<MainCamera>>,
+    cameras: Query<Entity, With<Camera>>,
 ) {
     let mut image =
         Image::new_target_texture(job.size.x, job.size.y, TextureFormat::Rgba8UnormSrgb, None);

@@ -11,13 +11,15 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use crate::build::Stage;
 use crate::config::{BuildSettings, PartitionType, calc_grid_size};
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, ViewerLog};
+use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
+use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
 use crate::viewer::tools::{ToolContext, Tools};
 
-/// RecastDemo's panel width.
-const PANEL_WIDTH: f32 = 250.0;
+/// Panel width: RecastDemo's 250 plus room for egui's value boxes beside the sliders.
+const PANEL_WIDTH: f32 = 310.0;
 /// RecastDemo's log height.
 const LOG_HEIGHT: f32 = 200.0;
 /// How long an error toast stays up.
@@ -78,7 +80,7 @@ fn shortcuts(
 
 /// Everything the panels read or change.
 #[derive(bevy::ecs::system::SystemParam)]
-struct UiParams<'w> {
+struct UiParams<'w, 's> {
     state: Res<'w, BuildState>,
     log: ResMut<'w, ViewerLog>,
     mode: ResMut<'w, DrawMode>,
@@ -90,7 +92,10 @@ struct UiParams<'w> {
     stats: Res<'w, DrawStats>,
     watershed: ResMut<'w, WatershedView>,
     requests: MessageWriter<'w, BuildRequest>,
+    shown_nav_mesh: Res<'w, ShownNavMesh>,
+    nav_mesh_requests: MessageWriter<'w, NavMeshRequest>,
     exit: MessageWriter<'w, AppExit>,
+    cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
 
 fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
@@ -98,6 +103,7 @@ fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
     p.log.toasts.retain(|(_, at)| at.elapsed() < TOAST_TIME);
     show_toasts(&ctx, &p.log);
     if !p.visibility.all {
+        set_3d_viewport(&mut p.cameras, None, 1.0);
         return Ok(());
     }
     let mut root = egui::Ui::new(
@@ -129,6 +135,8 @@ fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
             .default_size(LOG_HEIGHT)
             .show(&mut root, |ui| log_panel(ui, &p.log));
     }
+    let free = root.available_rect_before_wrap();
+    set_3d_viewport(&mut p.cameras, Some(free), ctx.pixels_per_point());
     egui::Area::new("help".into())
         .fixed_pos(egui::pos2(tools_width + 30.0, 30.0))
         .interactable(false)
@@ -141,6 +149,43 @@ fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
             );
         });
     Ok(())
+}
+
+/// Gives the 3D camera the part of the target the panels leave free (`None`: all of it), so
+/// the scene is framed in what can be seen.
+fn set_3d_viewport(
+    cameras: &mut Query<&mut Camera, With<MainCamera>>,
+    free: Option<egui::Rect>,
+    pixels_per_point: f32,
+) {
+    let Ok(mut camera) = cameras.single_mut() else {
+        return;
+    };
+    let viewport = free
+        .zip(camera.physical_target_size())
+        .and_then(|(rect, target)| {
+            let min = (Vec2::new(rect.min.x, rect.min.y) * pixels_per_point)
+                .round()
+                .as_uvec2()
+                .min(target);
+            let max = (Vec2::new(rect.max.x, rect.max.y) * pixels_per_point)
+                .round()
+                .as_uvec2()
+                .min(target);
+            let size = max.saturating_sub(min);
+            (size.x >= 16 && size.y >= 16).then(|| bevy::camera::Viewport {
+                physical_position: min,
+                physical_size: size,
+                ..default()
+            })
+        });
+    // Only write on change: a write marks the camera changed and recomputes its projection.
+    let key = |v: &Option<bevy::camera::Viewport>| {
+        v.as_ref().map(|v| (v.physical_position, v.physical_size))
+    };
+    if key(&camera.viewport) != key(&viewport) {
+        camera.viewport = viewport;
+    }
 }
 
 fn show_toasts(ctx: &egui::Context, log: &ViewerLog) {
@@ -181,6 +226,13 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
                 p.requests.write(BuildRequest::Scene(std::sync::Arc::new(
                     crate::viewer::build::SceneData::default_scene(),
                 )));
+            }
+            ui.separator();
+            if ui.button("Export navmesh…").clicked() {
+                p.nav_mesh_requests.write(NavMeshRequest::ExportDialog);
+            }
+            if ui.button("Load navmesh…").clicked() {
+                p.nav_mesh_requests.write(NavMeshRequest::LoadDialog);
             }
             ui.separator();
             if ui.button("Quit").clicked() {
@@ -264,6 +316,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
         p.requests.write(BuildRequest::Rebuild);
     }
     status(ui, state);
+    nav_mesh_file(ui, state, &p.shown_nav_mesh, &mut p.nav_mesh_requests);
     ui.separator();
 
     ui.label("Debug Settings");
@@ -301,6 +354,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
 
 /// RecastDemo's build parameters, with its ranges and steps.
 fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32; 3])) {
+    ui.spacing_mut().slider_width = 100.0;
     let slider = |ui: &mut egui::Ui, value: &mut f32, range, step: f64, label: &str| {
         ui.add(egui::Slider::new(value, range).step_by(step).text(label));
     };
@@ -411,6 +465,38 @@ fn status(ui: &mut egui::Ui, state: &BuildState) {
             .response
         }
     };
+}
+
+/// Export and load buttons, and which navmesh is on screen.
+fn nav_mesh_file(
+    ui: &mut egui::Ui,
+    state: &BuildState,
+    shown: &ShownNavMesh,
+    requests: &mut MessageWriter<NavMeshRequest>,
+) {
+    let can_export = shown.get(state).is_some();
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(can_export, egui::Button::new("Export navmesh…"))
+            .clicked()
+        {
+            requests.write(NavMeshRequest::ExportDialog);
+        }
+        if ui.button("Load navmesh…").clicked() {
+            requests.write(NavMeshRequest::LoadDialog);
+        }
+    });
+    if let Some(loaded) = shown.loaded() {
+        let name = loaded.path.file_name().map_or_else(
+            || loaded.path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
+        ui.small(format!(
+            "Showing {name} ({} tiles) until the next build",
+            loaded.mesh.tile_count()
+        ))
+        .on_hover_text(loaded.path.display().to_string());
+    }
 }
 
 fn elapsed_ms(since: Instant) -> String {

@@ -1,11 +1,11 @@
-//! Draw plugin for the input mesh ("Input Mesh"), shown under every mode as in RecastDemo, with
-//! the build bounds.
+//! Draw plugin for the input mesh ("Input Mesh"), shown under every mode but "Navmesh Trans" as
+//! in RecastDemo, with the build bounds.
 
 use std::hash::{Hash, Hasher};
 
 use bevy::prelude::*;
 
-use super::{DrawSystems, LayerParams, sync_layer};
+use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
 use crate::debug_draw::{self, rgba};
 use crate::viewer::build::BuildState;
 
@@ -17,7 +17,7 @@ impl Plugin for InputMeshDrawPlugin {
     }
 }
 
-fn sync_input_mesh(state: Res<BuildState>, mut params: LayerParams) {
+fn sync_input_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
     let settings = &state.settings;
     // The slope tint and texture scale follow the sliders at once, without waiting for a build.
     let mut key = std::collections::hash_map::DefaultHasher::new();
@@ -30,7 +30,9 @@ fn sync_input_mesh(state: Res<BuildState>, mut params: LayerParams) {
     let mesh = &state.scene.input.mesh;
     let slope = settings.agent_max_slope;
     let tex_scale = 1.0 / (settings.cell_size * 10.0);
-    sync_layer(&mut params, "Input Mesh", Some(key.finish()), || {
+    // "Navmesh Trans" shows the navmesh alone, as RecastDemo does.
+    let version = (*mode != DrawMode::NavmeshTrans).then(|| key.finish());
+    sync_layer(&mut params, "Input Mesh", version, || {
         let mut drawing = debug_draw::tri_mesh_slope(mesh, slope, tex_scale);
         let (bmin, bmax) = mesh.bounds();
         drawing

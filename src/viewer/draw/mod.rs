@@ -6,6 +6,7 @@ mod compact;
 mod contours;
 mod detail_mesh;
 mod input_mesh;
+mod nav_mesh;
 mod poly_mesh;
 mod voxels;
 
@@ -26,6 +27,7 @@ pub use compact::{CompactDrawPlugin, WatershedView};
 pub use contours::ContourDrawPlugin;
 pub use detail_mesh::DetailMeshDrawPlugin;
 pub use input_mesh::InputMeshDrawPlugin;
+pub use nav_mesh::NavMeshDrawPlugin;
 pub use poly_mesh::PolyMeshDrawPlugin;
 pub use voxels::VoxelDrawPlugin;
 
@@ -42,14 +44,20 @@ pub enum DrawMode {
     RawContours,
     BothContours,
     Contours,
-    #[default]
     PolyMesh,
     PolyMeshDetail,
+    /// RecastDemo's mode after a build.
+    #[default]
+    Navmesh,
+    NavmeshInvis,
+    NavmeshTrans,
+    NavmeshBVTree,
+    NavmeshPortals,
 }
 
 impl DrawMode {
     /// Every mode, in pipeline order (the order Prev/Next step through).
-    pub const ALL: [DrawMode; 12] = [
+    pub const ALL: [DrawMode; 17] = [
         DrawMode::InputMesh,
         DrawMode::Voxels,
         DrawMode::WalkableVoxels,
@@ -62,6 +70,11 @@ impl DrawMode {
         DrawMode::Contours,
         DrawMode::PolyMesh,
         DrawMode::PolyMeshDetail,
+        DrawMode::Navmesh,
+        DrawMode::NavmeshInvis,
+        DrawMode::NavmeshTrans,
+        DrawMode::NavmeshBVTree,
+        DrawMode::NavmeshPortals,
     ];
 
     /// RecastDemo's combo-box label.
@@ -79,6 +92,11 @@ impl DrawMode {
             DrawMode::Contours => "Contours",
             DrawMode::PolyMesh => "Poly Mesh",
             DrawMode::PolyMeshDetail => "Poly Mesh Detail",
+            DrawMode::Navmesh => "Navmesh",
+            DrawMode::NavmeshInvis => "Navmesh Invis",
+            DrawMode::NavmeshTrans => "Navmesh Trans",
+            DrawMode::NavmeshBVTree => "Navmesh BVTree",
+            DrawMode::NavmeshPortals => "Navmesh Portals",
         }
     }
 
@@ -102,7 +120,17 @@ impl DrawMode {
             | DrawMode::Contours => Stage::Contours,
             DrawMode::PolyMesh => Stage::PolyMesh,
             DrawMode::PolyMeshDetail => Stage::DetailMesh,
+            DrawMode::Navmesh
+            | DrawMode::NavmeshInvis
+            | DrawMode::NavmeshTrans
+            | DrawMode::NavmeshBVTree
+            | DrawMode::NavmeshPortals => Stage::NavMesh,
         })
+    }
+
+    /// Whether the mode shows the Detour navmesh (a loaded file's or the build's).
+    pub fn shows_nav_mesh(self) -> bool {
+        self.stage() == Some(Stage::NavMesh)
     }
 
     /// The neighbouring mode in pipeline order (`step` = -1 or +1), clamped at the ends.
@@ -186,6 +214,7 @@ impl Plugin for DrawPlugin {
                 ContourDrawPlugin,
                 PolyMeshDrawPlugin,
                 DetailMeshDrawPlugin,
+                NavMeshDrawPlugin,
             ));
     }
 }
@@ -429,7 +458,8 @@ mod tests {
             assert_eq!(mode.slug().parse::<DrawMode>(), Ok(mode));
         }
         assert_eq!("polymeshdetail".parse(), Ok(DrawMode::PolyMeshDetail));
-        assert!("navmesh".parse::<DrawMode>().is_err());
+        assert_eq!("navmesh-bvtree".parse(), Ok(DrawMode::NavmeshBVTree));
+        assert!("navmesh-nodes".parse::<DrawMode>().is_err());
     }
 
     /// The build plugin plus the draw plugins over bare asset storage (no renderer).
@@ -440,7 +470,7 @@ mod tests {
             .init_asset::<StandardMaterial>()
             .init_asset::<Image>()
             .init_asset::<GizmoAsset>()
-            .add_plugins(DrawPlugin);
+            .add_plugins((DrawPlugin, crate::viewer::navmesh::NavMeshPlugin));
         app
     }
 
@@ -546,7 +576,8 @@ mod tests {
     fn stepping_walks_the_pipeline_and_stops_at_the_ends() {
         assert_eq!(DrawMode::InputMesh.step(-1), DrawMode::InputMesh);
         assert_eq!(DrawMode::InputMesh.step(1), DrawMode::Voxels);
-        assert_eq!(DrawMode::PolyMeshDetail.step(1), DrawMode::PolyMeshDetail);
+        assert_eq!(DrawMode::PolyMeshDetail.step(1), DrawMode::Navmesh);
+        assert_eq!(DrawMode::NavmeshPortals.step(1), DrawMode::NavmeshPortals);
         let stages: Vec<_> = DrawMode::ALL.iter().filter_map(|m| m.stage()).collect();
         assert!(stages.windows(2).all(|w| w[0] <= w[1]));
     }

@@ -1,0 +1,58 @@
+//! Draw plugin for the Detour navmesh: "Navmesh" (polygons by area, edges, off-mesh links),
+//! "Navmesh Trans" (the same without the input mesh under it), "Navmesh Invis" (only the
+//! disabled polygons' veil), "Navmesh BVTree" and "Navmesh Portals" (tile portals), as
+//! RecastDemo draws them. Shows a loaded navmesh file when there is one.
+
+use std::hash::{Hash, Hasher};
+
+use bevy::prelude::*;
+
+use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
+use crate::debug_draw::{self, NavMeshDrawFlags, rgba};
+use crate::detour::nav_mesh_builder::sample_poly_flags;
+use crate::viewer::build::BuildState;
+use crate::viewer::navmesh::ShownNavMesh;
+
+pub struct NavMeshDrawPlugin;
+
+impl Plugin for NavMeshDrawPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, sync_nav_mesh.in_set(DrawSystems));
+    }
+}
+
+fn sync_nav_mesh(
+    mode: Res<DrawMode>,
+    state: Res<BuildState>,
+    shown: Res<ShownNavMesh>,
+    mut params: LayerParams,
+) {
+    let mode = *mode;
+    let mesh = shown.get(&state);
+    let version = (mode.shows_nav_mesh() && mesh.is_some()).then(|| {
+        let mut key = std::collections::hash_map::DefaultHasher::new();
+        (shown.version(&state), mode).hash(&mut key);
+        key.finish()
+    });
+    sync_layer(&mut params, "Navmesh", version, || {
+        let Some(mesh) = mesh else {
+            return Default::default();
+        };
+        let mut drawing = if mode == DrawMode::NavmeshInvis {
+            Default::default()
+        } else {
+            debug_draw::nav_mesh(mesh, NavMeshDrawFlags::default())
+        };
+        match mode {
+            DrawMode::NavmeshBVTree => drawing.append(debug_draw::nav_mesh_bv_tree(mesh)),
+            DrawMode::NavmeshPortals => drawing.append(debug_draw::nav_mesh_portals(mesh)),
+            _ => {}
+        }
+        drawing.append(debug_draw::nav_mesh_polys_with_flags(
+            mesh,
+            sample_poly_flags::DISABLED,
+            rgba(0, 0, 0, 128),
+        ));
+        drawing
+    });
+}

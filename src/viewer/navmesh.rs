@@ -1,0 +1,408 @@
+//! The navmesh on screen and its file. **Export navmesh…** writes the shown navmesh as
+//! RecastDemo's all-tiles file (default name `solo_navmesh.bin`, as RecastDemo saves it);
+//! **Load navmesh…** reads a C++-made or Navlab file and shows it, without its source mesh,
+//! until the next build replaces it (as a build replaces RecastDemo's loaded navmesh). After a
+//! full build (Build button, a newly opened mesh) the draw mode becomes Navmesh, as in
+//! RecastDemo; live rebuilds keep the mode the user is looking at.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use bevy::tasks::futures::check_ready;
+use bevy::tasks::{IoTaskPool, Task};
+
+use crate::build::Stage;
+use crate::detour::NavMesh;
+use crate::detour::nav_mesh_file::{load_nav_mesh, save_nav_mesh};
+use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
+use crate::viewer::draw::DrawMode;
+
+/// RecastDemo's file name for a solo navmesh.
+pub const DEFAULT_EXPORT_NAME: &str = "solo_navmesh.bin";
+
+/// A navmesh read from a file.
+pub struct LoadedNavMesh {
+    pub path: PathBuf,
+    pub mesh: Arc<NavMesh>,
+}
+
+/// Which navmesh the Navmesh draw modes show: a loaded file's, or else the build's.
+#[derive(Resource, Default)]
+pub struct ShownNavMesh {
+    loaded: Option<LoadedNavMesh>,
+    /// A file read while a build was running, shown once it has finished (so that build does
+    /// not replace it at once).
+    waiting: Option<LoadedNavMesh>,
+    /// Bumped whenever a file's navmesh is shown or dropped.
+    pub loaded_version: u64,
+    /// The build's navmesh version last seen, to drop a loaded file when a new build lands.
+    seen_build: u64,
+}
+
+impl ShownNavMesh {
+    /// The navmesh to draw and export.
+    pub fn get<'a>(&'a self, state: &'a BuildState) -> Option<&'a NavMesh> {
+        match &self.loaded {
+            Some(loaded) => Some(&loaded.mesh),
+            None => state.build.as_deref()?.nav_mesh.as_deref(),
+        }
+    }
+
+    /// The file shown instead of the build's navmesh, if any.
+    pub fn loaded(&self) -> Option<&LoadedNavMesh> {
+        self.loaded.as_ref()
+    }
+
+    /// A key that changes whenever [`ShownNavMesh::get`] may return something else.
+    pub fn version(&self, state: &BuildState) -> u64 {
+        match &self.loaded {
+            Some(_) => self.loaded_version << 32 | 1,
+            None => state.stage_version(Stage::NavMesh) << 1,
+        }
+    }
+
+    /// Shows `loaded` once no build is running.
+    pub fn show_file(&mut self, loaded: LoadedNavMesh) {
+        self.waiting = Some(loaded);
+    }
+}
+
+/// The world-space bounds of all tiles of a navmesh.
+pub fn nav_mesh_bounds(mesh: &NavMesh) -> Option<([f32; 3], [f32; 3])> {
+    mesh.tiles()
+        .map(|(_, t)| (t.header().bmin, t.header().bmax))
+        .reduce(|(amin, amax), (bmin, bmax)| {
+            (
+                std::array::from_fn(|k| amin[k].min(bmin[k])),
+                std::array::from_fn(|k| amax[k].max(bmax[k])),
+            )
+        })
+}
+
+/// What the user asked of the navmesh file.
+#[derive(Message, Clone, Debug)]
+pub enum NavMeshRequest {
+    /// Ask where to save (a save dialog), then save.
+    ExportDialog,
+    /// Ask which file to load, then load it.
+    LoadDialog,
+    Export(PathBuf),
+    Load(PathBuf),
+}
+
+/// File dialogs and reads running off the main thread.
+#[derive(Resource, Default)]
+struct NavMeshTasks {
+    export_dialog: Option<Task<Option<PathBuf>>>,
+    load_dialog: Option<Task<Option<PathBuf>>>,
+    reads: Vec<Task<(PathBuf, crate::Result<NavMesh>)>>,
+    /// Switch to the Navmesh draw mode when the next build lands.
+    navmesh_mode_after_build: bool,
+}
+
+impl NavMeshTasks {
+    /// Whether a save or open dialog is waiting for the user.
+    fn dialog_open(&self) -> bool {
+        self.export_dialog.is_some() || self.load_dialog.is_some()
+    }
+}
+
+pub struct NavMeshPlugin;
+
+impl Plugin for NavMeshPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<ShownNavMesh>()
+            .init_resource::<NavMeshTasks>()
+            .add_message::<NavMeshRequest>()
+            .add_systems(
+                Update,
+                (
+                    handle_requests,
+                    poll_tasks,
+                    follow_builds,
+                    switch_to_navmesh_after_full_builds,
+                )
+                    .chain(),
+            );
+    }
+}
+
+fn handle_requests(
+    mut requests: MessageReader<NavMeshRequest>,
+    mut tasks: ResMut<NavMeshTasks>,
+    shown: Res<ShownNavMesh>,
+    state: Res<BuildState>,
+    mut log: ResMut<ViewerLog>,
+) {
+    for request in requests.read() {
+        match request {
+            NavMeshRequest::ExportDialog | NavMeshRequest::LoadDialog if tasks.dialog_open() => {}
+            NavMeshRequest::ExportDialog => {
+                tasks.export_dialog = Some(IoTaskPool::get().spawn(async {
+                    rfd::AsyncFileDialog::new()
+                        .set_title("Export navmesh")
+                        .set_file_name(DEFAULT_EXPORT_NAME)
+                        .add_filter("Detour navmesh (all tiles)", &["bin"])
+                        .save_file()
+                        .await
+                        .map(|file| file.path().to_owned())
+                }));
+            }
+            NavMeshRequest::LoadDialog => {
+                tasks.load_dialog = Some(IoTaskPool::get().spawn(async {
+                    rfd::AsyncFileDialog::new()
+                        .set_title("Load navmesh")
+                        .add_filter("Detour navmesh (all tiles)", &["bin"])
+                        .pick_file()
+                        .await
+                        .map(|file| file.path().to_owned())
+                }));
+            }
+            NavMeshRequest::Export(path) => export(shown.get(&state), path, &mut log),
+            NavMeshRequest::Load(path) => {
+                let path = path.clone();
+                tasks.reads.push(IoTaskPool::get().spawn(async move {
+                    let result = load_nav_mesh(&path);
+                    (path, result)
+                }));
+            }
+        }
+    }
+}
+
+fn export(mesh: Option<&NavMesh>, path: &Path, log: &mut ViewerLog) {
+    let Some(mesh) = mesh else {
+        log.error(
+            "Nothing to export: no navmesh yet (build first; Detour needs Verts Per Poly ≤ 6)",
+        );
+        return;
+    };
+    match save_nav_mesh(path, mesh) {
+        Ok(()) => log.info(format!(
+            "Exported the navmesh to {} ({} tiles)",
+            path.display(),
+            mesh.tile_count()
+        )),
+        Err(err) => log.error(format!("Could not export the navmesh: {err}")),
+    }
+}
+
+fn poll_tasks(
+    mut tasks: ResMut<NavMeshTasks>,
+    mut shown: ResMut<ShownNavMesh>,
+    mut requests: MessageWriter<NavMeshRequest>,
+    mut log: ResMut<ViewerLog>,
+) {
+    let tasks = &mut *tasks;
+    if let Some(choice) = tasks.export_dialog.as_mut().and_then(check_ready) {
+        tasks.export_dialog = None;
+        requests.write_batch(choice.map(NavMeshRequest::Export));
+    }
+    if let Some(choice) = tasks.load_dialog.as_mut().and_then(check_ready) {
+        tasks.load_dialog = None;
+        requests.write_batch(choice.map(NavMeshRequest::Load));
+    }
+    let mut still_reading = Vec::new();
+    for mut task in tasks.reads.drain(..) {
+        match check_ready(&mut task) {
+            None => still_reading.push(task),
+            Some((path, Ok(mesh))) => shown.show_file(LoadedNavMesh {
+                path,
+                mesh: Arc::new(mesh),
+            }),
+            Some((path, Err(err))) => log.error(format!(
+                "Could not load the navmesh {}: {err}",
+                path.display()
+            )),
+        }
+    }
+    tasks.reads = still_reading;
+}
+
+/// Drops a loaded file when a new build's navmesh lands, and shows a waiting file once the
+/// build is idle.
+fn follow_builds(
+    state: Res<BuildState>,
+    mut shown: ResMut<ShownNavMesh>,
+    mut mode: ResMut<DrawMode>,
+    mut log: ResMut<ViewerLog>,
+) {
+    let build_version = state.stage_version(Stage::NavMesh);
+    if shown.seen_build != build_version {
+        shown.seen_build = build_version;
+        if shown.loaded.take().is_some() {
+            shown.loaded_version += 1;
+        }
+    }
+    if state.is_busy() {
+        return;
+    }
+    if let Some(loaded) = shown.waiting.take() {
+        let polys: usize = loaded.mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+        log.info(format!(
+            "Loaded navmesh {}: {} tiles, {polys} polygons",
+            loaded.path.display(),
+            loaded.mesh.tile_count()
+        ));
+        shown.loaded = Some(loaded);
+        shown.loaded_version += 1;
+        if !mode.shows_nav_mesh() {
+            *mode = DrawMode::Navmesh;
+        }
+    }
+}
+
+/// RecastDemo shows the navmesh after each build; here only after full builds, so that live
+/// tuning keeps the stage being watched.
+fn switch_to_navmesh_after_full_builds(
+    mut requests: MessageReader<BuildRequest>,
+    mut tasks: ResMut<NavMeshTasks>,
+    state: Res<BuildState>,
+    mut seen_build: Local<u64>,
+    mut mode: ResMut<DrawMode>,
+) {
+    for request in requests.read() {
+        if matches!(
+            request,
+            BuildRequest::Rebuild | BuildRequest::Open(_) | BuildRequest::Scene(_)
+        ) {
+            tasks.navmesh_mode_after_build = true;
+        }
+    }
+    let version = state.stage_version(Stage::NavMesh);
+    if *seen_build == version || state.is_busy() {
+        return;
+    }
+    *seen_build = version;
+    if std::mem::take(&mut tasks.navmesh_mode_after_build)
+        && state.build.as_ref().is_some_and(|b| b.nav_mesh.is_some())
+    {
+        *mode = DrawMode::Navmesh;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::viewer::build::tests::{build_app, settle};
+
+    fn app() -> App {
+        let mut app = build_app();
+        app.init_resource::<DrawMode>().add_plugins(NavMeshPlugin);
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::PolyMesh;
+        settle(&mut app);
+        app.update();
+        app
+    }
+
+    /// Runs frames until `done` holds (file reads finish on the I/O pool).
+    fn run_until(app: &mut App, done: impl Fn(&World) -> bool) {
+        for _ in 0..10_000 {
+            app.update();
+            if done(app.world()) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        panic!("gave up waiting");
+    }
+
+    fn shown_bytes(world: &World) -> Option<Vec<u8>> {
+        let state = world.resource::<BuildState>();
+        let shown = world.resource::<ShownNavMesh>();
+        shown.get(state).map(NavMesh::to_mset_bytes)
+    }
+
+    fn temp_file(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("navlab-viewer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn export_writes_the_shown_navmesh_and_load_shows_a_file_until_the_next_build() {
+        let mut app = app();
+        let built = shown_bytes(app.world()).expect("the default scene has a navmesh");
+        let path = temp_file(DEFAULT_EXPORT_NAME);
+        app.world_mut()
+            .write_message(NavMeshRequest::Export(path.clone()));
+        app.update();
+        assert_eq!(std::fs::read(&path).unwrap(), built);
+
+        // A different navmesh in the file: the default scene tiled.
+        let input = crate::input_geom::InputGeom::from_mesh(crate::scene::default_scene()).unwrap();
+        let tiled = crate::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
+        let tiled_bytes = tiled.nav_mesh.to_mset_bytes();
+        let tiled_path = temp_file("tiled.bin");
+        std::fs::write(&tiled_path, &tiled_bytes).unwrap();
+        app.world_mut()
+            .write_message(NavMeshRequest::Load(tiled_path.clone()));
+        run_until(&mut app, |w| {
+            w.resource::<ShownNavMesh>().loaded().is_some()
+        });
+        assert_eq!(shown_bytes(app.world()), Some(tiled_bytes));
+        assert_eq!(*app.world().resource::<DrawMode>(), DrawMode::Navmesh);
+
+        // The next build replaces it, and the Build button shows the navmesh mode.
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
+        app.world_mut().write_message(BuildRequest::Rebuild);
+        settle(&mut app);
+        app.update();
+        assert!(app.world().resource::<ShownNavMesh>().loaded().is_none());
+        assert_eq!(shown_bytes(app.world()), Some(built));
+        assert_eq!(*app.world().resource::<DrawMode>(), DrawMode::Navmesh);
+    }
+
+    #[test]
+    fn live_rebuilds_keep_the_draw_mode() {
+        let mut app = app();
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
+        app.world_mut()
+            .write_message(BuildRequest::Settings(crate::config::BuildSettings {
+                cell_size: 0.4,
+                ..Default::default()
+            }));
+        settle(&mut app);
+        app.update();
+        assert_eq!(*app.world().resource::<DrawMode>(), DrawMode::Voxels);
+    }
+
+    #[test]
+    fn a_bad_file_is_reported_and_changes_nothing() {
+        let mut app = app();
+        let before = shown_bytes(app.world());
+        let path = temp_file("truncated.bin");
+        let mut bytes = before.clone().unwrap();
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&path, bytes).unwrap();
+        app.world_mut().write_message(NavMeshRequest::Load(path));
+        run_until(&mut app, |w| {
+            w.resource::<ViewerLog>()
+                .lines
+                .iter()
+                .any(|(_, line)| line.starts_with("Could not load the navmesh"))
+        });
+        assert_eq!(shown_bytes(app.world()), before);
+        assert!(!app.world().resource::<ViewerLog>().toasts.is_empty());
+    }
+
+    #[test]
+    fn exporting_nothing_is_an_error_not_a_file() {
+        let mut app = app();
+        let path = temp_file("nothing.bin");
+        let _ = std::fs::remove_file(&path);
+        // Detour cannot take more than six vertices per polygon: no navmesh.
+        app.world_mut()
+            .write_message(BuildRequest::Settings(crate::config::BuildSettings {
+                verts_per_poly: 8.0,
+                ..Default::default()
+            }));
+        settle(&mut app);
+        app.world_mut()
+            .write_message(NavMeshRequest::Export(path.clone()));
+        app.update();
+        assert!(!path.exists());
+        assert!(!app.world().resource::<ViewerLog>().toasts.is_empty());
+    }
+}
