@@ -22,6 +22,8 @@ use crate::viewer::tools::{ToolContext, Tools};
 const PANEL_WIDTH: f32 = 310.0;
 /// RecastDemo's log height.
 const LOG_HEIGHT: f32 = 200.0;
+/// The smallest free area, in pixels, the 3D view is confined to.
+const MIN_VIEWPORT: UVec2 = UVec2::new(200, 150);
 /// How long an error toast stays up.
 const TOAST_TIME: Duration = Duration::from_secs(6);
 
@@ -173,7 +175,8 @@ fn set_3d_viewport(
                 .as_uvec2()
                 .min(target);
             let size = max.saturating_sub(min);
-            (size.x >= 16 && size.y >= 16).then(|| bevy::camera::Viewport {
+            // In a window too small for the panels, draw under them rather than in a sliver.
+            (size.x >= MIN_VIEWPORT.x && size.y >= MIN_VIEWPORT.y).then(|| bevy::camera::Viewport {
                 physical_position: min,
                 physical_size: size,
                 ..default()
