@@ -544,13 +544,15 @@ mod tests {
             return;
         };
         let mut app = draw_app();
+        // Start from a mode that builds nothing big, so each mode below builds its own layer.
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::InputMesh;
         crate::viewer::build::tests::settle(&mut app);
         let scene = std::sync::Arc::new(crate::viewer::SceneData::load(path).unwrap());
         app.world_mut()
             .write_message(crate::viewer::BuildRequest::Scene(scene.clone()));
         crate::viewer::build::tests::settle(&mut app);
         let ray = Ray3d::new(Vec3::new(5050.0, 100.0, 5050.0), Dir3::NEG_Y);
-        for mode in [DrawMode::Voxels, DrawMode::PolyMeshDetail] {
+        for mode in [DrawMode::Voxels, DrawMode::PolyMeshDetail, DrawMode::Navmesh] {
             *app.world_mut().resource_mut::<DrawMode>() = mode;
             app.update();
             let stats = app.world().resource::<DrawStats>();
