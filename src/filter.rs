@@ -3,7 +3,7 @@
 
 use crate::NULL_AREA;
 use crate::context::{BuildContext, TimerLabel};
-use crate::heightfield::{Heightfield, NO_SPAN};
+use crate::heightfield::{Heightfield, NO_SPAN, Span};
 
 /// The ceiling of a column's top span: open sky.
 const MAX_HEIGHTFIELD_HEIGHT: i32 = 0xffff;
@@ -17,26 +17,24 @@ pub fn filter_low_hanging_walkable_obstacles(
     hf: &mut Heightfield,
 ) {
     ctx.start_timer(TimerLabel::FilterLowObstacles);
-    for column in 0..hf.columns.len() {
-        let mut previous_walkable = false;
-        let mut previous_area = NULL_AREA;
-        let mut previous_smax = 0i32;
-        let mut index = hf.columns[column];
-        while index != NO_SPAN {
-            let span = &mut hf.pool[index as usize];
-            let walkable = span.area != NULL_AREA;
-            if !walkable
-                && previous_walkable
-                && i32::from(span.smax) - previous_smax <= walkable_climb
-            {
-                span.area = previous_area;
-            }
-            // The original walkability is carried up, so a stack of obstacles is not chained.
-            previous_walkable = walkable;
-            previous_area = span.area;
-            previous_smax = i32::from(span.smax);
-            index = span.next;
+    // A span's new area depends only on its own and the span below's original values, so the
+    // pool is read in memory order, not column by column; the changes are applied afterwards so
+    // that a changed span never counts as walkable for the one above it. Free pool slots only
+    // chain to each other, so whatever the pass finds for them lands on free slots.
+    let pool = &mut hf.pool;
+    let mut raised = Vec::new();
+    for below in pool.iter() {
+        if below.area == NULL_AREA || below.next == NO_SPAN {
+            continue;
         }
+        let span = &pool[below.next as usize];
+        if span.area == NULL_AREA && i32::from(span.smax) - i32::from(below.smax) <= walkable_climb
+        {
+            raised.push((below.next, below.area));
+        }
+    }
+    for (index, area) in raised {
+        pool[index as usize].area = area;
     }
     ctx.stop_timer(TimerLabel::FilterLowObstacles);
 }
@@ -75,7 +73,7 @@ pub fn filter_ledge_spans(
                 let span = hf.pool[index as usize];
                 if span.area != NULL_AREA {
                     let floor = i32::from(span.smax);
-                    let ceiling = span_floor_or_sky(hf, span.next);
+                    let ceiling = span_floor_or_sky(&hf.pool, span.next);
                     let neighbours = [column - 1, column + width, column + 1, column - width];
                     if limits.is_ledge(floor, ceiling, &open, neighbours) {
                         hf.pool[index as usize].area = NULL_AREA;
@@ -240,11 +238,11 @@ impl LedgeLimits {
 
 /// The bottom of span `index`, or open sky for [`NO_SPAN`].
 #[inline]
-fn span_floor_or_sky(hf: &Heightfield, index: u32) -> i32 {
+fn span_floor_or_sky(pool: &[Span], index: u32) -> i32 {
     if index == NO_SPAN {
         MAX_HEIGHTFIELD_HEIGHT
     } else {
-        i32::from(hf.pool[index as usize].smin)
+        i32::from(pool[index as usize].smin)
     }
 }
 
@@ -256,15 +254,15 @@ pub fn filter_walkable_low_height_spans(
     hf: &mut Heightfield,
 ) {
     ctx.start_timer(TimerLabel::FilterWalkable);
-    for column in 0..hf.columns.len() {
-        let mut index = hf.columns[column];
-        while index != NO_SPAN {
-            let span = hf.pool[index as usize];
-            let ceiling = span_floor_or_sky(hf, span.next);
-            if ceiling - i32::from(span.smax) < walkable_height {
-                hf.pool[index as usize].area = NULL_AREA;
-            }
-            index = span.next;
+    // Each span is judged by its own top and the bottom of the span above, so the pool is read
+    // in memory order, not column by column (free slots chain only to free slots, and what the
+    // pass writes there is never read).
+    let pool = &mut hf.pool;
+    for index in 0..pool.len() {
+        let span = pool[index];
+        let ceiling = span_floor_or_sky(pool, span.next);
+        if ceiling - i32::from(span.smax) < walkable_height {
+            pool[index].area = NULL_AREA;
         }
     }
     ctx.stop_timer(TimerLabel::FilterWalkable);
