@@ -1,6 +1,6 @@
 //! Region outlines: traced raw contours and their simplified versions (Recast's `rcContourSet`).
 
-use crate::compact::CompactHeightfield;
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
 use crate::error::{NavlabError, Result};
 use crate::{AREA_BORDER, BORDER_REG, BORDER_VERTEX, CONTOUR_REG_MASK, dir_offset_x, dir_offset_z};
@@ -126,60 +126,53 @@ fn build_contours_timed(
     };
 
     ctx.start_timer(TimerLabel::BuildContoursTrace);
-    let mut edge_flags = mark_region_boundaries(chf);
+    let (mut edge_flags, starts) = mark_region_boundaries(chf);
     ctx.stop_timer(TimerLabel::BuildContoursTrace);
 
     let mut raw = Vec::with_capacity(256);
     let mut simplified = Vec::with_capacity(64);
 
-    for z in 0..chf.height {
-        for x in 0..chf.width {
-            let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
-                if edge_flags[i] == 0 || edge_flags[i] == 0xf {
-                    edge_flags[i] = 0;
-                    continue;
-                }
-                let reg = chf.spans[i].reg;
-                if reg == 0 || reg & BORDER_REG != 0 {
-                    continue;
-                }
-
-                raw.clear();
-                simplified.clear();
-
-                ctx.start_timer(TimerLabel::BuildContoursTrace);
-                walk_contour(x, z, i, chf, &mut edge_flags, &mut raw);
-                ctx.stop_timer(TimerLabel::BuildContoursTrace);
-
-                ctx.start_timer(TimerLabel::BuildContoursSimplify);
-                simplify_contour(&raw, &mut simplified, max_error, max_edge_len, build_flags);
-                remove_degenerate_segments(&mut simplified);
-                ctx.stop_timer(TimerLabel::BuildContoursSimplify);
-
-                if simplified.len() / 4 < 3 {
-                    continue;
-                }
-                if cset.contours.len() >= capacity {
-                    let old = capacity;
-                    capacity *= 2;
-                    ctx.warning(format!(
-                        "rcBuildContours: Expanding max contours from {old} to {capacity}."
-                    ));
-                }
-                let mut contour = Contour {
-                    verts: simplified.clone(),
-                    raw_verts: raw.clone(),
-                    reg,
-                    area: chf.areas[i],
-                };
-                if border_size > 0 {
-                    remove_border_offset(&mut contour.verts, border_size);
-                    remove_border_offset(&mut contour.raw_verts, border_size);
-                }
-                cset.contours.push(contour);
-            }
+    for start in starts {
+        let (x, z, i) = (start.x, start.z, start.span as usize);
+        // An earlier walk around the same outline has cleared it.
+        if edge_flags[i] == 0 {
+            continue;
         }
+        let reg = chf.spans[i].reg;
+
+        raw.clear();
+        simplified.clear();
+
+        ctx.start_timer(TimerLabel::BuildContoursTrace);
+        walk_contour(x, z, i, chf, &mut edge_flags, &mut raw);
+        ctx.stop_timer(TimerLabel::BuildContoursTrace);
+
+        ctx.start_timer(TimerLabel::BuildContoursSimplify);
+        simplify_contour(&raw, &mut simplified, max_error, max_edge_len, build_flags);
+        remove_degenerate_segments(&mut simplified);
+        ctx.stop_timer(TimerLabel::BuildContoursSimplify);
+
+        if simplified.len() / 4 < 3 {
+            continue;
+        }
+        if cset.contours.len() >= capacity {
+            let old = capacity;
+            capacity *= 2;
+            ctx.warning(format!(
+                "rcBuildContours: Expanding max contours from {old} to {capacity}."
+            ));
+        }
+        let mut contour = Contour {
+            verts: simplified.clone(),
+            raw_verts: raw.clone(),
+            reg,
+            area: chf.areas[i],
+        };
+        if border_size > 0 {
+            remove_border_offset(&mut contour.verts, border_size);
+            remove_border_offset(&mut contour.raw_verts, border_size);
+        }
+        cset.contours.push(contour);
     }
 
     merge_holes(ctx, &mut cset.contours, chf.max_regions);
@@ -213,10 +206,12 @@ fn check_layout(chf: &CompactHeightfield) -> Result<()> {
         )));
     }
     let spans = chf.spans.len() as u64;
-    if let Some(cell) = chf
-        .cells
-        .iter()
-        .find(|c| u64::from(c.index) + u64::from(c.count) > spans)
+    // One branch-free pass finds whether any cell overruns; the search for which runs only then.
+    let end = |c: &crate::compact::CompactCell| u64::from(c.index) + u64::from(c.count);
+    let overrun = chf.cells.iter().map(end).max().is_some_and(|e| e > spans);
+    if let Some(cell) = overrun
+        .then(|| chf.cells.iter().find(|c| end(c) > spans))
+        .flatten()
     {
         return Err(bad(format!(
             "Cell spans {}..{} exceed the {spans} spans.",
@@ -227,31 +222,54 @@ fn check_layout(chf: &CompactHeightfield) -> Result<()> {
     Ok(())
 }
 
+/// A span where an outline walk may start, in column (`x`, `z`).
+struct WalkStart {
+    x: i32,
+    z: i32,
+    span: u32,
+}
+
 /// Per span, a bit per direction whose neighbour lies in another region (or none): the edges a
-/// contour walk must visit. Spans outside any region, or in the tile border, get 0.
-fn mark_region_boundaries(chf: &CompactHeightfield) -> Vec<u8> {
+/// contour walk must visit. Spans outside any region, or in the tile border, get 0; so do spans
+/// cut off on all four sides, whose one-cell outline no walk reaches and none is kept for.
+/// Also lists, in span order, the spans left with edges: where [`build_contours`] starts walks.
+fn mark_region_boundaries(chf: &CompactHeightfield) -> (Vec<u8>, Vec<WalkStart>) {
     let mut edge_flags = vec![0u8; chf.spans.len()];
+    let mut starts = Vec::new();
+    let width = chf.width as usize;
+    // Cell index steps to the neighbour in each direction (-x, +z, +x, -z).
+    let steps = [usize::MAX, width, 1, width.wrapping_neg()];
     for z in 0..chf.height {
+        let row = z as usize * width;
         for x in 0..chf.width {
-            let cell = chf.cell(x, z);
-            let spans = cell.index as usize..(cell.index + cell.count) as usize;
-            for (i, open) in spans.clone().zip(&mut edge_flags[spans]) {
-                let reg = chf.spans[i].reg;
-                if reg == 0 || reg & BORDER_REG != 0 {
+            let c = row + x as usize;
+            let cell = chf.cells[c];
+            for i in cell.index..cell.index + cell.count {
+                let span = chf.spans[i as usize];
+                if span.reg == 0 || span.reg & BORDER_REG != 0 {
                     continue;
                 }
-                for dir in 0..4 {
-                    let neighbour_reg = chf
-                        .neighbour(x, z, i, dir)
-                        .map_or(0, |ni| chf.spans[ni].reg);
-                    if neighbour_reg != reg {
-                        *open |= 1 << dir;
+                let mut open = 0u8;
+                for (dir, step) in steps.into_iter().enumerate() {
+                    let con = span.con(dir);
+                    let neighbour_reg = if con == NOT_CONNECTED {
+                        0
+                    } else {
+                        let ni = chf.cells[c.wrapping_add(step)].index + con;
+                        chf.spans[ni as usize].reg
+                    };
+                    if neighbour_reg != span.reg {
+                        open |= 1 << dir;
                     }
+                }
+                if open != 0 && open != 0xf {
+                    edge_flags[i as usize] = open;
+                    starts.push(WalkStart { x, z, span: i });
                 }
             }
         }
     }
-    edge_flags
+    (edge_flags, starts)
 }
 
 /// Region id combined with area id, so that corners between two areas are told apart.
