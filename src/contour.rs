@@ -237,8 +237,7 @@ fn mark_region_boundaries(chf: &CompactHeightfield) -> (Vec<u8>, Vec<WalkStart>)
     let mut edge_flags = vec![0u8; chf.spans.len()];
     let mut starts = Vec::new();
     let width = chf.width as usize;
-    // Cell index steps to the neighbour in each direction (-x, +z, +x, -z).
-    let steps = [usize::MAX, width, 1, width.wrapping_neg()];
+    let steps = cell_steps(chf);
     for z in 0..chf.height {
         let row = z as usize * width;
         for x in 0..chf.width {
@@ -277,35 +276,67 @@ fn region_and_area(chf: &CompactHeightfield, i: usize) -> u32 {
     u32::from(chf.spans[i].reg) | (u32::from(chf.areas[i]) << 16)
 }
 
-/// Height of the corner clockwise-after edge `dir` of span `i`: the highest floor among the up
-/// to four spans sharing it. Also tells whether the corner is a tile-border vertex, i.e. two
-/// cells of the same border region followed by two interior cells of one area; such vertices
-/// are removed when tiles are stitched.
-fn corner_height(x: i32, z: i32, i: usize, dir: usize, chf: &CompactHeightfield) -> (i32, bool) {
+/// Cell-index steps to the neighbour column in each direction (-x, +z, +x, -z).
+fn cell_steps(chf: &CompactHeightfield) -> [usize; 4] {
+    let width = chf.width as usize;
+    [usize::MAX, width, 1, width.wrapping_neg()]
+}
+
+/// The neighbour of span `i` (in cell `c`) in direction `dir`, as (cell, span), if connected.
+#[inline]
+fn neighbour_at(
+    chf: &CompactHeightfield,
+    steps: &[usize; 4],
+    c: usize,
+    i: usize,
+    dir: usize,
+) -> Option<(usize, usize)> {
+    let con = chf.spans[i].con(dir);
+    if con == NOT_CONNECTED {
+        return None;
+    }
+    let nc = c.wrapping_add(steps[dir]);
+    Some((nc, (chf.cells[nc].index + con) as usize))
+}
+
+/// Height of the corner clockwise-after edge `dir` of span `i` (in cell `c`): the highest floor
+/// among the up to four spans sharing it. Also tells whether the corner is a tile-border vertex,
+/// i.e. two cells of the same border region followed by two interior cells of one area; such
+/// vertices are removed when tiles are stitched.
+fn corner_height(
+    chf: &CompactHeightfield,
+    steps: &[usize; 4],
+    c: usize,
+    i: usize,
+    dir: usize,
+) -> (i32, bool) {
     let dir_cw = (dir + 1) & 3;
     let mut height = i32::from(chf.spans[i].y);
     let mut regs = [region_and_area(chf, i), 0, 0, 0];
 
-    if let Some(a) = chf.neighbour(x, z, i, dir) {
-        let (ax, az) = (x + dir_offset_x(dir), z + dir_offset_z(dir));
+    if let Some((ac, a)) = neighbour_at(chf, steps, c, i, dir) {
         height = height.max(i32::from(chf.spans[a].y));
         regs[1] = region_and_area(chf, a);
-        if let Some(diagonal) = chf.neighbour(ax, az, a, dir_cw) {
+        if let Some((_, diagonal)) = neighbour_at(chf, steps, ac, a, dir_cw) {
             height = height.max(i32::from(chf.spans[diagonal].y));
             regs[2] = region_and_area(chf, diagonal);
         }
     }
-    if let Some(a) = chf.neighbour(x, z, i, dir_cw) {
-        let (ax, az) = (x + dir_offset_x(dir_cw), z + dir_offset_z(dir_cw));
+    if let Some((ac, a)) = neighbour_at(chf, steps, c, i, dir_cw) {
         height = height.max(i32::from(chf.spans[a].y));
         regs[3] = region_and_area(chf, a);
-        if let Some(diagonal) = chf.neighbour(ax, az, a, dir) {
+        if let Some((_, diagonal)) = neighbour_at(chf, steps, ac, a, dir) {
             height = height.max(i32::from(chf.spans[diagonal].y));
             regs[2] = region_and_area(chf, diagonal);
         }
     }
 
     let border = u32::from(BORDER_REG);
+    // Without a border region around the corner (always so in a solo build) it is no border
+    // vertex.
+    if (regs[0] | regs[1] | regs[2] | regs[3]) & border == 0 {
+        return (height, false);
+    }
     let is_border_vertex = (0..4).any(|j| {
         let a = regs[j];
         let b = regs[(j + 1) & 3];
@@ -331,6 +362,8 @@ fn walk_contour(
     edge_flags: &mut [u8],
     points: &mut Vec<i32>,
 ) {
+    let steps = cell_steps(chf);
+    let mut c = (x + z * chf.width) as usize;
     let mut dir = edge_flags[i].trailing_zeros() as usize;
     let start_dir = dir;
     let start_span = i;
@@ -339,7 +372,7 @@ fn walk_contour(
     // Recast stops after 40000 steps in case the outline does not close.
     for _ in 1..40000 {
         if edge_flags[i] & (1 << dir) != 0 {
-            let (py, is_border_vertex) = corner_height(x, z, i, dir, chf);
+            let (py, is_border_vertex) = corner_height(chf, &steps, c, i, dir);
             let (px, pz) = match dir {
                 0 => (x, z + 1),
                 1 => (x + 1, z + 1),
@@ -347,7 +380,7 @@ fn walk_contour(
                 _ => (x, z),
             };
             let mut r = 0;
-            if let Some(ni) = chf.neighbour(x, z, i, dir) {
+            if let Some((_, ni)) = neighbour_at(chf, &steps, c, i, dir) {
                 r = i32::from(chf.spans[ni].reg);
                 if chf.areas[ni] != area {
                     r |= AREA_BORDER;
@@ -360,12 +393,13 @@ fn walk_contour(
             edge_flags[i] &= !(1 << dir);
             dir = (dir + 1) & 3;
         } else {
-            let Some(ni) = chf.neighbour(x, z, i, dir) else {
+            let Some((nc, ni)) = neighbour_at(chf, &steps, c, i, dir) else {
                 // An unflagged edge always has a same-region neighbour; give up if it does not.
                 return;
             };
             x += dir_offset_x(dir);
             z += dir_offset_z(dir);
+            c = nc;
             i = ni;
             dir = (dir + 3) & 3;
         }
