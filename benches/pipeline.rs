@@ -60,60 +60,6 @@ fn reference_mesh(name: &str) -> Option<Arc<TriMesh>> {
     }
 }
 
-/// A flat city block grid: a floor with box buildings and gaps, `blocks` × `blocks` of 12 m
-/// blocks — large open streets with many small obstacles, the layers partition's worst case.
-pub fn generated_city(blocks: usize) -> TriMesh {
-    let mut verts = Vec::new();
-    let mut tris = Vec::new();
-    let mut quad = |verts: &mut Vec<f32>, corners: [[f32; 3]; 4]| {
-        let base = (verts.len() / 3) as i32;
-        for c in corners {
-            verts.extend_from_slice(&c);
-        }
-        tris.extend_from_slice(&[base, base + 2, base + 1, base, base + 3, base + 2]);
-    };
-    let size = blocks as f32 * 12.0;
-    quad(
-        &mut verts,
-        [
-            [0.0, 0.0, 0.0],
-            [size, 0.0, 0.0],
-            [size, 0.0, size],
-            [0.0, 0.0, size],
-        ],
-    );
-    for bx in 0..blocks {
-        for bz in 0..blocks {
-            let (x0, z0) = (bx as f32 * 12.0 + 3.0, bz as f32 * 12.0 + 3.0);
-            let w = 4.0 + ((bx * 7 + bz * 3) % 4) as f32;
-            let h = 3.0 + ((bx * 5 + bz * 11) % 7) as f32;
-            let (x1, z1) = (x0 + w, z0 + w);
-            // Roof and four walls, wound outwards.
-            quad(
-                &mut verts,
-                [[x0, h, z0], [x0, h, z1], [x1, h, z1], [x1, h, z0]],
-            );
-            quad(
-                &mut verts,
-                [[x0, 0.0, z0], [x1, 0.0, z0], [x1, h, z0], [x0, h, z0]],
-            );
-            quad(
-                &mut verts,
-                [[x1, 0.0, z0], [x1, 0.0, z1], [x1, h, z1], [x1, h, z0]],
-            );
-            quad(
-                &mut verts,
-                [[x1, 0.0, z1], [x0, 0.0, z1], [x0, h, z1], [x1, h, z1]],
-            );
-            quad(
-                &mut verts,
-                [[x0, 0.0, z1], [x0, 0.0, z0], [x0, h, z0], [x0, h, z1]],
-            );
-        }
-    }
-    TriMesh::from_parts(verts, tris).expect("the generated city is valid")
-}
-
 fn settings(partition: PartitionType) -> BuildSettings {
     BuildSettings {
         partition_type: partition,
@@ -318,7 +264,7 @@ fn report_peak_memory(_: &mut Criterion) {
     }
     cases.push((
         "generated city 35x35 blocks (420 m)".into(),
-        Arc::new(generated_city(35)),
+        Arc::new(navlab::scene::city(35)),
     ));
     for (name, mesh) in cases {
         for partition in PartitionType::ALL {
@@ -340,7 +286,7 @@ fn report_peak_memory(_: &mut Criterion) {
 }
 
 fn bench_generated_city(c: &mut Criterion) {
-    let mesh = Arc::new(generated_city(35));
+    let mesh = Arc::new(navlab::scene::city(35));
     let mut group = c.benchmark_group("city420");
     group
         .sample_size(10)

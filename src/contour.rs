@@ -1,6 +1,6 @@
 //! Region outlines: traced raw contours and their simplified versions (Recast's `rcContourSet`).
 
-use crate::compact::CompactHeightfield;
+use crate::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::context::{BuildContext, TimerLabel};
 use crate::error::{NavlabError, Result};
 use crate::{AREA_BORDER, BORDER_REG, BORDER_VERTEX, CONTOUR_REG_MASK, dir_offset_x, dir_offset_z};
@@ -126,60 +126,53 @@ fn build_contours_timed(
     };
 
     ctx.start_timer(TimerLabel::BuildContoursTrace);
-    let mut edge_flags = mark_region_boundaries(chf);
+    let (mut edge_flags, starts) = mark_region_boundaries(chf);
     ctx.stop_timer(TimerLabel::BuildContoursTrace);
 
     let mut raw = Vec::with_capacity(256);
     let mut simplified = Vec::with_capacity(64);
 
-    for z in 0..chf.height {
-        for x in 0..chf.width {
-            let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
-                if edge_flags[i] == 0 || edge_flags[i] == 0xf {
-                    edge_flags[i] = 0;
-                    continue;
-                }
-                let reg = chf.spans[i].reg;
-                if reg == 0 || reg & BORDER_REG != 0 {
-                    continue;
-                }
-
-                raw.clear();
-                simplified.clear();
-
-                ctx.start_timer(TimerLabel::BuildContoursTrace);
-                walk_contour(x, z, i, chf, &mut edge_flags, &mut raw);
-                ctx.stop_timer(TimerLabel::BuildContoursTrace);
-
-                ctx.start_timer(TimerLabel::BuildContoursSimplify);
-                simplify_contour(&raw, &mut simplified, max_error, max_edge_len, build_flags);
-                remove_degenerate_segments(&mut simplified);
-                ctx.stop_timer(TimerLabel::BuildContoursSimplify);
-
-                if simplified.len() / 4 < 3 {
-                    continue;
-                }
-                if cset.contours.len() >= capacity {
-                    let old = capacity;
-                    capacity *= 2;
-                    ctx.warning(format!(
-                        "rcBuildContours: Expanding max contours from {old} to {capacity}."
-                    ));
-                }
-                let mut contour = Contour {
-                    verts: simplified.clone(),
-                    raw_verts: raw.clone(),
-                    reg,
-                    area: chf.areas[i],
-                };
-                if border_size > 0 {
-                    remove_border_offset(&mut contour.verts, border_size);
-                    remove_border_offset(&mut contour.raw_verts, border_size);
-                }
-                cset.contours.push(contour);
-            }
+    for start in starts {
+        let (x, z, i) = (start.x, start.z, start.span as usize);
+        // An earlier walk around the same outline has cleared it.
+        if edge_flags[i] == 0 {
+            continue;
         }
+        let reg = chf.spans[i].reg;
+
+        raw.clear();
+        simplified.clear();
+
+        ctx.start_timer(TimerLabel::BuildContoursTrace);
+        walk_contour(x, z, i, chf, &mut edge_flags, &mut raw);
+        ctx.stop_timer(TimerLabel::BuildContoursTrace);
+
+        ctx.start_timer(TimerLabel::BuildContoursSimplify);
+        simplify_contour(&raw, &mut simplified, max_error, max_edge_len, build_flags);
+        remove_degenerate_segments(&mut simplified);
+        ctx.stop_timer(TimerLabel::BuildContoursSimplify);
+
+        if simplified.len() / 4 < 3 {
+            continue;
+        }
+        if cset.contours.len() >= capacity {
+            let old = capacity;
+            capacity *= 2;
+            ctx.warning(format!(
+                "rcBuildContours: Expanding max contours from {old} to {capacity}."
+            ));
+        }
+        let mut contour = Contour {
+            verts: simplified.clone(),
+            raw_verts: raw.clone(),
+            reg,
+            area: chf.areas[i],
+        };
+        if border_size > 0 {
+            remove_border_offset(&mut contour.verts, border_size);
+            remove_border_offset(&mut contour.raw_verts, border_size);
+        }
+        cset.contours.push(contour);
     }
 
     merge_holes(ctx, &mut cset.contours, chf.max_regions);
@@ -213,10 +206,12 @@ fn check_layout(chf: &CompactHeightfield) -> Result<()> {
         )));
     }
     let spans = chf.spans.len() as u64;
-    if let Some(cell) = chf
-        .cells
-        .iter()
-        .find(|c| u64::from(c.index) + u64::from(c.count) > spans)
+    // One branch-free pass finds whether any cell overruns; the search for which runs only then.
+    let end = |c: &crate::compact::CompactCell| u64::from(c.index) + u64::from(c.count);
+    let overrun = chf.cells.iter().map(end).max().is_some_and(|e| e > spans);
+    if let Some(cell) = overrun
+        .then(|| chf.cells.iter().find(|c| end(c) > spans))
+        .flatten()
     {
         return Err(bad(format!(
             "Cell spans {}..{} exceed the {spans} spans.",
@@ -227,31 +222,53 @@ fn check_layout(chf: &CompactHeightfield) -> Result<()> {
     Ok(())
 }
 
+/// A span where an outline walk may start, in column (`x`, `z`).
+struct WalkStart {
+    x: i32,
+    z: i32,
+    span: u32,
+}
+
 /// Per span, a bit per direction whose neighbour lies in another region (or none): the edges a
-/// contour walk must visit. Spans outside any region, or in the tile border, get 0.
-fn mark_region_boundaries(chf: &CompactHeightfield) -> Vec<u8> {
+/// contour walk must visit. Spans outside any region, or in the tile border, get 0; so do spans
+/// cut off on all four sides, whose one-cell outline no walk reaches and none is kept for.
+/// Also lists, in span order, the spans left with edges: where [`build_contours`] starts walks.
+fn mark_region_boundaries(chf: &CompactHeightfield) -> (Vec<u8>, Vec<WalkStart>) {
     let mut edge_flags = vec![0u8; chf.spans.len()];
+    let mut starts = Vec::new();
+    let width = chf.width as usize;
+    let steps = cell_steps(chf);
     for z in 0..chf.height {
+        let row = z as usize * width;
         for x in 0..chf.width {
-            let cell = chf.cell(x, z);
-            let spans = cell.index as usize..(cell.index + cell.count) as usize;
-            for (i, open) in spans.clone().zip(&mut edge_flags[spans]) {
-                let reg = chf.spans[i].reg;
-                if reg == 0 || reg & BORDER_REG != 0 {
+            let c = row + x as usize;
+            let cell = chf.cells[c];
+            for i in cell.index..cell.index + cell.count {
+                let span = chf.spans[i as usize];
+                if span.reg == 0 || span.reg & BORDER_REG != 0 {
                     continue;
                 }
-                for dir in 0..4 {
-                    let neighbour_reg = chf
-                        .neighbour(x, z, i, dir)
-                        .map_or(0, |ni| chf.spans[ni].reg);
-                    if neighbour_reg != reg {
-                        *open |= 1 << dir;
+                let mut open = 0u8;
+                for (dir, step) in steps.into_iter().enumerate() {
+                    let con = span.con(dir);
+                    let neighbour_reg = if con == NOT_CONNECTED {
+                        0
+                    } else {
+                        let ni = chf.cells[c.wrapping_add(step)].index + con;
+                        chf.spans[ni as usize].reg
+                    };
+                    if neighbour_reg != span.reg {
+                        open |= 1 << dir;
                     }
+                }
+                if open != 0 && open != 0xf {
+                    edge_flags[i as usize] = open;
+                    starts.push(WalkStart { x, z, span: i });
                 }
             }
         }
     }
-    edge_flags
+    (edge_flags, starts)
 }
 
 /// Region id combined with area id, so that corners between two areas are told apart.
@@ -259,35 +276,67 @@ fn region_and_area(chf: &CompactHeightfield, i: usize) -> u32 {
     u32::from(chf.spans[i].reg) | (u32::from(chf.areas[i]) << 16)
 }
 
-/// Height of the corner clockwise-after edge `dir` of span `i`: the highest floor among the up
-/// to four spans sharing it. Also tells whether the corner is a tile-border vertex, i.e. two
-/// cells of the same border region followed by two interior cells of one area; such vertices
-/// are removed when tiles are stitched.
-fn corner_height(x: i32, z: i32, i: usize, dir: usize, chf: &CompactHeightfield) -> (i32, bool) {
+/// Cell-index steps to the neighbour column in each direction (-x, +z, +x, -z).
+fn cell_steps(chf: &CompactHeightfield) -> [usize; 4] {
+    let width = chf.width as usize;
+    [usize::MAX, width, 1, width.wrapping_neg()]
+}
+
+/// The neighbour of span `i` (in cell `c`) in direction `dir`, as (cell, span), if connected.
+#[inline]
+fn neighbour_at(
+    chf: &CompactHeightfield,
+    steps: &[usize; 4],
+    c: usize,
+    i: usize,
+    dir: usize,
+) -> Option<(usize, usize)> {
+    let con = chf.spans[i].con(dir);
+    if con == NOT_CONNECTED {
+        return None;
+    }
+    let nc = c.wrapping_add(steps[dir]);
+    Some((nc, (chf.cells[nc].index + con) as usize))
+}
+
+/// Height of the corner clockwise-after edge `dir` of span `i` (in cell `c`): the highest floor
+/// among the up to four spans sharing it. Also tells whether the corner is a tile-border vertex,
+/// i.e. two cells of the same border region followed by two interior cells of one area; such
+/// vertices are removed when tiles are stitched.
+fn corner_height(
+    chf: &CompactHeightfield,
+    steps: &[usize; 4],
+    c: usize,
+    i: usize,
+    dir: usize,
+) -> (i32, bool) {
     let dir_cw = (dir + 1) & 3;
     let mut height = i32::from(chf.spans[i].y);
     let mut regs = [region_and_area(chf, i), 0, 0, 0];
 
-    if let Some(a) = chf.neighbour(x, z, i, dir) {
-        let (ax, az) = (x + dir_offset_x(dir), z + dir_offset_z(dir));
+    if let Some((ac, a)) = neighbour_at(chf, steps, c, i, dir) {
         height = height.max(i32::from(chf.spans[a].y));
         regs[1] = region_and_area(chf, a);
-        if let Some(diagonal) = chf.neighbour(ax, az, a, dir_cw) {
+        if let Some((_, diagonal)) = neighbour_at(chf, steps, ac, a, dir_cw) {
             height = height.max(i32::from(chf.spans[diagonal].y));
             regs[2] = region_and_area(chf, diagonal);
         }
     }
-    if let Some(a) = chf.neighbour(x, z, i, dir_cw) {
-        let (ax, az) = (x + dir_offset_x(dir_cw), z + dir_offset_z(dir_cw));
+    if let Some((ac, a)) = neighbour_at(chf, steps, c, i, dir_cw) {
         height = height.max(i32::from(chf.spans[a].y));
         regs[3] = region_and_area(chf, a);
-        if let Some(diagonal) = chf.neighbour(ax, az, a, dir) {
+        if let Some((_, diagonal)) = neighbour_at(chf, steps, ac, a, dir) {
             height = height.max(i32::from(chf.spans[diagonal].y));
             regs[2] = region_and_area(chf, diagonal);
         }
     }
 
     let border = u32::from(BORDER_REG);
+    // Without a border region around the corner (always so in a solo build) it is no border
+    // vertex.
+    if (regs[0] | regs[1] | regs[2] | regs[3]) & border == 0 {
+        return (height, false);
+    }
     let is_border_vertex = (0..4).any(|j| {
         let a = regs[j];
         let b = regs[(j + 1) & 3];
@@ -313,6 +362,8 @@ fn walk_contour(
     edge_flags: &mut [u8],
     points: &mut Vec<i32>,
 ) {
+    let steps = cell_steps(chf);
+    let mut c = (x + z * chf.width) as usize;
     let mut dir = edge_flags[i].trailing_zeros() as usize;
     let start_dir = dir;
     let start_span = i;
@@ -321,7 +372,7 @@ fn walk_contour(
     // Recast stops after 40000 steps in case the outline does not close.
     for _ in 1..40000 {
         if edge_flags[i] & (1 << dir) != 0 {
-            let (py, is_border_vertex) = corner_height(x, z, i, dir, chf);
+            let (py, is_border_vertex) = corner_height(chf, &steps, c, i, dir);
             let (px, pz) = match dir {
                 0 => (x, z + 1),
                 1 => (x + 1, z + 1),
@@ -329,7 +380,7 @@ fn walk_contour(
                 _ => (x, z),
             };
             let mut r = 0;
-            if let Some(ni) = chf.neighbour(x, z, i, dir) {
+            if let Some((_, ni)) = neighbour_at(chf, &steps, c, i, dir) {
                 r = i32::from(chf.spans[ni].reg);
                 if chf.areas[ni] != area {
                     r |= AREA_BORDER;
@@ -342,12 +393,13 @@ fn walk_contour(
             edge_flags[i] &= !(1 << dir);
             dir = (dir + 1) & 3;
         } else {
-            let Some(ni) = chf.neighbour(x, z, i, dir) else {
+            let Some((nc, ni)) = neighbour_at(chf, &steps, c, i, dir) else {
                 // An unflagged edge always has a same-region neighbour; give up if it does not.
                 return;
             };
             x += dir_offset_x(dir);
             z += dir_offset_z(dir);
+            c = nc;
             i = ni;
             dir = (dir + 3) & 3;
         }

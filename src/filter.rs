@@ -3,7 +3,7 @@
 
 use crate::NULL_AREA;
 use crate::context::{BuildContext, TimerLabel};
-use crate::heightfield::{Heightfield, NO_SPAN};
+use crate::heightfield::{Heightfield, NO_SPAN, Span};
 
 /// The ceiling of a column's top span: open sky.
 const MAX_HEIGHTFIELD_HEIGHT: i32 = 0xffff;
@@ -17,26 +17,24 @@ pub fn filter_low_hanging_walkable_obstacles(
     hf: &mut Heightfield,
 ) {
     ctx.start_timer(TimerLabel::FilterLowObstacles);
-    for column in 0..hf.columns.len() {
-        let mut previous_walkable = false;
-        let mut previous_area = NULL_AREA;
-        let mut previous_smax = 0i32;
-        let mut index = hf.columns[column];
-        while index != NO_SPAN {
-            let span = &mut hf.pool[index as usize];
-            let walkable = span.area != NULL_AREA;
-            if !walkable
-                && previous_walkable
-                && i32::from(span.smax) - previous_smax <= walkable_climb
-            {
-                span.area = previous_area;
-            }
-            // The original walkability is carried up, so a stack of obstacles is not chained.
-            previous_walkable = walkable;
-            previous_area = span.area;
-            previous_smax = i32::from(span.smax);
-            index = span.next;
+    // A span's new area depends only on its own and the span below's original values, so the
+    // pool is read in memory order, not column by column; the changes are applied afterwards so
+    // that a changed span never counts as walkable for the one above it. Free pool slots only
+    // chain to each other, so whatever the pass finds for them lands on free slots.
+    let pool = &mut hf.pool;
+    let mut raised = Vec::new();
+    for below in pool.iter() {
+        if below.area == NULL_AREA || below.next == NO_SPAN {
+            continue;
         }
+        let span = &pool[below.next as usize];
+        if span.area == NULL_AREA && i32::from(span.smax) - i32::from(below.smax) <= walkable_climb
+        {
+            raised.push((below.next, below.area));
+        }
+    }
+    for (index, area) in raised {
+        pool[index as usize].area = area;
     }
     ctx.stop_timer(TimerLabel::FilterLowObstacles);
 }
@@ -46,7 +44,8 @@ pub fn filter_low_hanging_walkable_obstacles(
 /// `rcFilterLedgeSpans`). Spans on the grid border count as ledges.
 ///
 /// Only span heights decide, never the areas the filter clears, so the neighbours are looked up
-/// in a summary of each column's open space instead of walking their span lists.
+/// in a summary of each column's open space (kept for three rows at a time) instead of walking
+/// their span lists.
 pub fn filter_ledge_spans(
     ctx: &mut BuildContext,
     walkable_height: i32,
@@ -55,11 +54,17 @@ pub fn filter_ledge_spans(
 ) {
     ctx.start_timer(TimerLabel::FilterBorder);
     let (width, height) = (hf.width.max(0) as usize, hf.height.max(0) as usize);
-    let open = OpenSpace::of(hf, walkable_height);
     let limits = LedgeLimits {
         walkable_height,
         walkable_climb,
     };
+    // The open space of rows z - 1, z and z + 1 at slots (z - 1) % 3, z % 3 and (z + 1) % 3:
+    // three rows stay in cache where a whole-grid summary would not.
+    let mut rows: [RowSpace; 3] = Default::default();
+    if height >= 3 && width >= 3 {
+        rows[0].fill(hf, 0, width, walkable_height);
+        rows[1].fill(hf, width, width, walkable_height);
+    }
     for z in 0..height {
         let row = z * width;
         if z == 0 || z + 1 == height || width < 3 {
@@ -67,17 +72,19 @@ pub fn filter_ledge_spans(
             (row..row + width).for_each(|column| clear_walkable(hf, column));
             continue;
         }
+        rows[(z + 1) % 3].fill(hf, row + width, width, walkable_height);
+        let [below, here, above] = [z - 1, z, z + 1].map(|r| &rows[r % 3]);
         clear_walkable(hf, row);
         clear_walkable(hf, row + width - 1);
-        for column in row + 1..row + width - 1 {
-            let mut index = hf.columns[column];
+        for x in 1..width - 1 {
+            let mut index = hf.columns[row + x];
             while index != NO_SPAN {
                 let span = hf.pool[index as usize];
                 if span.area != NULL_AREA {
                     let floor = i32::from(span.smax);
-                    let ceiling = span_floor_or_sky(hf, span.next);
-                    let neighbours = [column - 1, column + width, column + 1, column - width];
-                    if limits.is_ledge(floor, ceiling, &open, neighbours) {
+                    let ceiling = span_floor_or_sky(&hf.pool, span.next);
+                    let neighbours = [(here, x - 1), (above, x), (here, x + 1), (below, x)];
+                    if limits.is_ledge(floor, ceiling, neighbours) {
                         hf.pool[index as usize].area = NULL_AREA;
                     }
                 }
@@ -105,28 +112,30 @@ struct ColumnSpace {
     /// [`SKY`], which no agent of a positive height can reach (and others always fit).
     sky_floor: u16,
     /// How many other gaps an agent fits in, starting at `first_lower_gap` of
-    /// [`OpenSpace::gaps`].
+    /// [`RowSpace::gaps`].
     lower_gap_count: u32,
     first_lower_gap: u32,
 }
 
-/// Every column's [`ColumnSpace`]. The sky above the highest span is kept apart: most columns
-/// have no other gap an agent fits in.
-struct OpenSpace {
+/// The [`ColumnSpace`] of each column of one grid row. The sky above the highest span is kept
+/// apart: most columns have no other gap an agent fits in.
+#[derive(Default)]
+struct RowSpace {
     columns: Vec<ColumnSpace>,
     gaps: Vec<Gap>,
 }
 
-impl OpenSpace {
-    fn of(hf: &Heightfield, walkable_height: i32) -> Self {
+impl RowSpace {
+    /// Summarises the `width` columns from index `first`, reusing this row's buffers.
+    fn fill(&mut self, hf: &Heightfield, first: usize, width: usize, walkable_height: i32) {
         let pool = &hf.pool;
         let has_room =
             |floor: u16, ceiling: u16| i32::from(ceiling) - i32::from(floor) >= walkable_height;
-        let mut gaps = Vec::new();
-        let columns = hf
-            .columns
-            .iter()
-            .map(|&head| {
+        let gaps = &mut self.gaps;
+        gaps.clear();
+        self.columns.clear();
+        self.columns
+            .extend(hf.columns[first..first + width].iter().map(|&head| {
                 if head == NO_SPAN {
                     return ColumnSpace {
                         bottom: SKY,
@@ -158,9 +167,7 @@ impl OpenSpace {
                     lower_gap_count: (gaps.len() - first_lower_gap) as u32,
                     first_lower_gap: first_lower_gap as u32,
                 }
-            })
-            .collect();
-        Self { columns, gaps }
+            }));
     }
 }
 
@@ -186,7 +193,7 @@ struct LedgeLimits {
 impl LedgeLimits {
     /// Whether a walkable span with open space `floor..ceiling` above it, inside the grid, is a
     /// ledge or on too steep a slope, given its `neighbours` columns.
-    fn is_ledge(&self, floor: i32, ceiling: i32, open: &OpenSpace, neighbours: [usize; 4]) -> bool {
+    fn is_ledge(&self, floor: i32, ceiling: i32, neighbours: [(&RowSpace, usize); 4]) -> bool {
         // The range of neighbour floors within climbing distance.
         let mut lowest_traversable_floor = floor;
         let mut highest_traversable_floor = floor;
@@ -215,8 +222,8 @@ impl LedgeLimits {
                 }
                 false
             };
-            for neighbour in neighbours {
-                let space = open.columns[neighbour];
+            for (row, x) in neighbours {
+                let space = row.columns[x];
                 // The open space below the neighbour's lowest span is a drop to the void.
                 if i32::from(space.bottom) >= lowest_reachable_ceiling
                     || is_drop(i32::from(space.sky_floor), i32::from(SKY))
@@ -225,7 +232,7 @@ impl LedgeLimits {
                 }
                 if space.lower_gap_count > 0 {
                     let first = space.first_lower_gap as usize;
-                    let lower_gaps = &open.gaps[first..first + space.lower_gap_count as usize];
+                    let lower_gaps = &row.gaps[first..first + space.lower_gap_count as usize];
                     for gap in lower_gaps {
                         if is_drop(i32::from(gap.floor), i32::from(gap.ceiling)) {
                             return true;
@@ -240,11 +247,11 @@ impl LedgeLimits {
 
 /// The bottom of span `index`, or open sky for [`NO_SPAN`].
 #[inline]
-fn span_floor_or_sky(hf: &Heightfield, index: u32) -> i32 {
+fn span_floor_or_sky(pool: &[Span], index: u32) -> i32 {
     if index == NO_SPAN {
         MAX_HEIGHTFIELD_HEIGHT
     } else {
-        i32::from(hf.pool[index as usize].smin)
+        i32::from(pool[index as usize].smin)
     }
 }
 
@@ -256,15 +263,15 @@ pub fn filter_walkable_low_height_spans(
     hf: &mut Heightfield,
 ) {
     ctx.start_timer(TimerLabel::FilterWalkable);
-    for column in 0..hf.columns.len() {
-        let mut index = hf.columns[column];
-        while index != NO_SPAN {
-            let span = hf.pool[index as usize];
-            let ceiling = span_floor_or_sky(hf, span.next);
-            if ceiling - i32::from(span.smax) < walkable_height {
-                hf.pool[index as usize].area = NULL_AREA;
-            }
-            index = span.next;
+    // Each span is judged by its own top and the bottom of the span above, so the pool is read
+    // in memory order, not column by column (free slots chain only to free slots, and what the
+    // pass writes there is never read).
+    let pool = &mut hf.pool;
+    for index in 0..pool.len() {
+        let span = pool[index];
+        let ceiling = span_floor_or_sky(pool, span.next);
+        if ceiling - i32::from(span.smax) < walkable_height {
+            pool[index].area = NULL_AREA;
         }
     }
     ctx.stop_timer(TimerLabel::FilterWalkable);

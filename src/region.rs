@@ -814,9 +814,9 @@ fn walk_contour(
     cont: &mut Vec<u16>,
 ) {
     let (start_i, start_dir) = (i, dir);
-    let neighbour_region =
-        |cell, i, dir| neighbour(chf, cell, i, dir).map_or(0, |(ai, _)| regs[ai]);
-    let mut current = neighbour_region(cell, i, dir);
+    // The walk only steps onto spans of its own region.
+    let own = regs[i];
+    let mut current = neighbour(chf, cell, i, dir).map_or(0, |(ai, _)| regs[ai]);
     cont.push(current);
 
     let mut iter = 0;
@@ -825,15 +825,17 @@ fn walk_contour(
         if iter >= MAX_CONTOUR_WALK {
             break;
         }
-        if is_solid_edge(chf, regs, cell, i, dir) {
-            let r = neighbour_region(cell, i, dir);
+        // One lookup serves both the solid-edge test and the step.
+        let next = neighbour(chf, cell, i, dir);
+        let r = next.map_or(0, |(ai, _)| regs[ai]);
+        if r != own {
             if r != current {
                 current = r;
                 cont.push(r);
             }
             dir = (dir + 1) & 3;
         } else {
-            let Some((ni, ncell)) = neighbour(chf, cell, i, dir) else {
+            let Some((ni, ncell)) = next else {
                 return;
             };
             cell = ncell;

@@ -1,4 +1,5 @@
-//! The viewer's built-in scene, generated in code so Navlab ships no third-party assets.
+//! Generated scenes: the viewer's built-in scene (so Navlab ships no third-party assets) and a
+//! large city grid for benchmarks.
 //!
 //! It is laid out so that every stage and filter has something to show with RecastDemo's default
 //! settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
@@ -28,6 +29,61 @@ pub fn default_scene() -> TriMesh {
     scene.spiral_staircase([16.0, 12.0]);
     TriMesh::from_parts(scene.verts, scene.tris)
         .expect("the generated scene has finite vertices and in-range indices by construction")
+}
+
+/// A flat city block grid: a floor with box buildings, `blocks` × `blocks` of 12 m blocks —
+/// large open streets with many small obstacles, the layers partition's worst case. The
+/// benchmarks and `examples/stage_timings.rs` (which writes it as OBJ for the C++ comparison) use it.
+pub fn city(blocks: usize) -> TriMesh {
+    let mut verts = Vec::new();
+    let mut tris = Vec::new();
+    let mut quad = |verts: &mut Vec<f32>, corners: [[f32; 3]; 4]| {
+        let base = (verts.len() / 3) as i32;
+        for c in corners {
+            verts.extend_from_slice(&c);
+        }
+        tris.extend_from_slice(&[base, base + 2, base + 1, base, base + 3, base + 2]);
+    };
+    let size = blocks as f32 * 12.0;
+    quad(
+        &mut verts,
+        [
+            [0.0, 0.0, 0.0],
+            [size, 0.0, 0.0],
+            [size, 0.0, size],
+            [0.0, 0.0, size],
+        ],
+    );
+    for bx in 0..blocks {
+        for bz in 0..blocks {
+            let (x0, z0) = (bx as f32 * 12.0 + 3.0, bz as f32 * 12.0 + 3.0);
+            let w = 4.0 + ((bx * 7 + bz * 3) % 4) as f32;
+            let h = 3.0 + ((bx * 5 + bz * 11) % 7) as f32;
+            let (x1, z1) = (x0 + w, z0 + w);
+            // Roof and four walls, wound outwards.
+            quad(
+                &mut verts,
+                [[x0, h, z0], [x0, h, z1], [x1, h, z1], [x1, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x0, 0.0, z0], [x1, 0.0, z0], [x1, h, z0], [x0, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x1, 0.0, z0], [x1, 0.0, z1], [x1, h, z1], [x1, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x1, 0.0, z1], [x0, 0.0, z1], [x0, h, z1], [x1, h, z1]],
+            );
+            quad(
+                &mut verts,
+                [[x0, 0.0, z1], [x0, 0.0, z0], [x0, h, z0], [x0, h, z1]],
+            );
+        }
+    }
+    TriMesh::from_parts(verts, tris).expect("the generated city is valid")
 }
 
 /// Accumulates closed convex solids as one triangle soup.

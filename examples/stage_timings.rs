@@ -1,0 +1,74 @@
+//! Per-timer medians of repeated solo builds, printed like the C++ timing driver the README's
+//! speed table was measured against (one `RECAST_TIMER_NAME<TAB>ms` line per label that ran), so
+//! both run under the same conditions. One warm-up build is not counted.
+//!
+//! `cargo run --release --no-default-features --example stage_timings -- MESH.obj PARTITION RUNS`;
+//! `... -- --write-city PATH` writes `navlab::scene::city(35)` as OBJ for the C++ side.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use navlab::build::Build;
+use navlab::config::{BuildSettings, PartitionType};
+use navlab::context::TimerLabel;
+
+fn main() -> navlab::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, path] = args.as_slice()
+        && flag == "--write-city"
+    {
+        return write_obj(&navlab::scene::city(35), path);
+    }
+    let [mesh, partition, runs] = args.as_slice() else {
+        eprintln!(
+            "usage: stage_timings MESH.obj watershed|monotone|layers RUNS | --write-city PATH"
+        );
+        std::process::exit(2);
+    };
+    let mesh = Arc::new(navlab::geometry::load_obj(mesh.as_ref())?);
+    let settings = BuildSettings {
+        partition_type: partition
+            .parse::<PartitionType>()
+            .unwrap_or_else(|err| panic!("partition: {err}")),
+        ..BuildSettings::default()
+    };
+    let runs: usize = runs.parse().expect("RUNS is a number");
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); TimerLabel::ALL.len()];
+    for run in 0..=runs {
+        let build = Build::new(mesh.clone(), settings.clone())?;
+        if run == 0 {
+            continue;
+        }
+        for (label, times) in TimerLabel::ALL.iter().zip(&mut samples) {
+            times.extend(build.context.accumulated(*label));
+        }
+    }
+    for (label, mut times) in TimerLabel::ALL.into_iter().zip(samples) {
+        if !times.is_empty() {
+            times.sort_unstable();
+            let median = times[times.len() / 2];
+            println!(
+                "{}\t{:.3}",
+                label.recast_name(),
+                median.as_secs_f64() * 1000.0
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes `mesh` as a Wavefront OBJ; `{}` prints each `f32` so that it parses back exactly.
+fn write_obj(mesh: &navlab::geometry::TriMesh, path: &str) -> navlab::Result<()> {
+    let mut text = String::new();
+    for v in mesh.verts.chunks_exact(3) {
+        writeln!(text, "v {} {} {}", v[0], v[1], v[2]).expect("writing to a String");
+    }
+    for t in mesh.tris.chunks_exact(3) {
+        writeln!(text, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1).expect("writing to a String");
+    }
+    std::fs::write(path, text).map_err(|source| navlab::NavlabError::Io {
+        path: path.into(),
+        source,
+    })
+}
