@@ -552,7 +552,11 @@ mod tests {
             .write_message(crate::viewer::BuildRequest::Scene(scene.clone()));
         crate::viewer::build::tests::settle(&mut app);
         let ray = Ray3d::new(Vec3::new(5050.0, 100.0, 5050.0), Dir3::NEG_Y);
-        for mode in [DrawMode::Voxels, DrawMode::PolyMeshDetail, DrawMode::Navmesh] {
+        for mode in [
+            DrawMode::Voxels,
+            DrawMode::PolyMeshDetail,
+            DrawMode::Navmesh,
+        ] {
             *app.world_mut().resource_mut::<DrawMode>() = mode;
             app.update();
             let stats = app.world().resource::<DrawStats>();
