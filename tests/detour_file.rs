@@ -173,9 +173,14 @@ fn tile_slots_and_limits_are_enforced() {
     }
 }
 
-/// Loads `bytes`; a navmesh that loads must also survive every accessor.
+/// Loads `bytes`; a navmesh that loads must also survive every accessor and the viewer's
+/// drawing of it.
 fn load_and_use(bytes: &[u8]) -> Result<(), DetourError> {
     let mut mesh = NavMesh::from_mset_bytes(bytes)?;
+    navlab::debug_draw::nav_mesh(&mesh, Default::default());
+    navlab::debug_draw::nav_mesh_bv_tree(&mesh);
+    navlab::debug_draw::nav_mesh_portals(&mesh);
+    navlab::debug_draw::nav_mesh_polys_with_flags(&mesh, 0xffff, 0);
     exercise(&mut mesh);
     mesh.to_mset_bytes();
     Ok(())

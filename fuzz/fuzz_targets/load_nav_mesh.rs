@@ -1,5 +1,6 @@
 //! Fuzzes the "MSET" navmesh loader: any input must give a typed error or a navmesh whose
-//! tiles can be used, removed, added back and saved, and saving must be stable.
+//! tiles can be used, drawn (the viewer shows loaded files), removed, added back and saved, and
+//! saving must be stable.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,6 +10,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut mesh) = NavMesh::from_mset_bytes(data) else {
         return;
     };
+    navlab::debug_draw::nav_mesh(&mesh, Default::default());
+    navlab::debug_draw::nav_mesh_bv_tree(&mesh);
+    navlab::debug_draw::nav_mesh_portals(&mesh);
+    navlab::debug_draw::nav_mesh_polys_with_flags(&mesh, 0xffff, 0);
     let mut refs = Vec::new();
     for (tile_ref, tile) in mesh.tiles() {
         let h = tile.header();
