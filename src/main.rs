@@ -59,6 +59,9 @@ enum Command {
         /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
         #[arg(long)]
         draw: Option<String>,
+        /// Start in the Tile Mesh sample with tiles of this many cells.
+        #[arg(long)]
+        tile_size: Option<i32>,
         /// Show this navmesh file (RecastDemo's all-tiles format, C++-made or ours) once the
         /// scene is built.
         #[arg(long)]
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
             mesh,
             config,
             draw,
+            tile_size,
             navmesh,
             screenshot,
             size,
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
             mesh,
             config,
             draw,
+            tile_size,
             navmesh,
             screenshot,
             size,
@@ -229,6 +234,7 @@ struct ViewArgs {
     mesh: Option<PathBuf>,
     config: Option<PathBuf>,
     draw: Option<String>,
+    tile_size: Option<i32>,
     navmesh: Option<PathBuf>,
     screenshot: Option<PathBuf>,
     size: (u32, u32),
@@ -242,6 +248,7 @@ impl Default for ViewArgs {
             mesh: None,
             config: None,
             draw: None,
+            tile_size: None,
             navmesh: None,
             screenshot: None,
             size: (1280, 800),
@@ -341,6 +348,7 @@ fn view(args: ViewArgs) -> Result<()> {
             None => BuildSettings::default(),
         },
         draw_mode,
+        tile_size: args.tile_size,
         nav_mesh: args.navmesh,
         screenshot: args.screenshot,
         size: navlab::viewer::UVec2::new(args.size.0, args.size.1),

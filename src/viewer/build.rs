@@ -15,6 +15,30 @@ use crate::build::{Build, Stage, earliest_affected_stage};
 use crate::config::BuildSettings;
 use crate::context::LogCategory;
 use crate::input_geom::InputGeom;
+use crate::tiled::TiledBuild;
+
+/// RecastDemo's samples: one navmesh tile over the whole mesh, or a grid of tiles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sample {
+    #[default]
+    SoloMesh,
+    TileMesh,
+}
+
+impl Sample {
+    pub const ALL: [Sample; 2] = [Sample::SoloMesh, Sample::TileMesh];
+
+    /// RecastDemo's name for the sample.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sample::SoloMesh => "Solo Mesh",
+            Sample::TileMesh => "Tile Mesh",
+        }
+    }
+}
+
+/// Sample_TileMesh's default tile size in cells.
+pub const DEFAULT_TILE_SIZE: i32 = 32;
 
 /// An input (mesh, partitioned tree, `.gset` extras) and the name shown for it.
 #[derive(Debug)]
@@ -58,6 +82,10 @@ pub enum BuildRequest {
     Open(PathBuf),
     /// Show an already loaded scene.
     Scene(Arc<SceneData>),
+    /// Switch sample (and so rebuild everything).
+    Sample(Sample),
+    /// The Tile Mesh sample's tile edge in cells.
+    TileSize(i32),
 }
 
 /// How serious a viewer log line is.
@@ -135,8 +163,13 @@ pub struct BuildState {
     pub auto_rebuild: bool,
     /// The scene on screen.
     pub scene: Arc<SceneData>,
-    /// The build on screen (`None` before the first build or when the scene's build failed).
+    /// The build on screen (`None` before the first build, when the scene's build failed, or
+    /// in the Tile Mesh sample).
     pub build: Option<Arc<Build>>,
+    pub sample: Sample,
+    pub tile_size: i32,
+    /// The Tile Mesh sample's build on screen (its stages are not kept for drawing).
+    pub tiled: Option<Arc<TiledBuild>>,
     /// Bumped whenever `scene` changes.
     pub scene_version: u64,
     /// Per stage, bumped whenever that stage's output on screen changes.
@@ -185,6 +218,11 @@ enum JobOutcome {
         from: Stage,
         elapsed: Duration,
     },
+    BuiltTiles {
+        scene: Option<Arc<SceneData>>,
+        tiled: Box<TiledBuild>,
+        elapsed: Duration,
+    },
     Unchanged,
     LoadFailed(String),
     BuildFailed {
@@ -201,6 +239,9 @@ impl BuildState {
             auto_rebuild: true,
             scene: scene.clone(),
             build: None,
+            sample: Sample::SoloMesh,
+            tile_size: DEFAULT_TILE_SIZE,
+            tiled: None,
             scene_version: 1,
             stage_versions: [0; Stage::ALL.len()],
             status: BuildStatus::Idle,
@@ -252,6 +293,20 @@ impl BuildState {
             BuildRequest::Scene(scene) => {
                 self.pending_mut().scene = Some(SceneSource::Loaded(scene));
             }
+            BuildRequest::Sample(sample) => {
+                if sample != self.sample {
+                    self.sample = sample;
+                    self.pending_mut().full = true;
+                }
+            }
+            BuildRequest::TileSize(size) => {
+                if size != self.tile_size {
+                    self.tile_size = size;
+                    if self.sample == Sample::TileMesh && self.auto_rebuild {
+                        self.pending_mut().full = true;
+                    }
+                }
+            }
         }
     }
 
@@ -265,6 +320,7 @@ impl BuildState {
         };
         let settings = self.settings.clone();
         let now = Instant::now();
+        let tile_size = (self.sample == Sample::TileMesh).then_some(self.tile_size);
         let task = match pending.scene {
             Some(source) => {
                 let name = match &source {
@@ -272,7 +328,17 @@ impl BuildState {
                     SceneSource::Loaded(scene) => scene.name.clone(),
                 };
                 self.status = BuildStatus::Loading { name, since: now };
-                AsyncComputeTaskPool::get().spawn(async move { load_and_build(source, settings) })
+                AsyncComputeTaskPool::get()
+                    .spawn(async move { load_and_build(source, settings, tile_size) })
+            }
+            None if tile_size.is_some() => {
+                self.status = BuildStatus::Building {
+                    from: Stage::Rasterize,
+                    since: now,
+                };
+                let scene = self.base_scene.clone();
+                AsyncComputeTaskPool::get()
+                    .spawn(async move { build_tiles(scene, None, settings, tile_size) })
             }
             None => {
                 let base = self.base_build.clone().filter(|_| !pending.full);
@@ -317,6 +383,27 @@ impl BuildState {
                     if !superseded {
                         self.show(None, Stage::Rasterize, true);
                     }
+                }
+            }
+            JobOutcome::BuiltTiles {
+                scene,
+                tiled,
+                elapsed,
+            } => {
+                let scene_changed = scene.is_some();
+                if let Some(scene) = scene {
+                    self.base_scene = scene;
+                }
+                // Solo builds after this one start afresh.
+                self.base_build = None;
+                if superseded {
+                    self.superseded += 1;
+                    self.unshown_from = Some(Stage::Rasterize);
+                } else {
+                    log_tiles(log, &tiled, elapsed);
+                    self.last_build = Some((Stage::Rasterize, elapsed));
+                    self.show(None, Stage::Rasterize, scene_changed);
+                    self.tiled = Some(Arc::from(tiled));
                 }
             }
             JobOutcome::Built {
@@ -370,6 +457,7 @@ impl BuildState {
             }
         }
         self.build = build;
+        self.tiled = None;
     }
 }
 
@@ -410,7 +498,11 @@ fn log_build(
     ));
 }
 
-fn load_and_build(source: SceneSource, settings: BuildSettings) -> JobOutcome {
+fn load_and_build(
+    source: SceneSource,
+    settings: BuildSettings,
+    tile_size: Option<i32>,
+) -> JobOutcome {
     let started = Instant::now();
     let scene = match source {
         SceneSource::Loaded(scene) => scene,
@@ -424,6 +516,9 @@ fn load_and_build(source: SceneSource, settings: BuildSettings) -> JobOutcome {
         Some(_) => scene.input.settings(),
         None => settings,
     };
+    if tile_size.is_some() {
+        return build_tiles(scene.clone(), Some(scene), settings, tile_size);
+    }
     match Build::from_input(&scene.input, settings) {
         Ok(build) => JobOutcome::Built {
             scene: Some(scene),
@@ -436,6 +531,52 @@ fn load_and_build(source: SceneSource, settings: BuildSettings) -> JobOutcome {
             error: err.to_string(),
         },
     }
+}
+
+/// The Tile Mesh sample: every tile, in parallel. `new_scene` is the scene to switch to, if the
+/// build belongs to a newly opened one.
+fn build_tiles(
+    scene: Arc<SceneData>,
+    new_scene: Option<Arc<SceneData>>,
+    settings: BuildSettings,
+    tile_size: Option<i32>,
+) -> JobOutcome {
+    let started = Instant::now();
+    let tile_size = tile_size.unwrap_or(DEFAULT_TILE_SIZE);
+    match TiledBuild::new(&scene.input, settings, tile_size) {
+        Ok(tiled) => JobOutcome::BuiltTiles {
+            scene: new_scene,
+            tiled: Box::new(tiled),
+            elapsed: started.elapsed(),
+        },
+        Err(err) => JobOutcome::BuildFailed {
+            scene: new_scene,
+            error: err.to_string(),
+        },
+    }
+}
+
+fn log_tiles(log: &mut ViewerLog, tiled: &TiledBuild, elapsed: Duration) {
+    log.lines.clear();
+    for tile in &tiled.tiles {
+        for entry in tile.context.entries() {
+            let line = format!("tile ({}, {}): {}", tile.x, tile.y, entry.message);
+            match entry.category {
+                LogCategory::Progress => {}
+                LogCategory::Warning => log.warning(line),
+                LogCategory::Error => log.build_error(line),
+            }
+        }
+    }
+    let polys: usize = tiled.nav_mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+    log.info(format!(
+        "Built {} x {} tiles of {} cells: {} tiles with polygons, {polys} polygons, in {:.2} ms",
+        tiled.tiles_x,
+        tiled.tiles_y,
+        tiled.tile_size,
+        tiled.nav_mesh.tile_count(),
+        elapsed.as_secs_f64() * 1000.0
+    ));
 }
 
 fn rebuild(
@@ -627,6 +768,28 @@ pub(crate) mod tests {
         assert_eq!(state.superseded, 1);
         assert_eq!(state.build.as_ref().unwrap().settings, changed);
         assert_eq!(state.status, BuildStatus::Idle);
+    }
+
+    #[test]
+    fn the_tile_mesh_sample_builds_tiles_and_back() {
+        let mut app = build_app();
+        settle(&mut app);
+        request(&mut app, BuildRequest::Sample(Sample::TileMesh));
+        settle(&mut app);
+        let tiled = state(&app).tiled.clone().expect("tiles built");
+        assert!(state(&app).build.is_none());
+        assert!(tiled.nav_mesh.tile_count() > 1);
+        assert_eq!(tiled.tile_size, DEFAULT_TILE_SIZE);
+        // A setting or the tile size rebuilds every tile.
+        request(&mut app, BuildRequest::TileSize(64));
+        settle(&mut app);
+        let bigger = state(&app).tiled.clone().unwrap();
+        assert_eq!(bigger.tile_size, 64);
+        assert!(bigger.nav_mesh.tile_count() < tiled.nav_mesh.tile_count());
+        request(&mut app, BuildRequest::Sample(Sample::SoloMesh));
+        settle(&mut app);
+        assert!(state(&app).tiled.is_none());
+        assert!(state(&app).build.is_some());
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub struct ViewerOptions {
     pub mesh: Option<PathBuf>,
     pub settings: BuildSettings,
     pub draw_mode: DrawMode,
+    /// Start in the Tile Mesh sample with tiles of this many cells.
+    pub tile_size: Option<i32>,
     /// A navmesh file to show once the scene is built.
     pub nav_mesh: Option<PathBuf>,
     /// Render headless to this PNG and exit.
@@ -63,6 +65,7 @@ impl Default for ViewerOptions {
             mesh: None,
             settings: BuildSettings::default(),
             draw_mode: DrawMode::default(),
+            tile_size: None,
             nav_mesh: None,
             screenshot: None,
             size: UVec2::new(1280, 800),
@@ -110,6 +113,11 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
         app.world_mut()
             .resource_mut::<build::ViewerLog>()
             .error(error);
+    }
+    if let Some(tile_size) = options.tile_size {
+        let mut state = app.world_mut().resource_mut::<BuildState>();
+        state.sample = build::Sample::TileMesh;
+        state.tile_size = tile_size;
     }
     if let Some(loaded) = nav_mesh {
         app.world_mut()

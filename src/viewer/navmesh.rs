@@ -1,5 +1,6 @@
 //! The navmesh on screen and its file. **Export navmesh…** writes the shown navmesh as
-//! RecastDemo's all-tiles file (default name `solo_navmesh.bin`, as RecastDemo saves it);
+//! RecastDemo's all-tiles file (default names `solo_navmesh.bin` and `all_tiles_navmesh.bin`, as
+//! RecastDemo's samples save them);
 //! **Load navmesh…** reads a C++-made or Navlab file and shows it, without its source mesh,
 //! until the next build replaces it (as a build replaces RecastDemo's loaded navmesh). After a
 //! full build (Build button, a newly opened mesh) the draw mode becomes Navmesh, as in
@@ -20,6 +21,8 @@ use crate::viewer::draw::DrawMode;
 
 /// RecastDemo's file name for a solo navmesh.
 pub const DEFAULT_EXPORT_NAME: &str = "solo_navmesh.bin";
+/// RecastDemo's file name for a tiled navmesh.
+pub const DEFAULT_TILED_EXPORT_NAME: &str = "all_tiles_navmesh.bin";
 
 /// A navmesh read from a file.
 pub struct LoadedNavMesh {
@@ -45,7 +48,10 @@ impl ShownNavMesh {
     pub fn get<'a>(&'a self, state: &'a BuildState) -> Option<&'a NavMesh> {
         match &self.loaded {
             Some(loaded) => Some(&loaded.mesh),
-            None => state.build.as_deref()?.nav_mesh.as_deref(),
+            None => match &state.tiled {
+                Some(tiled) => Some(&tiled.nav_mesh),
+                None => state.build.as_deref()?.nav_mesh.as_deref(),
+            },
         }
     }
 
@@ -139,10 +145,15 @@ fn handle_requests(
         match request {
             NavMeshRequest::ExportDialog | NavMeshRequest::LoadDialog if tasks.dialog_open() => {}
             NavMeshRequest::ExportDialog => {
-                tasks.export_dialog = Some(IoTaskPool::get().spawn(async {
+                let name = if state.tiled.is_some() {
+                    DEFAULT_TILED_EXPORT_NAME
+                } else {
+                    DEFAULT_EXPORT_NAME
+                };
+                tasks.export_dialog = Some(IoTaskPool::get().spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Export navmesh")
-                        .set_file_name(DEFAULT_EXPORT_NAME)
+                        .set_file_name(name)
                         .add_filter("Detour navmesh (all tiles)", &["bin"])
                         .save_file()
                         .await
@@ -265,7 +276,10 @@ fn switch_to_navmesh_after_full_builds(
     for request in requests.read() {
         if matches!(
             request,
-            BuildRequest::Rebuild | BuildRequest::Open(_) | BuildRequest::Scene(_)
+            BuildRequest::Rebuild
+                | BuildRequest::Open(_)
+                | BuildRequest::Scene(_)
+                | BuildRequest::Sample(_)
         ) {
             tasks.navmesh_mode_after_build = true;
         }
@@ -275,9 +289,9 @@ fn switch_to_navmesh_after_full_builds(
         return;
     }
     *seen_build = version;
-    if std::mem::take(&mut tasks.navmesh_mode_after_build)
-        && state.build.as_ref().is_some_and(|b| b.nav_mesh.is_some())
-    {
+    let has_nav_mesh =
+        state.tiled.is_some() || state.build.as_ref().is_some_and(|b| b.nav_mesh.is_some());
+    if std::mem::take(&mut tasks.navmesh_mode_after_build) && has_nav_mesh {
         *mode = DrawMode::Navmesh;
     }
 }

@@ -10,7 +10,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::build::Stage;
 use crate::config::{BuildSettings, PartitionType, calc_grid_size};
-use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, ViewerLog};
+use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
 use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
@@ -257,12 +257,18 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     ui.separator();
 
     ui.label("Sample");
+    let mut sample = p.state.sample;
     egui::ComboBox::from_id_salt("sample")
-        .selected_text("Solo Mesh")
+        .selected_text(sample.label())
         .width(PANEL_WIDTH - 30.0)
         .show_ui(ui, |ui| {
-            let _ = ui.selectable_label(true, "Solo Mesh");
+            for s in Sample::ALL {
+                ui.selectable_value(&mut sample, s, s.label());
+            }
         });
+    if sample != p.state.sample {
+        p.requests.write(BuildRequest::Sample(sample));
+    }
     ui.label("Input Mesh");
     let state = &p.state;
     let mut open_path = None;
@@ -305,6 +311,21 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     settings_ui(ui, &mut settings, mesh.bounds());
     if settings != state.settings {
         p.requests.write(BuildRequest::Settings(settings));
+    }
+    if state.sample == Sample::TileMesh {
+        ui.strong("Tiling");
+        let mut tile_size = state.tile_size;
+        ui.add(
+            egui::Slider::new(&mut tile_size, 16..=1024)
+                .step_by(16.0)
+                .text("Tile Size"),
+        );
+        if tile_size != state.tile_size {
+            p.requests.write(BuildRequest::TileSize(tile_size));
+        }
+        let (w, h) = calc_grid_size(&mesh.bounds().0, &mesh.bounds().1, state.settings.cell_size);
+        let tiles = |cells: i32| (cells + tile_size - 1) / tile_size;
+        ui.label(format!("Tiles  {} x {}", tiles(w), tiles(h)));
     }
     ui.separator();
 
