@@ -341,6 +341,13 @@ fn view(args: ViewArgs) -> Result<()> {
                 reason: message,
             })?,
     };
+    if let Some(size) = args.tile_size.filter(|s| !(16..=4096).contains(s)) {
+        return Err(NavlabError::InvalidSetting {
+            name: "tile-size",
+            value: size.to_string(),
+            reason: "must be between 16 and 4096 cells".into(),
+        });
+    }
     navlab::viewer::run(ViewerOptions {
         mesh: args.mesh,
         settings: match args.config {

@@ -152,6 +152,14 @@ fn a_bad_mesh_fails_the_screenshot_with_a_clear_error() {
         "{stderr}"
     );
 
+    let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .args(["view", "--tile-size", "3", "--screenshot", "never.png"])
+        .output()
+        .expect("navlab runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("tile-size"), "{stderr}");
+
     let bad_navmesh = dir.join("bad.bin");
     std::fs::write(&bad_navmesh, b"MSET").unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
