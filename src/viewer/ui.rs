@@ -533,6 +533,10 @@ fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
         ui.small("Stage: input geometry");
         return;
     };
+    if state.tiled.is_some() && !mode.shows_nav_mesh() {
+        ui.small("The Tile Mesh sample keeps no per-stage output: switch to Solo Mesh to see it.");
+        return;
+    }
     let time = state
         .build
         .as_ref()
