@@ -327,3 +327,21 @@ fn absurd_counts_give_typed_errors() {
         DetourError::InvalidTileRef(5)
     ));
 }
+
+/// A file over the size limit is refused before it is read (a sparse file: no disk used).
+#[test]
+fn huge_files_are_refused_unread() {
+    let dir = std::env::temp_dir().join(format!("navlab-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("huge.bin");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(navlab::detour::nav_mesh_file::MAX_NAVMESH_FILE_BYTES + 1)
+        .unwrap();
+    let err = navlab::detour::nav_mesh_file::load_nav_mesh(&path).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("huge.bin") && message.contains("over the limit"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
