@@ -128,12 +128,24 @@ fn invalid(path: &Path, message: String) -> NavlabError {
     }
 }
 
-/// Reads an OBJ file.
+/// The largest OBJ file [`load_obj`] reads: far beyond game levels (tens of millions of
+/// triangles), low enough that a wrong file cannot exhaust memory before anything is checked.
+pub const MAX_OBJ_FILE_BYTES: u64 = 4 << 30;
+
+/// Reads an OBJ file, refusing one over [`MAX_OBJ_FILE_BYTES`] before reading it.
 pub fn load_obj(path: &Path) -> Result<TriMesh> {
-    let bytes = std::fs::read(path).map_err(|source| NavlabError::Io {
+    let io_error = |source| NavlabError::Io {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let size = std::fs::metadata(path).map_err(io_error)?.len();
+    if size > MAX_OBJ_FILE_BYTES {
+        return Err(invalid(
+            path,
+            format!("the file is {size} bytes, over the limit of {MAX_OBJ_FILE_BYTES} bytes"),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(io_error)?;
     parse_obj(&bytes, path)
 }
 
