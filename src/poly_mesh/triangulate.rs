@@ -659,7 +659,6 @@ mod tests {
     use super::*;
     use crate::build::Build;
     use crate::config::{BuildSettings, PartitionType};
-    use crate::geometry::TriMesh;
     use std::sync::Arc;
 
     /// Triangulates with the plain scans and with the heap-and-grid clipper (whatever the
@@ -770,42 +769,9 @@ mod tests {
         assert_eq!((ok, tris), (scan_ok, scan_tris));
     }
 
-    /// A floor of `blocks`² cells of 12 m, each with a box building on it (like the large
-    /// generated city used for timing, smaller).
-    fn city(blocks: usize) -> TriMesh {
-        let mut verts = Vec::new();
-        let mut tris = Vec::new();
-        let mut quad = |corners: [[f32; 3]; 4]| {
-            let base = (verts.len() / 3) as i32;
-            verts.extend(corners.iter().flatten());
-            tris.extend([base, base + 2, base + 1, base, base + 3, base + 2]);
-        };
-        let size = blocks as f32 * 12.0;
-        quad([
-            [0.0, 0.0, 0.0],
-            [size, 0.0, 0.0],
-            [size, 0.0, size],
-            [0.0, 0.0, size],
-        ]);
-        for bx in 0..blocks {
-            for bz in 0..blocks {
-                let (x0, z0) = (bx as f32 * 12.0 + 3.0, bz as f32 * 12.0 + 3.0);
-                let w = 4.0 + ((bx * 7 + bz * 3) % 4) as f32;
-                let h = 3.0 + ((bx * 5 + bz * 11) % 7) as f32;
-                let (x1, z1) = (x0 + w, z0 + w);
-                quad([[x0, h, z0], [x0, h, z1], [x1, h, z1], [x1, h, z0]]);
-                quad([[x0, 0.0, z0], [x1, 0.0, z0], [x1, h, z0], [x0, h, z0]]);
-                quad([[x1, 0.0, z0], [x1, 0.0, z1], [x1, h, z1], [x1, h, z0]]);
-                quad([[x1, 0.0, z1], [x0, 0.0, z1], [x0, h, z1], [x1, h, z1]]);
-                quad([[x0, 0.0, z1], [x0, 0.0, z0], [x0, h, z0], [x0, h, z1]]);
-            }
-        }
-        TriMesh::from_parts(verts, tris).unwrap()
-    }
-
     #[test]
     fn clipper_matches_scans_on_city_contours() {
-        let mesh = Arc::new(city(7));
+        let mesh = Arc::new(crate::scene::city(7));
         let mut largest = 0;
         for partition in PartitionType::ALL {
             let settings = BuildSettings {
