@@ -8,8 +8,8 @@ use super::geometry::{
 };
 use super::node::{NODE_CLOSED, NODE_OPEN};
 use super::{
-    NavMeshQuery, Status, links, poly_ref_base, poly_vertex, poly_verts, portal_points,
-    tile_and_poly, valid_tile_and_poly,
+    NavMeshQuery, Status, is_valid_ref, links, poly_ref_base, poly_vertex, poly_verts,
+    portal_points, tile_and_poly, valid_tile_and_poly,
 };
 use crate::detour::common::{
     Vec3, distance_pt_seg_sqr_2d, point_in_polygon, sqr, vadd, vlerp, vsub,
@@ -134,7 +134,7 @@ impl<'a> NavMeshQuery<'a> {
             position: *start_pos,
             visited_count: 0,
         };
-        if !nav.is_valid_poly_ref(start_ref)
+        if !is_valid_ref(nav, start_ref)
             || !visfinite(start_pos)
             || !visfinite(end_pos)
             || visited.is_empty()
@@ -279,7 +279,7 @@ impl<'a> NavMeshQuery<'a> {
         filter: &F,
         out: &mut [VisitedPoly],
     ) -> (Status, usize) {
-        if !self.nav.is_valid_poly_ref(start_ref) || !visfinite(center) || !valid_radius(radius) {
+        if !is_valid_ref(self.nav, start_ref) || !visfinite(center) || !valid_radius(radius) {
             return (Status::invalid_param(), 0);
         }
         let radius_sqr = sqr(radius);
@@ -298,8 +298,7 @@ impl<'a> NavMeshQuery<'a> {
         filter: &F,
         out: &mut [VisitedPoly],
     ) -> (Status, usize) {
-        if !self.nav.is_valid_poly_ref(start_ref) || verts.len() < 3 || !verts.iter().all(visfinite)
-        {
+        if !is_valid_ref(self.nav, start_ref) || verts.len() < 3 || !verts.iter().all(visfinite) {
             return (Status::invalid_param(), 0);
         }
         let sum = verts.iter().fold([0.0f32; 3], |acc, v| vadd(&acc, v));
@@ -431,7 +430,7 @@ impl<'a> NavMeshQuery<'a> {
         out: &mut [NeighbourPoly],
     ) -> (Status, usize) {
         let nav = self.nav;
-        if !nav.is_valid_poly_ref(start_ref) || !visfinite(center) || !valid_radius(radius) {
+        if !is_valid_ref(nav, start_ref) || !visfinite(center) || !valid_radius(radius) {
             return (Status::invalid_param(), 0);
         }
         let pool = &mut self.tiny_node_pool;
@@ -643,7 +642,7 @@ impl<'a> NavMeshQuery<'a> {
     ) -> (Status, WallHit) {
         let nav = self.nav;
         let mut hit = WallHit::default();
-        if !nav.is_valid_poly_ref(start_ref) || !visfinite(center) || !valid_radius(max_radius) {
+        if !is_valid_ref(nav, start_ref) || !visfinite(center) || !valid_radius(max_radius) {
             return (Status::invalid_param(), hit);
         }
         let pool = &mut self.node_pool;
@@ -825,7 +824,7 @@ impl<'a> NavMeshQuery<'a> {
         rand: &mut impl FnMut() -> f32,
     ) -> (Status, PolyRef, Vec3) {
         let nav = self.nav;
-        if !nav.is_valid_poly_ref(start_ref) || !visfinite(center) || !valid_radius(max_radius) {
+        if !is_valid_ref(nav, start_ref) || !visfinite(center) || !valid_radius(max_radius) {
             return (Status::invalid_param(), 0, [0.0; 3]);
         }
         let Some((start_tile, start_poly)) = tile_and_poly(nav, start_ref) else {

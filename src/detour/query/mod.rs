@@ -138,10 +138,19 @@ pub(crate) fn tile_and_poly(nav: &NavMesh, r: PolyRef) -> Option<(&MeshTile, &Po
     Some((tile, poly))
 }
 
-/// The tile and polygon of a caller's reference, checked (`getTileAndPolyByRef`).
+/// The tile and polygon of a caller's reference, checked: the salt must match a loaded
+/// tile and the polygon index must exist (`getTileAndPolyByRef`).
 #[inline]
 pub(crate) fn valid_tile_and_poly(nav: &NavMesh, r: PolyRef) -> Option<(&MeshTile, &Poly)> {
-    nav.tile_and_poly_by_ref(r).ok()
+    let tile = nav.tile_by_ref(r)?;
+    let poly = tile.polys.get(nav.decode_poly_id_poly(r) as usize)?;
+    Some((tile, poly))
+}
+
+/// Whether `r` names a live polygon (`isValidPolyRef`).
+#[inline]
+pub(crate) fn is_valid_ref(nav: &NavMesh, r: PolyRef) -> bool {
+    valid_tile_and_poly(nav, r).is_some()
 }
 
 /// The links of `poly` in list order, stopping at a broken index.
@@ -178,8 +187,7 @@ pub(crate) fn poly_verts(tile: &MeshTile, poly: &Poly) -> ([Vec3; 6], usize) {
 /// The reference of polygon 0 of the tile `r` lies in (`getPolyRefBase`).
 #[inline]
 pub(crate) fn poly_ref_base(nav: &NavMesh, r: PolyRef) -> PolyRef {
-    let (_, _, poly_bits) = nav.ref_bits();
-    r & !((1u32 << poly_bits) - 1)
+    r & !nav.decode_poly_id_poly(PolyRef::MAX)
 }
 
 /// The two ends of the portal from `from` to `to` (`getPortalPoints`): the shared edge,
@@ -205,7 +213,11 @@ pub(crate) fn portal_points(
     let nv = usize::from(from_poly.vert_count);
     let edge = usize::from(link.edge);
     let v0 = *poly_vertex(from_tile, from_poly, edge);
-    let v1 = *poly_vertex(from_tile, from_poly, (edge + 1) % nv);
+    let v1 = *poly_vertex(
+        from_tile,
+        from_poly,
+        if edge + 1 < nv { edge + 1 } else { 0 },
+    );
     if link.side != 0xff && (link.bmin != 0 || link.bmax != 255) {
         const S: f32 = 1.0 / 255.0;
         let tmin = f32::from(link.bmin) * S;
@@ -303,15 +315,13 @@ impl<'a> NavMeshQuery<'a> {
     /// The point of `r` closest to `pos` on its detail surface, and whether `pos` lies over
     /// it (`closestPointOnPoly`).
     pub fn closest_point_on_poly(&self, r: PolyRef, pos: &Vec3) -> (Status, Vec3, bool) {
-        let Ok((it, ip)) = self.nav.poly_location(r) else {
+        let Some((tile, _)) = valid_tile_and_poly(self.nav, r) else {
             return (Status::invalid_param(), *pos, false);
         };
         if !visfinite(pos) {
             return (Status::invalid_param(), *pos, false);
         }
-        let Some(tile) = self.nav.tile(it) else {
-            return (Status::invalid_param(), *pos, false);
-        };
+        let ip = self.nav.decode_poly_id_poly(r) as usize;
         let (closest, over) = tile.closest_point_on_poly(ip, pos);
         (Status::SUCCESS, closest, over)
     }
@@ -335,16 +345,13 @@ impl<'a> NavMeshQuery<'a> {
     /// The detail-surface height of `r` at `pos`, when `pos` lies over it in xz
     /// (`getPolyHeight`). On failure the height is 0.
     pub fn get_poly_height(&self, r: PolyRef, pos: &Vec3) -> (Status, f32) {
-        let Ok((it, ip)) = self.nav.poly_location(r) else {
-            return (Status::invalid_param(), 0.0);
-        };
-        let Some(tile) = self.nav.tile(it) else {
+        let Some((tile, poly)) = valid_tile_and_poly(self.nav, r) else {
             return (Status::invalid_param(), 0.0);
         };
         if !visfinite_2d(pos) {
             return (Status::invalid_param(), 0.0);
         }
-        let poly = &tile.polys[ip];
+        let ip = self.nav.decode_poly_id_poly(r) as usize;
         if poly.is_off_mesh_connection() {
             let v0 = poly_vertex(tile, poly, 0);
             let v1 = poly_vertex(tile, poly, 1);

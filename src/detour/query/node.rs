@@ -41,6 +41,8 @@ pub struct Node {
     pub flags: u8,
     /// The polygon of the node.
     pub poly_ref: PolyRef,
+    /// The next node in the same hash bucket.
+    pub(crate) next_in_bucket: u16,
 }
 
 /// Detour's 32-bit reference hash (`dtHashRef`).
@@ -60,9 +62,10 @@ fn hash_ref(mut a: u32) -> u32 {
 /// Allocated once; [`NodePool::clear`] empties it without freeing memory.
 #[derive(Clone, Debug)]
 pub struct NodePool {
+    /// All `max_nodes` slots; the first `count` are in use.
     nodes: Vec<Node>,
+    count: usize,
     first: Vec<u16>,
-    next: Vec<u16>,
     max_nodes: usize,
     hash_mask: u32,
 }
@@ -75,9 +78,9 @@ impl NodePool {
         // way minus the undefined behaviour.
         let hash_size = hash_size.max(1);
         NodePool {
-            nodes: Vec::with_capacity(max_nodes),
+            nodes: vec![Node::default(); max_nodes],
+            count: 0,
             first: vec![NULL_INDEX; hash_size],
-            next: vec![NULL_INDEX; max_nodes],
             max_nodes,
             hash_mask: (hash_size - 1) as u32,
         }
@@ -91,7 +94,7 @@ impl NodePool {
     /// Forgets every node (`clear`).
     pub fn clear(&mut self) {
         self.first.fill(NULL_INDEX);
-        self.nodes.clear();
+        self.count = 0;
     }
 
     #[inline]
@@ -111,18 +114,18 @@ impl NodePool {
             if node.poly_ref == poly_ref && node.state == state {
                 return Some(index);
             }
-            i = *self.next.get(index)?;
+            i = node.next_in_bucket;
         }
-        let index = self.nodes.len();
-        if index >= self.max_nodes {
-            return None;
-        }
-        self.nodes.push(Node {
+        let index = self.count;
+        let next_in_bucket = self.first[bucket];
+        let node = self.nodes.get_mut(index)?;
+        *node = Node {
             poly_ref,
             state,
+            next_in_bucket,
             ..Node::default()
-        });
-        self.next[index] = self.first[bucket];
+        };
+        self.count += 1;
         self.first[bucket] = index as u16;
         Some(index)
     }
@@ -140,7 +143,7 @@ impl NodePool {
             while i != NULL_INDEX {
                 let index = usize::from(i);
                 let node = self.nodes.get(index)?;
-                i = *self.next.get(index)?;
+                i = node.next_in_bucket;
                 if node.poly_ref == poly_ref {
                     return Some(index);
                 }
@@ -169,12 +172,12 @@ impl NodePool {
     /// The allocated nodes in allocation order, for drawing the search (open and closed
     /// nodes and the links to their parents).
     pub fn nodes(&self) -> &[Node] {
-        &self.nodes
+        &self.nodes[..self.count]
     }
 
     /// Number of allocated nodes (`getNodeCount`).
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.count
     }
 
     /// Capacity (`getMaxNodes`).
@@ -199,23 +202,33 @@ struct HeapEntry {
 /// The open list, a binary min-heap on total cost (`dtNodeQueue`).
 #[derive(Clone, Debug)]
 pub(crate) struct NodeQueue {
+    /// Room for every node of the pool (a node is queued at most once); the first `size`
+    /// entries form the heap.
     heap: Vec<HeapEntry>,
+    size: usize,
 }
 
 impl NodeQueue {
     pub(crate) fn new(capacity: usize) -> NodeQueue {
         NodeQueue {
-            heap: Vec::with_capacity(capacity + 1),
+            heap: vec![
+                HeapEntry {
+                    total: 0.0,
+                    node: 0
+                };
+                capacity + 1
+            ],
+            size: 0,
         }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.heap.clear();
+        self.size = 0;
     }
 
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.size == 0
     }
 
     /// Adds node `node` with total `total`.
@@ -225,26 +238,32 @@ impl NodeQueue {
             total,
             node: node as u32,
         };
-        self.heap.push(entry);
-        self.bubble_up(self.heap.len() - 1, entry);
+        if self.size < self.heap.len() {
+            self.size += 1;
+            self.bubble_up(self.size - 1, entry);
+        }
     }
 
     /// Removes and returns the node with the lowest total.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<usize> {
-        let top = *self.heap.first()?;
-        if let Some(last) = self.heap.pop()
-            && !self.heap.is_empty()
-        {
-            self.trickle_down(0, last);
+        if self.size == 0 {
+            return None;
         }
+        let top = self.heap[0];
+        self.size -= 1;
+        let last = self.heap[self.size];
+        self.trickle_down(0, last);
         Some(top.node as usize)
     }
 
     /// Moves node `node`, whose total dropped to `total`, up to its place (`modify`).
     #[inline]
     pub(crate) fn modify(&mut self, node: usize, total: f32) {
-        if let Some(i) = self.heap.iter().position(|e| e.node as usize == node) {
+        if let Some(i) = self.heap[..self.size]
+            .iter()
+            .position(|e| e.node as usize == node)
+        {
             self.bubble_up(
                 i,
                 HeapEntry {
@@ -273,7 +292,7 @@ impl NodeQueue {
     /// entry up from there.
     #[inline]
     fn trickle_down(&mut self, mut i: usize, entry: HeapEntry) {
-        let size = self.heap.len();
+        let size = self.size;
         let mut child = i * 2 + 1;
         while child < size {
             if child + 1 < size && self.heap[child].total > self.heap[child + 1].total {

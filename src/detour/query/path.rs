@@ -7,7 +7,7 @@ use super::node::{NODE_CLOSED, NODE_OPEN, NODE_PARENT_DETACHED, NodePool};
 use super::raycast::{RAYCAST_USE_COSTS, raycast};
 use super::{
     FINDPATH_ANY_ANGLE, H_SCALE, NavMeshQuery, RAY_CAST_LIMIT_PROPORTIONS, SlicedQuery, Status,
-    edge_mid_point, links, tile_and_poly, valid_tile_and_poly,
+    edge_mid_point, is_valid_ref, links, tile_and_poly, valid_tile_and_poly,
 };
 use crate::detour::PolyRef;
 use crate::detour::common::{Vec3, sqr};
@@ -57,8 +57,8 @@ impl<'a> NavMeshQuery<'a> {
         path: &mut [PolyRef],
     ) -> (Status, usize) {
         let nav = self.nav;
-        if !nav.is_valid_poly_ref(start_ref)
-            || !nav.is_valid_poly_ref(end_ref)
+        if !is_valid_ref(nav, start_ref)
+            || !is_valid_ref(nav, end_ref)
             || !visfinite(start_pos)
             || !visfinite(end_pos)
             || path.is_empty()
@@ -129,7 +129,8 @@ impl<'a> NavMeshQuery<'a> {
                     out_of_nodes = true;
                     continue;
                 };
-                if pool.node(neighbour).flags == 0
+                let node = pool.node_mut(neighbour);
+                if node.flags == 0
                     && let Some(mid) = edge_mid_point(
                         best_ref,
                         best_poly,
@@ -139,9 +140,9 @@ impl<'a> NavMeshQuery<'a> {
                         neighbour_tile,
                     )
                 {
-                    pool.node_mut(neighbour).pos = mid;
+                    node.pos = mid;
                 }
-                let neighbour_pos = pool.node(neighbour).pos;
+                let neighbour_pos = node.pos;
                 let neighbour_ctx = PolyContext::new(neighbour_ref, neighbour_tile, neighbour_poly);
                 let cur_cost = filter.cost(
                     &best_pos,
@@ -166,7 +167,6 @@ impl<'a> NavMeshQuery<'a> {
                     )
                 };
                 let total = cost + heuristic;
-                let node = pool.node_mut(neighbour);
                 if node.flags & NODE_OPEN != 0 && total >= node.total {
                     continue;
                 }
@@ -224,8 +224,8 @@ impl<'a> NavMeshQuery<'a> {
             raycast_limit_sqr: f32::MAX,
             ..SlicedQuery::default()
         };
-        if !nav.is_valid_poly_ref(start_ref)
-            || !nav.is_valid_poly_ref(end_ref)
+        if !is_valid_ref(nav, start_ref)
+            || !is_valid_ref(nav, end_ref)
             || !visfinite(start_pos)
             || !visfinite(end_pos)
         {
@@ -276,7 +276,7 @@ impl<'a> NavMeshQuery<'a> {
         if !q.status.is_in_progress() {
             return (q.status, 0);
         }
-        if !nav.is_valid_poly_ref(q.start_ref) || !nav.is_valid_poly_ref(q.end_ref) {
+        if !is_valid_ref(nav, q.start_ref) || !is_valid_ref(nav, q.end_ref) {
             q.status = Status::FAILURE;
             return (Status::FAILURE, 0);
         }
@@ -314,7 +314,7 @@ impl<'a> NavMeshQuery<'a> {
             let mut parent_ctx = PolyContext::NONE;
             if parent_ref != 0 {
                 match valid_tile_and_poly(nav, parent_ref) {
-                    Some((t, p)) if grandpa_ref == 0 || nav.is_valid_poly_ref(grandpa_ref) => {
+                    Some((t, p)) if grandpa_ref == 0 || is_valid_ref(nav, grandpa_ref) => {
                         parent_ctx = PolyContext::new(parent_ref, t, p);
                     }
                     _ => {
@@ -594,7 +594,7 @@ impl<'a> NavMeshQuery<'a> {
         end_ref: PolyRef,
         path: &mut [PolyRef],
     ) -> (Status, usize) {
-        if !self.nav.is_valid_poly_ref(end_ref) {
+        if !is_valid_ref(self.nav, end_ref) {
             return (Status::invalid_param(), 0);
         }
         match self.node_pool.find_nodes(end_ref).next() {

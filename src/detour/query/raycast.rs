@@ -2,7 +2,7 @@
 
 use super::filter::{PolyContext, PolyFilter};
 use super::geometry::{intersect_segment_poly_2d, visfinite, vmad, vnormalize};
-use super::{NavMeshQuery, Status, links, poly_verts, tile_and_poly};
+use super::{NavMeshQuery, Status, is_valid_ref, links, poly_verts, tile_and_poly};
 use crate::detour::common::{Vec3, sqr, vsub};
 use crate::detour::{MeshTile, NavMesh, Poly, PolyRef};
 
@@ -116,10 +116,10 @@ pub(crate) fn raycast<F: PolyFilter + ?Sized>(
     path: &mut [PolyRef],
 ) -> (Status, RaycastHit) {
     let mut hit = RaycastHit::default();
-    if !nav.is_valid_poly_ref(start_ref)
+    if !is_valid_ref(nav, start_ref)
         || !visfinite(start_pos)
         || !visfinite(end_pos)
-        || (prev_ref != 0 && !nav.is_valid_poly_ref(prev_ref))
+        || (prev_ref != 0 && !is_valid_ref(nav, prev_ref))
     {
         return (Status::invalid_param(), hit);
     }
