@@ -48,7 +48,7 @@ pub use straight::{
 };
 
 use crate::detour::common::{self, Vec3};
-use crate::detour::{MeshTile, NavMesh, Poly, PolyRef};
+use crate::detour::{Link, MeshTile, NavMesh, Poly, PolyRef};
 use geometry::{distance_pt_poly_edges_sqr, visfinite, visfinite_2d};
 use node::NodeQueue;
 
@@ -155,10 +155,7 @@ pub(crate) fn is_valid_ref(nav: &NavMesh, r: PolyRef) -> bool {
 
 /// The links of `poly` in list order, stopping at a broken index.
 #[inline]
-pub(crate) fn links<'t>(
-    tile: &'t MeshTile,
-    poly: &Poly,
-) -> impl Iterator<Item = &'t crate::detour::Link> + 't {
+pub(crate) fn links<'t>(tile: &'t MeshTile, poly: &Poly) -> impl Iterator<Item = &'t Link> + 't {
     let mut next = poly.first_link;
     std::iter::from_fn(move || {
         let link = tile.links.get(next as usize)?;
@@ -192,6 +189,7 @@ pub(crate) fn poly_ref_base(nav: &NavMesh, r: PolyRef) -> PolyRef {
 
 /// The two ends of the portal from `from` to `to` (`getPortalPoints`): the shared edge,
 /// narrowed to the link's range on tile borders, or the off-mesh connection's end point.
+#[inline]
 pub(crate) fn portal_points(
     from: PolyRef,
     from_poly: &Poly,
@@ -201,6 +199,19 @@ pub(crate) fn portal_points(
     to_tile: &MeshTile,
 ) -> Option<(Vec3, Vec3)> {
     let link = links(from_tile, from_poly).find(|l| l.neighbour == to)?;
+    portal_points_on_link(link, from, from_poly, from_tile, to_poly, to_tile)
+}
+
+/// [`portal_points`] once the first link of `from` to the other polygon is known.
+#[inline]
+pub(crate) fn portal_points_on_link(
+    link: &Link,
+    from: PolyRef,
+    from_poly: &Poly,
+    from_tile: &MeshTile,
+    to_poly: &Poly,
+    to_tile: &MeshTile,
+) -> Option<(Vec3, Vec3)> {
     if from_poly.is_off_mesh_connection() {
         let v = *poly_vertex(from_tile, from_poly, usize::from(link.edge));
         return Some((v, v));
@@ -227,6 +238,64 @@ pub(crate) fn portal_points(
     Some((v0, v1))
 }
 
+/// The middle of a portal (`getEdgeMidPoint`'s arithmetic).
+#[inline]
+pub(crate) fn mid_point((l, r): (Vec3, Vec3)) -> Vec3 {
+    [
+        (l[0] + r[0]) * 0.5,
+        (l[1] + r[1]) * 0.5,
+        (l[2] + r[2]) * 0.5,
+    ]
+}
+
+/// The neighbours met so far while walking one polygon's links, so the walk knows whether
+/// the current link is the first to its neighbour (the one `getPortalPoints` would find)
+/// without walking the list again.
+pub(crate) struct LinkHistory {
+    refs: [PolyRef; 8],
+    len: usize,
+}
+
+impl LinkHistory {
+    #[inline]
+    pub(crate) fn new() -> LinkHistory {
+        LinkHistory {
+            refs: [0; 8],
+            len: 0,
+        }
+    }
+
+    /// Records `r`; returns whether `link` is certainly its first link (false when an
+    /// earlier link had it or the history overflowed).
+    #[inline]
+    pub(crate) fn first_time(&mut self, r: PolyRef) -> bool {
+        if self.len >= self.refs.len() {
+            return false;
+        }
+        let first = !self.refs[..self.len].contains(&r);
+        self.refs[self.len] = r;
+        self.len += 1;
+        first
+    }
+}
+
+/// The tile and polygon of link target `r` seen from `from_ref` in `from_tile`: the same
+/// tile needs no slot lookup.
+#[inline]
+pub(crate) fn neighbour_tile_and_poly<'t>(
+    nav: &'t NavMesh,
+    from_ref: PolyRef,
+    from_tile: &'t MeshTile,
+    r: PolyRef,
+) -> Option<(&'t MeshTile, &'t Poly)> {
+    let poly_mask = nav.decode_poly_id_poly(PolyRef::MAX);
+    if (r ^ from_ref) & !poly_mask == 0 {
+        Some((from_tile, from_tile.polys.get((r & poly_mask) as usize)?))
+    } else {
+        tile_and_poly(nav, r)
+    }
+}
+
 /// The middle of the portal from `from` to `to` (`getEdgeMidPoint`).
 #[inline]
 pub(crate) fn edge_mid_point(
@@ -237,12 +306,7 @@ pub(crate) fn edge_mid_point(
     to_poly: &Poly,
     to_tile: &MeshTile,
 ) -> Option<Vec3> {
-    let (l, r) = portal_points(from, from_poly, from_tile, to, to_poly, to_tile)?;
-    Some([
-        (l[0] + r[0]) * 0.5,
-        (l[1] + r[1]) * 0.5,
-        (l[2] + r[2]) * 0.5,
-    ])
+    portal_points(from, from_poly, from_tile, to, to_poly, to_tile).map(mid_point)
 }
 
 /// C++'s `(int)floorf(x)` as x86 executes it: values outside `i32` (and NaN) become

@@ -106,28 +106,40 @@ impl NodePool {
     /// is full.
     #[inline]
     pub(crate) fn get_node(&mut self, poly_ref: PolyRef, state: u8) -> Option<usize> {
+        self.get_node_mut(poly_ref, state).map(|(index, _)| index)
+    }
+
+    /// [`NodePool::get_node`] with the node itself.
+    #[inline]
+    pub(crate) fn get_node_mut(
+        &mut self,
+        poly_ref: PolyRef,
+        state: u8,
+    ) -> Option<(usize, &mut Node)> {
         let bucket = self.bucket(poly_ref);
-        let mut i = self.first[bucket];
+        let head = *self.first.get(bucket)?;
+        let mut i = head;
         while i != NULL_INDEX {
             let index = usize::from(i);
-            let node = self.nodes.get(index)?;
+            // SAFETY: chains only hold indices of allocated nodes, < count <= nodes.len().
+            let node = unsafe { self.nodes.get_unchecked(index) };
             if node.poly_ref == poly_ref && node.state == state {
-                return Some(index);
+                // SAFETY: as above.
+                return Some((index, unsafe { self.nodes.get_unchecked_mut(index) }));
             }
             i = node.next_in_bucket;
         }
         let index = self.count;
-        let next_in_bucket = self.first[bucket];
         let node = self.nodes.get_mut(index)?;
         *node = Node {
             poly_ref,
             state,
-            next_in_bucket,
+            next_in_bucket: head,
             ..Node::default()
         };
         self.count += 1;
         self.first[bucket] = index as u16;
-        Some(index)
+        Some((index, node))
     }
 
     /// The node of `poly_ref` with `state`, if allocated (`findNode`).
@@ -278,14 +290,17 @@ impl NodeQueue {
     fn bubble_up(&mut self, mut i: usize, entry: HeapEntry) {
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[parent].total > entry.total {
-                self.heap[i] = self.heap[parent];
+            // SAFETY: parent < i < size <= heap.len().
+            let up = unsafe { *self.heap.get_unchecked(parent) };
+            if up.total > entry.total {
+                unsafe { *self.heap.get_unchecked_mut(i) = up };
                 i = parent;
             } else {
                 break;
             }
         }
-        self.heap[i] = entry;
+        // SAFETY: i < size <= heap.len().
+        unsafe { *self.heap.get_unchecked_mut(i) = entry };
     }
 
     /// Detour's sift-down: follow the smaller child all the way to a leaf, then bubble the
@@ -295,10 +310,16 @@ impl NodeQueue {
         let size = self.size;
         let mut child = i * 2 + 1;
         while child < size {
-            if child + 1 < size && self.heap[child].total > self.heap[child + 1].total {
-                child += 1;
+            // SAFETY: i < child < size <= heap.len(), and child + 1 is checked.
+            unsafe {
+                if child + 1 < size
+                    && self.heap.get_unchecked(child).total
+                        > self.heap.get_unchecked(child + 1).total
+                {
+                    child += 1;
+                }
+                *self.heap.get_unchecked_mut(i) = *self.heap.get_unchecked(child);
             }
-            self.heap[i] = self.heap[child];
             i = child;
             child = i * 2 + 1;
         }

@@ -279,27 +279,50 @@ pub fn generate_path_pairs(query: &NavMeshQuery<'_>, count: usize) -> PathPairs 
     result
 }
 
-/// Sums and hashes over workload P.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Sums over workload P.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PathSums {
     pub partial: u64,
     pub out_of_nodes: u64,
     pub path_polys: u64,
     pub straight_points: u64,
-    /// FNV-1a 64 of every path reference (u32 little-endian) in order.
-    pub path_refs_hash: u64,
-    /// FNV-1a 64 of every straight-path point (3 × f32 little-endian) in order.
-    pub straight_points_hash: u64,
 }
 
 /// What one pair of workload P produced.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PathOutcome {
+pub struct PathOutcome<'r> {
     pub status: Status,
-    pub npolys: usize,
-    pub last_poly: PolyRef,
-    pub nstraight: usize,
-    pub straight_end: Vec3,
+    pub path: &'r [PolyRef],
+    pub straight: &'r [StraightPathPoint],
+}
+
+/// The check hashes of workload P, fed one pair at a time: FNV-1a 64 of every path
+/// reference (u32 little-endian) and of every straight-path point (3 × f32 little-endian),
+/// in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathHashes {
+    pub path_refs: u64,
+    pub straight_points: u64,
+}
+
+impl Default for PathHashes {
+    fn default() -> Self {
+        PathHashes {
+            path_refs: FNV_OFFSET,
+            straight_points: FNV_OFFSET,
+        }
+    }
+}
+
+impl PathHashes {
+    pub fn add(&mut self, outcome: &PathOutcome<'_>) {
+        for r in outcome.path {
+            self.path_refs = fnv1a64(self.path_refs, &r.to_le_bytes());
+        }
+        for c in outcome.straight.iter().flat_map(|p| p.pos) {
+            self.straight_points = fnv1a64(self.straight_points, &c.to_le_bytes());
+        }
+    }
 }
 
 /// Workload P: for each pair, `findPath` (256 polygons) and, when it found any,
@@ -310,16 +333,9 @@ pub fn run_paths<const RECORD: bool, F: PolyFilter + ?Sized>(
     query: &mut NavMeshQuery<'_>,
     pairs: &[PathPair],
     filter: &F,
-    mut observe: impl FnMut(usize, PathOutcome),
+    mut observe: impl FnMut(usize, PathOutcome<'_>),
 ) -> PathSums {
-    let mut sums = PathSums {
-        partial: 0,
-        out_of_nodes: 0,
-        path_polys: 0,
-        straight_points: 0,
-        path_refs_hash: FNV_OFFSET,
-        straight_points_hash: FNV_OFFSET,
-    };
+    let mut sums = PathSums::default();
     let mut path = [0 as PolyRef; MAX_POLYS];
     let mut straight = [StraightPathPoint::default(); MAX_POLYS];
     for (index, pair) in pairs.iter().enumerate() {
@@ -338,9 +354,6 @@ pub fn run_paths<const RECORD: bool, F: PolyFilter + ?Sized>(
             sums.out_of_nodes += 1;
         }
         sums.path_polys += n as u64;
-        for r in &path[..n] {
-            sums.path_refs_hash = fnv1a64(sums.path_refs_hash, &r.to_le_bytes());
-        }
         let mut nstraight = 0;
         if n > 0 {
             let mut end_pos = pair.end_pos;
@@ -352,24 +365,13 @@ pub fn run_paths<const RECORD: bool, F: PolyFilter + ?Sized>(
                 .1;
         }
         sums.straight_points += nstraight as u64;
-        for p in &straight[..nstraight] {
-            for c in p.pos {
-                sums.straight_points_hash = fnv1a64(sums.straight_points_hash, &c.to_le_bytes());
-            }
-        }
         if RECORD {
             observe(
                 index,
                 PathOutcome {
                     status,
-                    npolys: n,
-                    last_poly: if n > 0 { path[n - 1] } else { 0 },
-                    nstraight,
-                    straight_end: if nstraight > 0 {
-                        straight[nstraight - 1].pos
-                    } else {
-                        [0.0; 3]
-                    },
+                    path: &path[..n],
+                    straight: &straight[..nstraight],
                 },
             );
         }
