@@ -169,7 +169,7 @@ impl<'a> NavMeshQuery<'a> {
             let cur = stack[0];
             stack.copy_within(1..nstack, 0);
             nstack -= 1;
-            let cur_ref = pool.node(cur).poly_ref;
+            let cur_ref = pool.node_at(cur).poly_ref;
             let Some((cur_tile, cur_poly)) = tile_and_poly(nav, cur_ref) else {
                 continue;
             };
@@ -222,7 +222,7 @@ impl<'a> NavMeshQuery<'a> {
                         let Some(neighbour) = pool.get_node(r, 0) else {
                             continue;
                         };
-                        if pool.node(neighbour).flags & NODE_CLOSED != 0 {
+                        if pool.node_at(neighbour).flags & NODE_CLOSED != 0 {
                             continue;
                         }
                         let (dist_sqr, _) = distance_pt_seg_sqr_2d(&search_pos, vj, vi);
@@ -248,20 +248,20 @@ impl<'a> NavMeshQuery<'a> {
             let mut prev: Option<usize> = None;
             let mut node = Some(best);
             while let Some(i) = node {
-                let next = pool.parent_of(i);
+                let next = pool.parent_at(i);
                 pool.node_mut(i).parent = prev.map_or(0, |p| p as u32 + 1);
                 prev = Some(i);
                 node = next;
             }
             let mut node = prev;
             while let Some(i) = node {
-                visited[n] = pool.node(i).poly_ref;
+                visited[n] = pool.node_at(i).poly_ref;
                 n += 1;
                 if n >= visited.len() {
                     status |= Status::BUFFER_TOO_SMALL;
                     break;
                 }
-                node = pool.parent_of(i);
+                node = pool.parent_at(i);
             }
         }
         result.position = best_pos;
@@ -346,7 +346,7 @@ impl<'a> NavMeshQuery<'a> {
             let Some((best_tile, best_poly)) = tile_and_poly(nav, best_ref) else {
                 continue;
             };
-            let parent_ref = pool.parent_of(best).map_or(0, |p| pool.node(p).poly_ref);
+            let parent_ref = pool.parent_at(best).map_or(0, |p| pool.node_at(p).poly_ref);
             let parent_ctx = match tile_and_poly(nav, parent_ref) {
                 Some((t, p)) if parent_ref != 0 => PolyContext::new(parent_ref, t, p),
                 _ => PolyContext::NONE,
@@ -386,13 +386,13 @@ impl<'a> NavMeshQuery<'a> {
                     status |= Status::OUT_OF_NODES;
                     continue;
                 };
-                if pool.node(neighbour).flags & NODE_CLOSED != 0 {
+                if pool.node_at(neighbour).flags & NODE_CLOSED != 0 {
                     continue;
                 }
-                if pool.node(neighbour).flags == 0 {
+                if pool.node_at(neighbour).flags == 0 {
                     pool.node_mut(neighbour).pos = vlerp(&va, &vb, 0.5);
                 }
-                let neighbour_pos = pool.node(neighbour).pos;
+                let neighbour_pos = pool.node_at(neighbour).pos;
                 let cost = filter.cost(
                     &best_pos,
                     &neighbour_pos,
@@ -464,7 +464,7 @@ impl<'a> NavMeshQuery<'a> {
             let cur = stack[0];
             stack.copy_within(1..nstack, 0);
             nstack -= 1;
-            let cur_ref = pool.node(cur).poly_ref;
+            let cur_ref = pool.node_at(cur).poly_ref;
             let Some((cur_tile, cur_poly)) = tile_and_poly(nav, cur_ref) else {
                 continue;
             };
@@ -476,7 +476,7 @@ impl<'a> NavMeshQuery<'a> {
                 let Some(neighbour) = pool.get_node(neighbour_ref, 0) else {
                     continue;
                 };
-                if pool.node(neighbour).flags & NODE_CLOSED != 0 {
+                if pool.node_at(neighbour).flags & NODE_CLOSED != 0 {
                     continue;
                 }
                 let Some((nt, np)) = tile_and_poly(nav, neighbour_ref) else {
@@ -672,7 +672,7 @@ impl<'a> NavMeshQuery<'a> {
             let Some((best_tile, best_poly)) = tile_and_poly(nav, best_ref) else {
                 continue;
             };
-            let parent_ref = pool.parent_of(best).map_or(0, |p| pool.node(p).poly_ref);
+            let parent_ref = pool.parent_at(best).map_or(0, |p| pool.node_at(p).poly_ref);
 
             // Walls in range shrink the search radius.
             let nv = usize::from(best_poly.vert_count);
@@ -736,16 +736,16 @@ impl<'a> NavMeshQuery<'a> {
                     status |= Status::OUT_OF_NODES;
                     continue;
                 };
-                if pool.node(neighbour).flags & NODE_CLOSED != 0 {
+                if pool.node_at(neighbour).flags & NODE_CLOSED != 0 {
                     continue;
                 }
-                if pool.node(neighbour).flags == 0
+                if pool.node_at(neighbour).flags == 0
                     && let Some(mid) =
                         super::edge_mid_point(best_ref, best_poly, best_tile, neighbour_ref, np, nt)
                 {
                     pool.node_mut(neighbour).pos = mid;
                 }
-                let total = best_total + vdist(&best_pos, &pool.node(neighbour).pos);
+                let total = best_total + vdist(&best_pos, &pool.node_at(neighbour).pos);
                 let node = pool.node_mut(neighbour);
                 if node.flags & NODE_OPEN != 0 && total >= node.total {
                     continue;
@@ -869,7 +869,7 @@ impl<'a> NavMeshQuery<'a> {
                     picked = Some((best_ref, best_tile, best_poly));
                 }
             }
-            let parent_ref = pool.parent_of(best).map_or(0, |p| pool.node(p).poly_ref);
+            let parent_ref = pool.parent_at(best).map_or(0, |p| pool.node_at(p).poly_ref);
             for link in links(best_tile, best_poly) {
                 let neighbour_ref = link.neighbour;
                 if neighbour_ref == 0 || neighbour_ref == parent_ref {
@@ -893,13 +893,13 @@ impl<'a> NavMeshQuery<'a> {
                     status |= Status::OUT_OF_NODES;
                     continue;
                 };
-                if pool.node(neighbour).flags & NODE_CLOSED != 0 {
+                if pool.node_at(neighbour).flags & NODE_CLOSED != 0 {
                     continue;
                 }
-                if pool.node(neighbour).flags == 0 {
+                if pool.node_at(neighbour).flags == 0 {
                     pool.node_mut(neighbour).pos = vlerp(&va, &vb, 0.5);
                 }
-                let total = best_total + vdist(&best_pos, &pool.node(neighbour).pos);
+                let total = best_total + vdist(&best_pos, &pool.node_at(neighbour).pos);
                 let node = pool.node_mut(neighbour);
                 if node.flags & NODE_OPEN != 0 && total >= node.total {
                     continue;

@@ -310,14 +310,18 @@ pub(crate) fn edge_mid_point(
 }
 
 /// C++'s `(int)floorf(x)` as x86 executes it: values outside `i32` (and NaN) become
-/// `i32::MIN` rather than saturating.
+/// `i32::MIN` rather than saturating. Computed without `floorf`, which is a library call on
+/// x86-64 without SSE4.1.
 #[inline]
 fn floor_to_i32_like_x86(x: f32) -> i32 {
-    let f = x.floor();
-    if f >= -2_147_483_648.0 && f < 2_147_483_648.0 {
-        f as i32
+    if !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        return i32::MIN;
+    }
+    let truncated = x as i32;
+    if truncated as f32 > x {
+        truncated - 1
     } else {
-        i32::MIN
+        truncated
     }
 }
 
@@ -373,7 +377,7 @@ impl<'a> NavMeshQuery<'a> {
         self.node_pool
             .find_nodes(r)
             .take(MAX_STATES_PER_NODE)
-            .any(|i| self.node_pool.node(i).flags & NODE_CLOSED != 0)
+            .any(|i| self.node_pool.node_at(i).flags & NODE_CLOSED != 0)
     }
 
     /// The point of `r` closest to `pos` on its detail surface, and whether `pos` lies over

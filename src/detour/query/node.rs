@@ -170,15 +170,34 @@ impl NodePool {
         &self.nodes[index]
     }
 
+    /// Node `index` for changing; `index` must come from this pool (a node index it
+    /// handed out, the open list, or a node's parent).
     #[inline]
     pub(crate) fn node_mut(&mut self, index: usize) -> &mut Node {
-        &mut self.nodes[index]
+        debug_assert!(index < self.nodes.len());
+        // SAFETY: the pool only hands out indices below `max_nodes`, and `nodes` keeps its
+        // `max_nodes` length for life; parents and open-list entries are such indices.
+        unsafe { self.nodes.get_unchecked_mut(index) }
+    }
+
+    /// Node `index`, which must come from this pool (see [`NodePool::node_mut`]).
+    #[inline]
+    pub(crate) fn node_at(&self, index: usize) -> &Node {
+        debug_assert!(index < self.nodes.len());
+        // SAFETY: as in `node_mut`.
+        unsafe { self.nodes.get_unchecked(index) }
     }
 
     /// The index of the parent of node `index`, if it has one.
     #[inline]
     pub fn parent_of(&self, index: usize) -> Option<usize> {
-        (self.nodes[index].parent as usize).checked_sub(1)
+        (self.nodes.get(index)?.parent as usize).checked_sub(1)
+    }
+
+    /// [`NodePool::parent_of`] for an index that comes from this pool.
+    #[inline]
+    pub(crate) fn parent_at(&self, index: usize) -> Option<usize> {
+        (self.node_at(index).parent as usize).checked_sub(1)
     }
 
     /// The allocated nodes in allocation order, for drawing the search (open and closed

@@ -21,18 +21,18 @@ fn path_to_node(pool: &NodePool, end_node: usize, path: &mut [PolyRef]) -> (Stat
     let mut cur = Some(end_node);
     while let Some(i) = cur {
         length += 1;
-        cur = pool.parent_of(i);
+        cur = pool.parent_at(i);
     }
     let mut cur = Some(end_node);
     let mut write_count = length;
     while write_count > max_path {
-        cur = cur.and_then(|i| pool.parent_of(i));
+        cur = cur.and_then(|i| pool.parent_at(i));
         write_count -= 1;
     }
     for slot in path[..write_count].iter_mut().rev() {
         let Some(i) = cur else { break };
-        *slot = pool.node(i).poly_ref;
-        cur = pool.parent_of(i);
+        *slot = pool.node_at(i).poly_ref;
+        cur = pool.parent_at(i);
     }
     let status = if length > max_path {
         Status::SUCCESS | Status::BUFFER_TOO_SMALL
@@ -105,7 +105,7 @@ impl<'a> NavMeshQuery<'a> {
                 continue;
             };
             let best_ctx = PolyContext::new(best_ref, best_tile, best_poly);
-            let parent_ref = pool.parent_of(best).map_or(0, |p| pool.node(p).poly_ref);
+            let parent_ref = pool.parent_at(best).map_or(0, |p| pool.node_at(p).poly_ref);
             let parent_ctx = match tile_and_poly(nav, parent_ref) {
                 Some((t, p)) if parent_ref != 0 => PolyContext::new(parent_ref, t, p),
                 _ => PolyContext::NONE,
@@ -206,7 +206,7 @@ impl<'a> NavMeshQuery<'a> {
         }
 
         let (mut status, count) = path_to_node(pool, last_best, path);
-        if pool.node(last_best).poly_ref != end_ref {
+        if pool.node_at(last_best).poly_ref != end_ref {
             status |= Status::PARTIAL_RESULT;
         }
         if out_of_nodes {
@@ -318,14 +318,14 @@ impl<'a> NavMeshQuery<'a> {
                 return (q.status, iter);
             };
             let best_ctx = PolyContext::new(best_ref, best_tile, best_poly);
-            let parent = pool.parent_of(best);
+            let parent = pool.parent_at(best);
             let (parent_ref, parent_pos, parent_cost) = parent.map_or((0, [0.0; 3], 0.0), |p| {
-                let n = pool.node(p);
+                let n = pool.node_at(p);
                 (n.poly_ref, n.pos, n.cost)
             });
             let grandpa_ref = parent
-                .and_then(|p| pool.parent_of(p))
-                .map_or(0, |g| pool.node(g).poly_ref);
+                .and_then(|p| pool.parent_at(p))
+                .map_or(0, |g| pool.node_at(g).poly_ref);
             let mut parent_ctx = PolyContext::NONE;
             if parent_ref != 0 {
                 match valid_tile_and_poly(nav, parent_ref) {
@@ -359,11 +359,11 @@ impl<'a> NavMeshQuery<'a> {
                     continue;
                 };
                 // Do not expand to nodes reached from the same parent already.
-                let neighbour_parent = pool.node(neighbour).parent;
+                let neighbour_parent = pool.node_at(neighbour).parent;
                 if neighbour_parent != 0 && neighbour_parent == best_parent {
                     continue;
                 }
-                if pool.node(neighbour).flags == 0
+                if pool.node_at(neighbour).flags == 0
                     && let Some(mid) = edge_mid_point(
                         best_ref,
                         best_poly,
@@ -375,7 +375,7 @@ impl<'a> NavMeshQuery<'a> {
                 {
                     pool.node_mut(neighbour).pos = mid;
                 }
-                let neighbour_pos = pool.node(neighbour).pos;
+                let neighbour_pos = pool.node_at(neighbour).pos;
                 let neighbour_ctx = PolyContext::new(neighbour_ref, neighbour_tile, neighbour_poly);
 
                 let mut found_shortcut = false;
@@ -478,7 +478,7 @@ impl<'a> NavMeshQuery<'a> {
                 self.sliced = SlicedQuery::default();
                 return (Status::FAILURE, 0);
             };
-            if self.node_pool.node(last_best).poly_ref != self.sliced.end_ref {
+            if self.node_pool.node_at(last_best).poly_ref != self.sliced.end_ref {
                 self.sliced.status |= Status::PARTIAL_RESULT;
             }
             self.store_reversed_path(last_best, filter, path)
@@ -545,7 +545,7 @@ impl<'a> NavMeshQuery<'a> {
         let mut node = Some(end);
         let mut prev_ray = 0;
         while let Some(i) = node {
-            let next = pool.parent_of(i);
+            let next = pool.parent_at(i);
             let n = pool.node_mut(i);
             n.parent = prev.map_or(0, |p| p as u32 + 1);
             let next_ray = n.flags & NODE_PARENT_DETACHED;
@@ -558,12 +558,12 @@ impl<'a> NavMeshQuery<'a> {
         let mut n = 0;
         let mut node = prev;
         while let Some(i) = node {
-            let next = pool.parent_of(i);
-            let cur = *pool.node(i);
+            let next = pool.parent_at(i);
+            let cur = *pool.node_at(i);
             let mut status = Status::default();
             if cur.flags & NODE_PARENT_DETACHED != 0 {
                 if let Some(next) = next {
-                    let next_node = *pool.node(next);
+                    let next_node = *pool.node_at(next);
                     let (s, hit) = raycast(
                         self.nav,
                         cur.poly_ref,
@@ -613,7 +613,7 @@ impl<'a> NavMeshQuery<'a> {
             return (Status::invalid_param(), 0);
         }
         match self.node_pool.find_nodes(end_ref).next() {
-            Some(end) if self.node_pool.node(end).flags & NODE_CLOSED != 0 => {
+            Some(end) if self.node_pool.node_at(end).flags & NODE_CLOSED != 0 => {
                 path_to_node(&self.node_pool, end, path)
             }
             _ => (Status::invalid_param(), 0),
