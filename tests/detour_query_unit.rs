@@ -13,7 +13,10 @@ use navlab::detour::query::{QueryFilter, Status};
 /// Catch2's `Approx` default: relative epsilon of 100 × f32 epsilon, scale 0.
 fn approx(a: f32, b: f32) {
     let eps = f32::EPSILON * 100.0;
-    assert!((a - b).abs() <= eps * (a.abs().max(b.abs())), "{a} != approx {b}");
+    assert!(
+        (a - b).abs() <= eps * (a.abs().max(b.abs())),
+        "{a} != approx {b}"
+    );
 }
 
 #[test]
@@ -34,11 +37,13 @@ fn random_point_in_convex_poly_with_s_one() {
     approx(out[2], 0.0);
 }
 
-/// Tests_DetourPathCorridor.cpp, `dtMergeCorridorStartMoved`: (path buffer, npath,
-/// visited, expected result, expected buffer).
+/// A corridor merge case: path buffer, npath, visited, expected result, expected buffer.
+type MergeCase<'a> = (&'a [u32], usize, &'a [u32], usize, &'a [u32]);
+
+/// Tests_DetourPathCorridor.cpp, `dtMergeCorridorStartMoved`.
 #[test]
 fn merge_corridor_start_moved_cases() {
-    let cases: [(&[u32], usize, &[u32], usize, &[u32]); 8] = [
+    let cases: [MergeCase; 8] = [
         // Should handle empty input.
         (&[], 0, &[], 0, &[]),
         // Should handle empty visited.
@@ -96,7 +101,10 @@ fn merge_corridor_start_shortcut_replaces_the_start() {
     assert_eq!(buf, [1, 2, 3]);
     // Capacity bounds the result.
     let mut buf = vec![5, 6, 7];
-    assert_eq!(merge_corridor_start_shortcut(&mut buf, 3, &[1, 2, 3, 4, 7]), 3);
+    assert_eq!(
+        merge_corridor_start_shortcut(&mut buf, 3, &[1, 2, 3, 4, 7]),
+        3
+    );
     assert_eq!(buf, [1, 2, 3]);
 }
 
@@ -131,7 +139,7 @@ fn format_g9_matches_printf() {
     let cases = [
         (0.6f32, "0.600000024"),
         (2.0, "2"),
-        (-2.26951671, "-2.26951671"),
+        (f32::from_bits(0xc011_3fc3), "-2.26951671"),
         (f32::MAX, "3.40282347e+38"),
         (1.5, "1.5"),
         (100.0, "100"),
@@ -142,13 +150,17 @@ fn format_g9_matches_printf() {
         (0.001, "0.00100000005"),
         (123456789.0, "123456792"),
         (1234567890.0, "1.23456794e+09"),
-        (59.3452187, "59.3452187"),
+        (f32::from_bits(0x426d_6181), "59.3452187"),
         (f32::MIN_POSITIVE, "1.17549435e-38"),
         (0.5, "0.5"),
     ];
     for (v, text) in cases {
         assert_eq!(format_g9(v), text, "{v:e}");
-        assert_eq!(text.parse::<f32>().unwrap().to_bits(), v.to_bits(), "round trip {text}");
+        assert_eq!(
+            text.parse::<f32>().unwrap().to_bits(),
+            v.to_bits(),
+            "round trip {text}"
+        );
     }
 }
 

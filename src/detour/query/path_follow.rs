@@ -158,9 +158,8 @@ pub fn merge_corridor_start_shortcut(
     if size > 0 {
         path.copy_within(orig as usize..(orig + size) as usize, req as usize);
     }
-    for i in 0..req.min(max_path) as usize {
-        path[i] = visited[i];
-    }
+    let n = req.min(max_path) as usize;
+    path[..n].copy_from_slice(&visited[..n]);
     (req + size).max(0) as usize
 }
 

@@ -30,37 +30,45 @@ pub struct StraightPathPoint {
     pub poly_ref: PolyRef,
 }
 
-/// Appends a corner, or updates the last one when it is at the same place (`appendVertex`).
-/// `IN_PROGRESS` means there is room for more and the end was not reached.
-fn append_vertex(
-    pos: &Vec3,
-    flags: u8,
-    poly_ref: PolyRef,
-    out: &mut [StraightPathPoint],
-    count: &mut usize,
-) -> Status {
-    if *count > 0 && vequal(&out[*count - 1].pos, pos) {
-        let last = &mut out[*count - 1];
-        last.flags = flags;
-        last.poly_ref = poly_ref;
-        return Status::IN_PROGRESS;
+/// The caller's corner buffer and how much of it is filled.
+struct Corners<'o> {
+    out: &'o mut [StraightPathPoint],
+    count: usize,
+}
+
+impl Corners<'_> {
+    /// Appends a corner, or updates the last one when it is at the same place
+    /// (`appendVertex`). `IN_PROGRESS` means there is room for more and the end was not
+    /// reached.
+    fn append(&mut self, pos: &Vec3, flags: u8, poly_ref: PolyRef) -> Status {
+        let count = self.count;
+        if count > 0 && vequal(&self.out[count - 1].pos, pos) {
+            let last = &mut self.out[count - 1];
+            last.flags = flags;
+            last.poly_ref = poly_ref;
+            return Status::IN_PROGRESS;
+        }
+        let Some(slot) = self.out.get_mut(count) else {
+            return Status::SUCCESS | Status::BUFFER_TOO_SMALL;
+        };
+        *slot = StraightPathPoint {
+            pos: *pos,
+            flags,
+            poly_ref,
+        };
+        self.count += 1;
+        if self.count >= self.out.len() {
+            return Status::SUCCESS | Status::BUFFER_TOO_SMALL;
+        }
+        if flags == STRAIGHTPATH_END {
+            return Status::SUCCESS;
+        }
+        Status::IN_PROGRESS
     }
-    let Some(slot) = out.get_mut(*count) else {
-        return Status::SUCCESS | Status::BUFFER_TOO_SMALL;
-    };
-    *slot = StraightPathPoint {
-        pos: *pos,
-        flags,
-        poly_ref,
-    };
-    *count += 1;
-    if *count >= out.len() {
-        return Status::SUCCESS | Status::BUFFER_TOO_SMALL;
+
+    fn is_full(&self) -> bool {
+        self.count >= self.out.len()
     }
-    if flags == STRAIGHTPATH_END {
-        return Status::SUCCESS;
-    }
-    Status::IN_PROGRESS
 }
 
 impl NavMeshQuery<'_> {
@@ -72,11 +80,10 @@ impl NavMeshQuery<'_> {
         end: usize,
         end_pos: &Vec3,
         path: &[PolyRef],
-        out: &mut [StraightPathPoint],
-        count: &mut usize,
+        corners: &mut Corners<'_>,
         options: u32,
     ) -> Status {
-        let start_pos = out[*count - 1].pos;
+        let start_pos = corners.out[corners.count - 1].pos;
         for i in start..end {
             let from = path[i];
             let Some((from_tile, from_poly)) = valid_tile_and_poly(self.nav, from) else {
@@ -96,7 +103,7 @@ impl NavMeshQuery<'_> {
             }
             if let Some((_, t)) = intersect_seg_seg_2d(&start_pos, end_pos, &left, &right) {
                 let pt = vlerp(&left, &right, t);
-                let status = append_vertex(&pt, 0, to, out, count);
+                let status = corners.append(&pt, 0, to);
                 if status != Status::IN_PROGRESS {
                     return status;
                 }
@@ -134,7 +141,7 @@ impl NavMeshQuery<'_> {
             return (Status::invalid_param(), 0);
         }
         let path_size = path.len();
-        let mut count = 0;
+        let mut corners = Corners { out, count: 0 };
         let boundary_point = |r: PolyRef, p: &Vec3| {
             valid_tile_and_poly(self.nav, r)
                 .map(|(tile, poly)| closest_point_on_poly_boundary(tile, poly, p))
@@ -145,9 +152,9 @@ impl NavMeshQuery<'_> {
         let Some(mut closest_end) = boundary_point(path[path_size - 1], end_pos) else {
             return (Status::invalid_param(), 0);
         };
-        let stat = append_vertex(&closest_start, STRAIGHTPATH_START, path[0], out, &mut count);
+        let stat = corners.append(&closest_start, STRAIGHTPATH_START, path[0]);
         if stat != Status::IN_PROGRESS {
-            return (stat, count);
+            return (stat, corners.count);
         }
         let crossings = options & (STRAIGHTPATH_AREA_CROSSINGS | STRAIGHTPATH_ALL_CROSSINGS) != 0;
 
@@ -169,7 +176,7 @@ impl NavMeshQuery<'_> {
                     let Some(portal) = self.checked_portal(path[i], path[i + 1]) else {
                         // path[i + 1] is not a valid polygon: end the path at path[i].
                         let Some(end) = boundary_point(path[i], end_pos) else {
-                            return (Status::invalid_param(), count);
+                            return (Status::invalid_param(), corners.count);
                         };
                         closest_end = end;
                         if crossings {
@@ -178,17 +185,16 @@ impl NavMeshQuery<'_> {
                                 i,
                                 &closest_end,
                                 path,
-                                out,
-                                &mut count,
+                                &mut corners,
                                 options,
                             );
                         }
-                        append_vertex(&closest_end, 0, path[i], out, &mut count);
+                        corners.append(&closest_end, 0, path[i]);
                         let mut status = Status::SUCCESS | Status::PARTIAL_RESULT;
-                        if count >= out.len() {
+                        if corners.is_full() {
                             status |= Status::BUFFER_TOO_SMALL;
                         }
-                        return (status, count);
+                        return (status, corners.count);
                     };
                     // Starting right at the first portal: skip it.
                     if i == 0 && distance_pt_seg_sqr_2d(&apex, &portal.0, &portal.1).0 < sqr(0.001)
@@ -219,20 +225,19 @@ impl NavMeshQuery<'_> {
                                 left_index,
                                 &portal_left,
                                 path,
-                                out,
-                                &mut count,
+                                &mut corners,
                                 options,
                             );
                             if stat != Status::IN_PROGRESS {
-                                return (stat, count);
+                                return (stat, corners.count);
                             }
                         }
                         apex = portal_left;
                         apex_index = left_index;
                         let flags = corner_flags(left_ref, left_offmesh);
-                        let stat = append_vertex(&apex, flags, left_ref, out, &mut count);
+                        let stat = corners.append(&apex, flags, left_ref);
                         if stat != Status::IN_PROGRESS {
-                            return (stat, count);
+                            return (stat, corners.count);
                         }
                         portal_left = apex;
                         portal_right = apex;
@@ -258,20 +263,19 @@ impl NavMeshQuery<'_> {
                                 right_index,
                                 &portal_right,
                                 path,
-                                out,
-                                &mut count,
+                                &mut corners,
                                 options,
                             );
                             if stat != Status::IN_PROGRESS {
-                                return (stat, count);
+                                return (stat, corners.count);
                             }
                         }
                         apex = portal_right;
                         apex_index = right_index;
                         let flags = corner_flags(right_ref, right_offmesh);
-                        let stat = append_vertex(&apex, flags, right_ref, out, &mut count);
+                        let stat = corners.append(&apex, flags, right_ref);
                         if stat != Status::IN_PROGRESS {
-                            return (stat, count);
+                            return (stat, corners.count);
                         }
                         portal_left = apex;
                         portal_right = apex;
@@ -290,22 +294,21 @@ impl NavMeshQuery<'_> {
                     path_size - 1,
                     &closest_end,
                     path,
-                    out,
-                    &mut count,
+                    &mut corners,
                     options,
                 );
                 if stat != Status::IN_PROGRESS {
-                    return (stat, count);
+                    return (stat, corners.count);
                 }
             }
         }
 
-        append_vertex(&closest_end, STRAIGHTPATH_END, 0, out, &mut count);
+        corners.append(&closest_end, STRAIGHTPATH_END, 0);
         let mut status = Status::SUCCESS;
-        if count >= out.len() {
+        if corners.is_full() {
             status |= Status::BUFFER_TOO_SMALL;
         }
-        (status, count)
+        (status, corners.count)
     }
 }
 

@@ -30,7 +30,7 @@ pub fn format_g9(v: f32) -> String {
             s.to_string()
         }
     };
-    if exponent < -4 || exponent >= PRECISION {
+    if !(-4..PRECISION).contains(&exponent) {
         let sign = if exponent < 0 { '-' } else { '+' };
         format!("{}e{sign}{:02}", strip(mantissa), exponent.abs())
     } else {
