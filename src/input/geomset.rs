@@ -22,8 +22,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::SplitAsciiWhitespace;
 
-use crate::config::{BuildSettings, PartitionType};
 use crate::error::{NavlabError, Result};
+use crate::recast::region::PartitionType;
 
 /// Most vertices a convex volume may have (RecastDemo's `MAX_CONVEXVOL_PTS`).
 pub const MAX_CONVEX_VOLUME_VERTS: usize = 12;
@@ -94,57 +94,6 @@ pub struct ConvexVolume {
 }
 
 impl GeomSetSettings {
-    /// The settings as RecastDemo's Sample saves them (`collectSettings`), with the navmesh
-    /// bounds and tile size.
-    pub fn from_build_settings(
-        settings: &BuildSettings,
-        nav_mesh_bmin: [f32; 3],
-        nav_mesh_bmax: [f32; 3],
-        tile_size: f32,
-    ) -> Self {
-        Self {
-            cell_size: settings.cell_size,
-            cell_height: settings.cell_height,
-            agent_height: settings.agent_height,
-            agent_radius: settings.agent_radius,
-            agent_max_climb: settings.agent_max_climb,
-            agent_max_slope: settings.agent_max_slope,
-            region_min_size: settings.region_min_size,
-            region_merge_size: settings.region_merge_size,
-            edge_max_len: settings.edge_max_len,
-            edge_max_error: settings.edge_max_error,
-            verts_per_poly: settings.verts_per_poly as i32,
-            detail_sample_dist: settings.detail_sample_dist,
-            detail_sample_max_error: settings.detail_sample_max_error,
-            partition_type: settings.partition_type,
-            nav_mesh_bmin,
-            nav_mesh_bmax,
-            tile_size,
-        }
-    }
-
-    /// Overwrites the settings RecastDemo takes from a geometry set (`Sample::onMeshChanged`);
-    /// the filters and grid limit stay. `verts_per_poly` is applied only when positive, since
-    /// RecastDemo's files hold 0 there and RecastDemo keeps its own value.
-    pub fn apply_to(&self, settings: &mut BuildSettings) {
-        settings.cell_size = self.cell_size;
-        settings.cell_height = self.cell_height;
-        settings.agent_height = self.agent_height;
-        settings.agent_radius = self.agent_radius;
-        settings.agent_max_climb = self.agent_max_climb;
-        settings.agent_max_slope = self.agent_max_slope;
-        settings.region_min_size = self.region_min_size;
-        settings.region_merge_size = self.region_merge_size;
-        settings.edge_max_len = self.edge_max_len;
-        settings.edge_max_error = self.edge_max_error;
-        if self.verts_per_poly > 0 {
-            settings.verts_per_poly = self.verts_per_poly as f32;
-        }
-        settings.detail_sample_dist = self.detail_sample_dist;
-        settings.detail_sample_max_error = self.detail_sample_max_error;
-        settings.partition_type = self.partition_type;
-    }
-
     /// The tile size a tiled build uses, if set (`Sample_TileMesh` truncates it to cells).
     pub fn tile_size_cells(&self) -> Option<i32> {
         (self.tile_size >= 1.0).then_some(self.tile_size as i32)

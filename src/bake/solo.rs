@@ -20,21 +20,25 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::compact::{CompactHeightfield, build_compact_heightfield};
-use crate::config::{BuildSettings, Config, PartitionType};
-use crate::context::{BuildContext, TimerLabel};
-use crate::contour::{ContourBuildFlags, ContourSet, build_contours};
-use crate::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
+use crate::bake::settings::BuildSettings;
 use crate::detour::VERTS_PER_POLYGON;
-use crate::detour::nav_mesh_builder::{apply_area_flags, sample_area_flags};
-use crate::detour::{NavMesh, NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data};
+use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
 use crate::error::Result;
-use crate::geometry::TriMesh;
-use crate::geomset::ConvexVolume;
-use crate::heightfield::Heightfield;
-use crate::input_geom::InputGeom;
-use crate::poly_mesh::{PolyMesh, build_poly_mesh};
-use crate::{area, distance_field, filter, rasterize, region};
+use crate::input::geomset::ConvexVolume;
+use crate::input::input_geom::InputGeom;
+use crate::input::obj::TriMesh;
+use crate::recast::compact::{CompactHeightfield, build_compact_heightfield};
+use crate::recast::config::Config;
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::contour::{ContourBuildFlags, ContourSet, build_contours};
+use crate::recast::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::recast::heightfield::Heightfield;
+use crate::recast::poly_mesh::{PolyMesh, build_poly_mesh};
+use crate::recast::region::PartitionType;
+use crate::{
+    recast::area, recast::distance_field, recast::filter, recast::rasterize, recast::region,
+};
 
 /// The build stages in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -178,7 +182,8 @@ impl Build {
             BuildContext::new(),
         )?;
         build.convex_volumes = input.geom_set.convex_volumes.clone();
-        build.off_mesh_connections = input.off_mesh_connections();
+        build.off_mesh_connections =
+            crate::bake::detour_input::off_mesh_connections(&input.geom_set);
         build.rebuild_from(Stage::Rasterize)?;
         Ok(build)
     }
@@ -275,7 +280,7 @@ impl Build {
                 ));
                 let mut hf =
                     Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
-                let mut areas = vec![crate::NULL_AREA; self.mesh.tri_count()];
+                let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
                 rasterize::mark_walkable_triangles(
                     ctx,
                     cfg.walkable_slope_angle,
@@ -413,7 +418,7 @@ impl Build {
             &mut poly_mesh.flags,
             sample_area_flags,
         );
-        let params = NavMeshCreateParams::from_poly_mesh(
+        let params = crate::bake::detour_input::nav_mesh_create_params(
             &poly_mesh,
             &self.detail_mesh,
             &self.off_mesh_connections,
@@ -481,3 +486,67 @@ const REPORT_ORDER: [(TimerLabel, &str); 26] = [
     (TimerLabel::MergePolyMesh, ""),
     (TimerLabel::MergePolyMeshDetail, ""),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::scene;
+    use crate::recast::NULL_AREA;
+    use crate::recast::poly_mesh::assert_ear_clipper_matches_scans;
+
+    /// The default scene gives every stage something to show.
+    #[test]
+    fn every_stage_has_something_to_show() {
+        let build = Build::new(
+            std::sync::Arc::new(scene::default_scene()),
+            BuildSettings::default(),
+        )
+        .unwrap();
+        let hf = &build.heightfield_filtered;
+        // The filters turn walkable spans unwalkable (under the tables and the canopy).
+        assert!(
+            hf.walkable_span_count() < build.heightfield_rasterized.walkable_span_count(),
+            "{} vs {}",
+            hf.walkable_span_count(),
+            build.heightfield_rasterized.walkable_span_count()
+        );
+        // The bridge and the spiral stairs stack walkable spans over the floor.
+        let (x, z) = ((0.0 - hf.bmin[0]) / hf.cs, (-17.0 - hf.bmin[2]) / hf.cs);
+        let under_bridge = hf
+            .column(x as i32, z as i32)
+            .filter(|s| s.area != NULL_AREA)
+            .count();
+        assert_eq!(under_bridge, 2);
+        assert!(
+            build.regions.max_regions > 10,
+            "{}",
+            build.regions.max_regions
+        );
+        assert!(build.contours.contours.len() > 10);
+        assert!(build.poly_mesh.npolys > 30, "{}", build.poly_mesh.npolys);
+        assert!(build.detail_mesh.ntris() > build.poly_mesh.npolys);
+    }
+
+    /// The ear clipper agrees with the plain scans on real contours, the layers floor with every
+    /// building's hole merged in among them.
+    #[test]
+    fn clipper_matches_scans_on_city_contours() {
+        let mesh = Arc::new(scene::city(7));
+        let mut largest = 0;
+        for partition in PartitionType::ALL {
+            let settings = BuildSettings {
+                partition_type: partition,
+                ..BuildSettings::default()
+            };
+            let build = Build::new(mesh.clone(), settings).unwrap();
+            for contour in &build.contours.contours {
+                if contour.nverts() >= 3 {
+                    assert!(assert_ear_clipper_matches_scans(&contour.verts));
+                    largest = largest.max(contour.nverts());
+                }
+            }
+        }
+        // The layers floor region has every building's hole merged in.
+        assert!(largest > 200, "{largest}");
+    }
+}

@@ -11,7 +11,7 @@
 //! sort glibc's `qsort` runs.
 
 use crate::error::{NavlabError, Result};
-use crate::geometry::{TriMesh, calc_bounds};
+use crate::input::obj::{TriMesh, calc_bounds};
 
 /// Triangles per leaf RecastDemo uses for its input geometry.
 pub const TRIS_PER_CHUNK: usize = 256;

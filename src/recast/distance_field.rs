@@ -3,8 +3,8 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
-use crate::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
-use crate::context::{BuildContext, TimerLabel};
+use crate::recast::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use crate::recast::context::{BuildContext, TimerLabel};
 use crate::{NavlabError, Result};
 
 /// Distances at or below this value (in half-cells) are left unblurred, so thin corridors keep
@@ -239,8 +239,8 @@ fn box_blur(links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compact::{CompactCell, CompactSpan};
-    use crate::{dir_offset_x, dir_offset_z};
+    use crate::recast::compact::{CompactCell, CompactSpan};
+    use crate::{recast::dir_offset_x, recast::dir_offset_z};
 
     /// A flat `size` x `size` open floor, one span per cell, all connected.
     fn flat_floor(size: i32) -> CompactHeightfield {
@@ -270,7 +270,7 @@ mod tests {
         CompactHeightfield {
             width: size,
             height: size,
-            areas: vec![crate::WALKABLE_AREA; spans.len()],
+            areas: vec![crate::recast::WALKABLE_AREA; spans.len()],
             cells,
             spans,
             ..Default::default()

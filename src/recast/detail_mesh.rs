@@ -1,14 +1,15 @@
 //! The detail mesh: per polygon, a triangle mesh that follows the surface height (Recast's
 //! `rcPolyMeshDetail`).
 
-use crate::compact::{CompactHeightfield, NOT_CONNECTED};
-use crate::context::{BuildContext, TimerLabel};
-use crate::poly_mesh::PolyMesh;
+use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::poly_mesh::PolyMesh;
 use crate::{
-    MESH_NULL_IDX, MULTIPLE_REGS, NavlabError, Result, dir_for_offset, dir_offset_x, dir_offset_z,
+    NavlabError, Result, recast::MESH_NULL_IDX, recast::MULTIPLE_REGS, recast::dir_for_offset,
+    recast::dir_offset_x, recast::dir_offset_z,
 };
 
-/// Height detail for every polygon of a [`crate::poly_mesh::PolyMesh`].
+/// Height detail for every polygon of a [`crate::recast::poly_mesh::PolyMesh`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PolyMeshDetail {
     /// Per polygon: first vertex, vertex count, first triangle, triangle count.
@@ -1669,7 +1670,7 @@ fn merge_details(meshes: &[&PolyMeshDetail]) -> Result<PolyMeshDetail> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compact::{CompactCell, CompactSpan};
+    use crate::recast::compact::{CompactCell, CompactSpan};
 
     /// A flat `size` × `size` floor at height `y`, every span in region 1.
     fn flat_floor(size: i32, y: u16) -> CompactHeightfield {
@@ -1700,7 +1701,7 @@ mod tests {
             height: size,
             cs: 0.5,
             ch: 0.25,
-            areas: vec![crate::WALKABLE_AREA; spans.len()],
+            areas: vec![crate::recast::WALKABLE_AREA; spans.len()],
             cells,
             spans,
             ..Default::default()
@@ -1717,7 +1718,7 @@ mod tests {
             polys,
             regs: vec![region],
             flags: vec![0],
-            areas: vec![crate::WALKABLE_AREA],
+            areas: vec![crate::recast::WALKABLE_AREA],
             nverts: 4,
             npolys: 1,
             maxpolys: 1,

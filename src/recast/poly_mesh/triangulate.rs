@@ -654,16 +654,13 @@ impl EdgeGrid {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::test_shapes::{Rng, contour_verts, floor_with_holes, random_polygon};
     use super::*;
-    use crate::build::Build;
-    use crate::config::{BuildSettings, PartitionType};
-    use std::sync::Arc;
 
     /// Triangulates with the plain scans and with the heap-and-grid clipper (whatever the
     /// outline's size) and checks they agree exactly; returns whether triangulation finished.
-    fn assert_same_triangles(verts: &[i32]) -> bool {
+    pub(crate) fn assert_same_triangles(verts: &[i32]) -> bool {
         let n = verts.len() / 4;
         let mut scan_indices: Vec<u32> = (0..n as u32).collect();
         let mut scan_tris = Vec::new();
@@ -767,26 +764,5 @@ mod tests {
         let mut tris = Vec::new();
         let ok = Triangulator::default().triangulate(&verts, &mut indices.clone(), &mut tris);
         assert_eq!((ok, tris), (scan_ok, scan_tris));
-    }
-
-    #[test]
-    fn clipper_matches_scans_on_city_contours() {
-        let mesh = Arc::new(crate::scene::city(7));
-        let mut largest = 0;
-        for partition in PartitionType::ALL {
-            let settings = BuildSettings {
-                partition_type: partition,
-                ..BuildSettings::default()
-            };
-            let build = Build::new(mesh.clone(), settings).unwrap();
-            for contour in &build.contours.contours {
-                if contour.nverts() >= 3 {
-                    assert!(assert_same_triangles(&contour.verts));
-                    largest = largest.max(contour.nverts());
-                }
-            }
-        }
-        // The layers floor region has every building's hole merged in.
-        assert!(largest > 200, "{largest}");
     }
 }

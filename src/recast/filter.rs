@@ -1,9 +1,9 @@
 //! Walkability filters on the solid heightfield (Recast's `RecastFilter.cpp`). Each one only
 //! clears or copies span area ids; the spans themselves stay.
 
-use crate::NULL_AREA;
-use crate::context::{BuildContext, TimerLabel};
-use crate::heightfield::{Heightfield, NO_SPAN, Span};
+use crate::recast::NULL_AREA;
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::heightfield::{Heightfield, NO_SPAN, Span};
 
 /// The ceiling of a column's top span: open sky.
 const MAX_HEIGHTFIELD_HEIGHT: i32 = 0xffff;

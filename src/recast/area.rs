@@ -3,10 +3,10 @@
 
 use std::ops::Range;
 
-use crate::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
-use crate::context::{BuildContext, TimerLabel};
 use crate::math::{fmax, fmin};
-use crate::{NULL_AREA, NavlabError, Result};
+use crate::recast::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::{NavlabError, Result, recast::NULL_AREA};
 
 /// Fails unless `chf` has one area id per span.
 fn check_areas(
@@ -545,10 +545,10 @@ pub fn mark_cylinder_area(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::WALKABLE_AREA;
-    use crate::compact::build_compact_heightfield;
-    use crate::heightfield::Heightfield;
-    use crate::rasterize::add_span;
+    use crate::recast::WALKABLE_AREA;
+    use crate::recast::compact::build_compact_heightfield;
+    use crate::recast::heightfield::Heightfield;
+    use crate::recast::rasterize::add_span;
 
     /// A flat `size`×`size` floor of unit cells, one walkable span per column at height 1.
     fn flat_floor(size: i32) -> CompactHeightfield {

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::build::Build;
+use crate::bake::solo::Build;
 
 /// The reference-schema summary of a finished build of `mesh_name`.
 pub fn stage_summary(mesh_name: &str, build: &Build) -> Value {

@@ -102,7 +102,9 @@ impl Heightfield {
 
     /// Number of spans with a non-null area (Recast's `rcGetHeightFieldSpanCount`).
     pub fn walkable_span_count(&self) -> usize {
-        self.spans().filter(|s| s.area != crate::NULL_AREA).count()
+        self.spans()
+            .filter(|s| s.area != crate::recast::NULL_AREA)
+            .count()
     }
 }
 

@@ -1,15 +1,14 @@
 //! What a build starts from: the triangle mesh, its partitioned tree, and the authored extras of
 //! a RecastDemo geometry set (navmesh bounds, settings, convex volumes, off-mesh connections).
+//! `bake` turns the saved settings into build settings and the links into Detour's input.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::BuildSettings;
-use crate::detour::OffMeshConnectionParams;
 use crate::error::Result;
-use crate::geometry::{TriMesh, load_obj};
-use crate::geomset::GeomSet;
-use crate::partitioned_mesh::PartitionedMesh;
+use crate::input::geomset::GeomSet;
+use crate::input::obj::{TriMesh, load_obj};
+use crate::input::partitioned_mesh::PartitionedMesh;
 
 /// A loaded input, shared cheaply between builds and the viewer.
 #[derive(Clone, Debug)]
@@ -55,32 +54,5 @@ impl InputGeom {
     /// The bounds to build over: a geometry set's saved bounds, else the mesh's.
     pub fn nav_mesh_bounds(&self) -> ([f32; 3], [f32; 3]) {
         self.geom_set.nav_mesh_bounds(self.mesh.bounds())
-    }
-
-    /// The geometry set's off-mesh connections as Detour takes them, with RecastDemo's user ids.
-    pub fn off_mesh_connections(&self) -> Vec<OffMeshConnectionParams> {
-        self.geom_set
-            .off_mesh_connections
-            .iter()
-            .enumerate()
-            .map(|(i, c)| OffMeshConnectionParams {
-                start: c.start,
-                end: c.end,
-                radius: c.radius,
-                bidirectional: c.bidirectional,
-                area: c.area,
-                flags: c.flags,
-                user_id: GeomSet::off_mesh_user_id(i),
-            })
-            .collect()
-    }
-
-    /// RecastDemo's defaults with a geometry set's saved settings applied.
-    pub fn settings(&self) -> BuildSettings {
-        let mut settings = BuildSettings::default();
-        if let Some(saved) = &self.geom_set.settings {
-            saved.apply_to(&mut settings);
-        }
-        settings
     }
 }

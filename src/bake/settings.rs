@@ -1,54 +1,15 @@
-//! Build settings in agent units (RecastDemo's sliders) and their derivation into Recast's
-//! voxel-unit `rcConfig`.
+//! Build settings in agent units (RecastDemo's sliders, as `Sample::resetCommonSettings` sets
+//! them) and their derivation into Recast's voxel-unit `rcConfig`, as `Sample_SoloMesh::build`
+//! does it.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::error::{NavlabError, Result};
-
-/// How the walkable surface is split into regions (RecastDemo's partition radio).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PartitionType {
-    /// Distance-field watershed: the nicest polygons, the slowest.
-    #[default]
-    Watershed,
-    /// Sweep-line monotone regions: the fastest, long thin polygons.
-    Monotone,
-    /// Non-overlapping layers: good for tiles.
-    Layers,
-}
-
-impl PartitionType {
-    /// Every partition type, in RecastDemo's order.
-    pub const ALL: [PartitionType; 3] = [
-        PartitionType::Watershed,
-        PartitionType::Monotone,
-        PartitionType::Layers,
-    ];
-
-    /// The lowercase name used on the command line and in dumps.
-    pub fn name(self) -> &'static str {
-        match self {
-            PartitionType::Watershed => "watershed",
-            PartitionType::Monotone => "monotone",
-            PartitionType::Layers => "layers",
-        }
-    }
-}
-
-impl std::str::FromStr for PartitionType {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        PartitionType::ALL
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                format!("unknown partition `{s}` (expected watershed, monotone or layers)")
-            })
-    }
-}
+use crate::input::InputGeom;
+use crate::input::geomset::GeomSetSettings;
+use crate::recast::config::{Config, calc_grid_size};
+use crate::recast::region::PartitionType;
 
 /// Default limit on voxel grid cells (width × height) before a build is refused.
 pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
@@ -102,38 +63,6 @@ impl Default for BuildSettings {
             max_grid_cells: DEFAULT_MAX_GRID_CELLS,
         }
     }
-}
-
-/// Recast's `rcConfig`: everything in voxel units, ready for the build stages.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Config {
-    pub width: i32,
-    pub height: i32,
-    pub tile_size: i32,
-    pub border_size: i32,
-    pub cs: f32,
-    pub ch: f32,
-    pub bmin: [f32; 3],
-    pub bmax: [f32; 3],
-    pub walkable_slope_angle: f32,
-    pub walkable_height: i32,
-    pub walkable_climb: i32,
-    pub walkable_radius: i32,
-    pub max_edge_len: i32,
-    pub max_simplification_error: f32,
-    pub min_region_area: i32,
-    pub merge_region_area: i32,
-    pub max_verts_per_poly: i32,
-    pub detail_sample_dist: f32,
-    pub detail_sample_max_error: f32,
-}
-
-/// Recast's `rcCalcGridSize`: the number of cells covering the bounds, rounded to nearest.
-pub fn calc_grid_size(bmin: &[f32; 3], bmax: &[f32; 3], cs: f32) -> (i32, i32) {
-    let width = ((bmax[0] - bmin[0]) / cs + 0.5) as i32;
-    let height = ((bmax[2] - bmin[2]) / cs + 0.5) as i32;
-    (width, height)
 }
 
 fn invalid(name: &'static str, value: impl ToString, reason: &str) -> NavlabError {
@@ -202,7 +131,7 @@ impl BuildSettings {
             ("agentMaxClimb", self.agent_max_climb / self.cell_height),
         ];
         for (name, voxels) in voxel_limits {
-            if voxels > crate::heightfield::SPAN_MAX_HEIGHT as f32 {
+            if voxels > crate::recast::heightfield::SPAN_MAX_HEIGHT as f32 {
                 return Err(invalid(
                     name,
                     voxels,
@@ -266,6 +195,66 @@ impl BuildSettings {
             },
             detail_sample_max_error: ch * self.detail_sample_max_error,
         })
+    }
+
+    /// The settings as RecastDemo's Sample saves them in a geometry set (`collectSettings`),
+    /// with the navmesh bounds and tile size.
+    pub fn to_geom_set_settings(
+        &self,
+        nav_mesh_bmin: [f32; 3],
+        nav_mesh_bmax: [f32; 3],
+        tile_size: f32,
+    ) -> GeomSetSettings {
+        GeomSetSettings {
+            cell_size: self.cell_size,
+            cell_height: self.cell_height,
+            agent_height: self.agent_height,
+            agent_radius: self.agent_radius,
+            agent_max_climb: self.agent_max_climb,
+            agent_max_slope: self.agent_max_slope,
+            region_min_size: self.region_min_size,
+            region_merge_size: self.region_merge_size,
+            edge_max_len: self.edge_max_len,
+            edge_max_error: self.edge_max_error,
+            verts_per_poly: self.verts_per_poly as i32,
+            detail_sample_dist: self.detail_sample_dist,
+            detail_sample_max_error: self.detail_sample_max_error,
+            partition_type: self.partition_type,
+            nav_mesh_bmin,
+            nav_mesh_bmax,
+            tile_size,
+        }
+    }
+
+    /// Takes the settings RecastDemo takes from a geometry set (`Sample::onMeshChanged`); the
+    /// filters and grid limit stay. `verts_per_poly` is taken only when positive, since
+    /// RecastDemo's files hold 0 there and RecastDemo keeps its own value.
+    pub fn apply_geom_set(&mut self, saved: &GeomSetSettings) {
+        self.cell_size = saved.cell_size;
+        self.cell_height = saved.cell_height;
+        self.agent_height = saved.agent_height;
+        self.agent_radius = saved.agent_radius;
+        self.agent_max_climb = saved.agent_max_climb;
+        self.agent_max_slope = saved.agent_max_slope;
+        self.region_min_size = saved.region_min_size;
+        self.region_merge_size = saved.region_merge_size;
+        self.edge_max_len = saved.edge_max_len;
+        self.edge_max_error = saved.edge_max_error;
+        if saved.verts_per_poly > 0 {
+            self.verts_per_poly = saved.verts_per_poly as f32;
+        }
+        self.detail_sample_dist = saved.detail_sample_dist;
+        self.detail_sample_max_error = saved.detail_sample_max_error;
+        self.partition_type = saved.partition_type;
+    }
+
+    /// RecastDemo's defaults with an input's saved geometry-set settings applied.
+    pub fn for_input(input: &InputGeom) -> Self {
+        let mut settings = BuildSettings::default();
+        if let Some(saved) = &input.geom_set.settings {
+            settings.apply_geom_set(saved);
+        }
+        settings
     }
 
     /// Reads settings from a TOML file with RecastDemo's names (`cellSize = 0.3`, …); missing keys

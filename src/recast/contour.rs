@@ -1,15 +1,18 @@
 //! Region outlines: traced raw contours and their simplified versions (Recast's `rcContourSet`).
 
-use crate::compact::{CompactHeightfield, NOT_CONNECTED};
-use crate::context::{BuildContext, TimerLabel};
 use crate::error::{NavlabError, Result};
-use crate::{AREA_BORDER, BORDER_REG, BORDER_VERTEX, CONTOUR_REG_MASK, dir_offset_x, dir_offset_z};
+use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::{
+    recast::AREA_BORDER, recast::BORDER_REG, recast::BORDER_VERTEX, recast::CONTOUR_REG_MASK,
+    recast::dir_offset_x, recast::dir_offset_z,
+};
 
 /// The outline of one region.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Contour {
     /// Simplified vertices, 4 values each: x, y, z and the neighbour region with flags
-    /// ([`crate::BORDER_VERTEX`], [`crate::AREA_BORDER`]).
+    /// ([`crate::recast::BORDER_VERTEX`], [`crate::recast::AREA_BORDER`]).
     pub verts: Vec<i32>,
     /// Raw traced vertices, 4 values each, same layout.
     pub raw_verts: Vec<i32>,
@@ -207,7 +210,7 @@ fn check_layout(chf: &CompactHeightfield) -> Result<()> {
     }
     let spans = chf.spans.len() as u64;
     // One branch-free pass finds whether any cell overruns; the search for which runs only then.
-    let end = |c: &crate::compact::CompactCell| u64::from(c.index) + u64::from(c.count);
+    let end = |c: &crate::recast::compact::CompactCell| u64::from(c.index) + u64::from(c.count);
     let overrun = chf.cells.iter().map(end).max().is_some_and(|e| e > spans);
     if let Some(cell) = overrun
         .then(|| chf.cells.iter().find(|c| end(c) > spans))
@@ -880,7 +883,7 @@ fn splice_contours(a: &[i32], ia: usize, b: &[i32], ib: usize) -> Vec<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compact::{CompactCell, CompactSpan, NOT_CONNECTED};
+    use crate::recast::compact::{CompactCell, CompactSpan, NOT_CONNECTED};
 
     /// A flat compact heightfield with one span per non-zero entry of `regions` (row z, column x),
     /// connected to its 4 neighbours, all in the walkable area.
@@ -921,7 +924,7 @@ mod tests {
             bmax: [width as f32, 1.0, height as f32],
             cs: 1.0,
             ch: 1.0,
-            areas: vec![crate::WALKABLE_AREA; spans.len()],
+            areas: vec![crate::recast::WALKABLE_AREA; spans.len()],
             cells,
             spans,
             ..Default::default()
@@ -982,7 +985,10 @@ mod tests {
         let (cset, _) = build(&flat_field(&[row; 5], 0), 12);
         assert_eq!(cset.contours.len(), 1);
         let contour = &cset.contours[0];
-        assert_eq!((contour.reg, contour.area), (1, crate::WALKABLE_AREA));
+        assert_eq!(
+            (contour.reg, contour.area),
+            (1, crate::recast::WALKABLE_AREA)
+        );
         assert_eq!(contour.nraw_verts(), 20);
         assert_eq!(
             contour.verts,

@@ -9,10 +9,10 @@ use std::cmp::Ordering;
 use std::fmt::Display;
 use std::ops::Range;
 
-use crate::context::{BuildContext, TimerLabel};
-use crate::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
 use crate::math::{clamp_i32, fmax, fmin, vcross, vmax, vmin, vnormalize, vsub};
-use crate::{NULL_AREA, NavlabError, Result, WALKABLE_AREA};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
+use crate::{NavlabError, Result, recast::NULL_AREA, recast::WALKABLE_AREA};
 
 /// Sets the area of every triangle whose slope is below `walkable_slope_angle` (degrees) to
 /// [`WALKABLE_AREA`]; other triangles keep their area (Recast's `rcMarkWalkableTriangles`).

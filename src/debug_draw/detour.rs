@@ -332,17 +332,18 @@ pub fn nav_mesh_portals(mesh: &NavMesh) -> DebugDraw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::BuildSettings;
-    use crate::input_geom::InputGeom;
-    use crate::tiled::TiledBuild;
+    use crate::bake::settings::BuildSettings;
+    use crate::bake::tiled::TiledBuild;
+    use crate::input::input_geom::InputGeom;
 
     fn scene() -> InputGeom {
-        InputGeom::from_mesh(crate::scene::default_scene()).unwrap()
+        InputGeom::from_mesh(crate::input::scene::default_scene()).unwrap()
     }
 
     #[test]
     fn solo_navmesh_draws_every_detail_triangle_and_its_walls() {
-        let build = crate::build::Build::from_input(&scene(), BuildSettings::default()).unwrap();
+        let build =
+            crate::bake::solo::Build::from_input(&scene(), BuildSettings::default()).unwrap();
         let mesh = build
             .nav_mesh
             .as_deref()
@@ -389,9 +390,9 @@ mod tests {
     #[test]
     fn only_flagged_polygons_are_veiled() {
         let input = scene();
-        let build = crate::build::Build::from_input(&input, BuildSettings::default()).unwrap();
+        let build = crate::bake::solo::Build::from_input(&input, BuildSettings::default()).unwrap();
         let mut mesh = NavMesh::clone(build.nav_mesh.as_deref().unwrap());
-        let disabled = crate::detour::nav_mesh_builder::sample_poly_flags::DISABLED;
+        let disabled = crate::bake::sample_areas::flags::DISABLED;
         assert!(nav_mesh_polys_with_flags(&mesh, disabled, 0).is_empty());
         let first = mesh.poly_ref_base(0);
         mesh.set_poly_flags(first, disabled).unwrap();

@@ -4,20 +4,22 @@
 
 use rayon::prelude::*;
 
-use crate::compact::build_compact_heightfield;
-use crate::config::{BuildSettings, Config, PartitionType, calc_grid_size};
-use crate::context::{BuildContext, TimerLabel};
-use crate::contour::{ContourBuildFlags, build_contours};
-use crate::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
-use crate::detour::nav_mesh_builder::{apply_area_flags, sample_area_flags};
-use crate::detour::{
-    MeshTile, NavMesh, NavMeshCreateParams, NavMeshParams, VERTS_PER_POLYGON, create_nav_mesh_data,
-};
+use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
+use crate::bake::settings::BuildSettings;
+use crate::detour::{MeshTile, NavMesh, NavMeshParams, VERTS_PER_POLYGON, create_nav_mesh_data};
 use crate::error::{NavlabError, Result};
-use crate::heightfield::Heightfield;
-use crate::input_geom::InputGeom;
-use crate::poly_mesh::{PolyMesh, build_poly_mesh};
-use crate::{area, distance_field, filter, rasterize, region};
+use crate::input::input_geom::InputGeom;
+use crate::recast::compact::build_compact_heightfield;
+use crate::recast::config::{Config, calc_grid_size};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::contour::{ContourBuildFlags, build_contours};
+use crate::recast::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::recast::heightfield::Heightfield;
+use crate::recast::poly_mesh::{PolyMesh, build_poly_mesh};
+use crate::recast::region::PartitionType;
+use crate::{
+    recast::area, recast::distance_field, recast::filter, recast::rasterize, recast::region,
+};
 
 /// Why a tile has no navmesh data, in the reference dumps' words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,7 +203,7 @@ fn run_tile_pipeline(
         let tris = partitioned.chunk_tris(node);
         *triangle_count += tris.len() / 3;
         areas.clear();
-        areas.resize(tris.len() / 3, crate::NULL_AREA);
+        areas.resize(tris.len() / 3, crate::recast::NULL_AREA);
         rasterize::mark_walkable_triangles(
             ctx,
             cfg.walkable_slope_angle,
@@ -291,8 +293,8 @@ fn run_tile_pipeline(
             &mut poly_mesh.flags,
             sample_area_flags,
         );
-        let off_mesh = input.off_mesh_connections();
-        let mut params = NavMeshCreateParams::from_poly_mesh(
+        let off_mesh = crate::bake::detour_input::off_mesh_connections(&input.geom_set);
+        let mut params = crate::bake::detour_input::nav_mesh_create_params(
             &poly_mesh,
             &detail_mesh,
             &off_mesh,

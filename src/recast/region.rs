@@ -11,10 +11,56 @@
 //! Results go to `CompactSpan::reg` (with [`BORDER_REG`] set on tile-border regions) and
 //! `CompactHeightfield::max_regions`.
 
-use crate::compact::{CompactHeightfield, NOT_CONNECTED};
-use crate::context::{BuildContext, TimerLabel};
-use crate::distance_field::{SpanLinks, layout_problem, neighbour};
-use crate::{BORDER_REG, NULL_AREA, NavlabError, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::distance_field::{SpanLinks, layout_problem, neighbour};
+use crate::{NavlabError, Result, recast::BORDER_REG, recast::NULL_AREA};
+
+/// Which of this module's three partitioners a build uses (RecastDemo's partition radio).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartitionType {
+    /// Distance-field watershed: the nicest polygons, the slowest.
+    #[default]
+    Watershed,
+    /// Sweep-line monotone regions: the fastest, long thin polygons.
+    Monotone,
+    /// Non-overlapping layers: good for tiles.
+    Layers,
+}
+
+impl PartitionType {
+    /// Every partition type, in RecastDemo's order.
+    pub const ALL: [PartitionType; 3] = [
+        PartitionType::Watershed,
+        PartitionType::Monotone,
+        PartitionType::Layers,
+    ];
+
+    /// The lowercase name used on the command line and in dumps.
+    pub fn name(self) -> &'static str {
+        match self {
+            PartitionType::Watershed => "watershed",
+            PartitionType::Monotone => "monotone",
+            PartitionType::Layers => "layers",
+        }
+    }
+}
+
+impl std::str::FromStr for PartitionType {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        PartitionType::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                format!("unknown partition `{s}` (expected watershed, monotone or layers)")
+            })
+    }
+}
 
 /// How many times a watershed level may grow its regions before new basins are flooded; more
 /// makes regions "overflow" further and come out simpler.

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 
 use super::triangulate::area2;
 use super::{NO_INDEX, poly_vert_count};
-use crate::MESH_NULL_IDX;
+use crate::recast::MESH_NULL_IDX;
 
 /// Whether c is strictly left of a→b, for mesh vertices (wrapping like Recast's int math).
 #[inline]

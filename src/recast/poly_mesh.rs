@@ -6,7 +6,7 @@ pub struct PolyMesh {
     /// Vertices, 3 × u16 each (x, y, z in voxels).
     pub verts: Vec<u16>,
     /// Polygons, `2 * nvp` entries each: vertex indices then neighbour polygon indices (or edge
-    /// flags), unused slots [`crate::MESH_NULL_IDX`].
+    /// flags), unused slots [`crate::recast::MESH_NULL_IDX`].
     pub polys: Vec<u16>,
     /// Region id per polygon.
     pub regs: Vec<u16>,
@@ -37,9 +37,11 @@ impl PolyMesh {
     }
 }
 
-use crate::context::{BuildContext, TimerLabel};
-use crate::contour::ContourSet;
-use crate::{BORDER_VERTEX, MESH_NULL_IDX, MULTIPLE_REGS, NavlabError, Result};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::contour::ContourSet;
+use crate::{
+    NavlabError, Result, recast::BORDER_VERTEX, recast::MESH_NULL_IDX, recast::MULTIPLE_REGS,
+};
 
 mod merge;
 #[cfg(test)]
@@ -47,6 +49,8 @@ mod test_shapes;
 mod triangulate;
 use merge::{MergeScratch, merge_polygons};
 use triangulate::Triangulator;
+#[cfg(test)]
+pub(crate) use triangulate::tests::assert_same_triangles as assert_ear_clipper_matches_scans;
 #[cfg(test)]
 use triangulate::{Point, area2, left_on};
 
@@ -801,9 +805,9 @@ pub fn copy_poly_mesh(src: &PolyMesh) -> PolyMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contour::Contour;
+    use crate::recast::contour::Contour;
 
-    const AREA: u8 = crate::WALKABLE_AREA;
+    const AREA: u8 = crate::recast::WALKABLE_AREA;
 
     /// A contour from (x, z, flags) corners, all at height 0.
     fn contour(reg: u16, corners: &[(i32, i32, i32)]) -> Contour {

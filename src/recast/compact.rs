@@ -1,9 +1,9 @@
 //! The compact heightfield: only the open space above walkable spans, stored column-major in
 //! flat arrays, with 6-bit links to the neighbouring spans (Recast's `rcCompactHeightfield`).
 
-use crate::context::{BuildContext, TimerLabel};
-use crate::heightfield::{Heightfield, NO_SPAN};
-use crate::{NULL_AREA, NavlabError, Result};
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::heightfield::{Heightfield, NO_SPAN};
+use crate::{NavlabError, Result, recast::NULL_AREA};
 
 /// Connection value meaning "no neighbour in this direction" (Recast's `RC_NOT_CONNECTED`).
 pub const NOT_CONNECTED: u32 = 0x3f;
@@ -92,8 +92,8 @@ impl CompactHeightfield {
         if con == NOT_CONNECTED {
             return None;
         }
-        let nx = x + crate::dir_offset_x(dir);
-        let nz = z + crate::dir_offset_z(dir);
+        let nx = x + crate::recast::dir_offset_x(dir);
+        let nz = z + crate::recast::dir_offset_z(dir);
         Some(self.cell(nx, nz).index as usize + con as usize)
     }
 
@@ -101,7 +101,7 @@ impl CompactHeightfield {
     pub fn walkable_span_count(&self) -> usize {
         self.areas
             .iter()
-            .filter(|&&a| a != crate::NULL_AREA)
+            .filter(|&&a| a != crate::recast::NULL_AREA)
             .count()
     }
 }
