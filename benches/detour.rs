@@ -8,8 +8,8 @@ mod common;
 mod detour_common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use navlab::detour::nav_mesh_builder::{apply_area_flags, sample_area_flags};
-use navlab::detour::{NavMesh, NavMeshCreateParams, create_nav_mesh_data};
+use navlab::bake::sample_areas::{apply_area_flags, sample_area_flags};
+use navlab::detour::{NavMesh, create_nav_mesh_data};
 
 fn detour(c: &mut Criterion) {
     for mesh in common::MESHES {
@@ -19,8 +19,9 @@ fn detour(c: &mut Criterion) {
         let mut pmesh = common::poly_mesh_from_dump(&dump);
         apply_area_flags(&mut pmesh.areas, &mut pmesh.flags, sample_area_flags);
         let dmesh = detour_common::detail_from_dump(&dump);
-        let params = NavMeshCreateParams::from_poly_mesh(&pmesh, &dmesh, &[], 2.0, 0.6, 0.9)
-            .expect("reference poly mesh");
+        let params =
+            navlab::bake::detour_input::nav_mesh_create_params(&pmesh, &dmesh, &[], 2.0, 0.6, 0.9)
+                .expect("reference poly mesh");
         c.bench_function(&format!("create_tile/{mesh}"), |b| {
             b.iter(|| create_nav_mesh_data(&params).expect("tile"))
         });

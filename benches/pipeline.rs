@@ -9,14 +9,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use navlab::build::Build;
-use navlab::config::{BuildSettings, PartitionType};
-use navlab::context::BuildContext;
-use navlab::contour::ContourBuildFlags;
-use navlab::geometry::TriMesh;
-use navlab::heightfield::Heightfield;
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Build;
+use navlab::input::obj::TriMesh;
+use navlab::recast::context::BuildContext;
+use navlab::recast::contour::ContourBuildFlags;
+use navlab::recast::heightfield::Heightfield;
+use navlab::recast::region::PartitionType;
 use navlab::{
-    area, compact, contour, detail_mesh, distance_field, filter, poly_mesh, rasterize, region,
+    recast::area, recast::compact, recast::contour, recast::detail_mesh, recast::distance_field,
+    recast::filter, recast::poly_mesh, recast::rasterize, recast::region,
 };
 
 /// Counts live and peak heap bytes so the benchmark can report a build's peak memory.
@@ -51,7 +53,7 @@ fn reference_mesh(name: &str) -> Option<Arc<TriMesh>> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference"));
     let path = dir.join("meshes").join(format!("{name}.obj"));
-    match navlab::geometry::load_obj(&path) {
+    match navlab::input::obj::load_obj(&path) {
         Ok(mesh) => Some(Arc::new(mesh)),
         Err(err) => {
             eprintln!("notice: skipping {name}: {err}");
@@ -264,7 +266,7 @@ fn report_peak_memory(_: &mut Criterion) {
     }
     cases.push((
         "generated city 35x35 blocks (420 m)".into(),
-        Arc::new(navlab::scene::city(35)),
+        Arc::new(navlab::input::scene::city(35)),
     ));
     for (name, mesh) in cases {
         for partition in PartitionType::ALL {
@@ -286,7 +288,7 @@ fn report_peak_memory(_: &mut Criterion) {
 }
 
 fn bench_generated_city(c: &mut Criterion) {
-    let mesh = Arc::new(navlab::scene::city(35));
+    let mesh = Arc::new(navlab::input::scene::city(35));
     let mut group = c.benchmark_group("city420");
     group
         .sample_size(10)

@@ -7,8 +7,8 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use navlab::geometry::{TriMesh, load_obj};
-use navlab::partitioned_mesh::{PartitionedMesh, intersect_segment_triangle, raycast};
+use navlab::input::obj::{TriMesh, load_obj};
+use navlab::input::partitioned_mesh::{PartitionedMesh, intersect_segment_triangle, raycast};
 
 const RAYS: usize = 256;
 

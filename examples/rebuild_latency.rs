@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use navlab::build::Build;
-use navlab::config::BuildSettings;
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Build;
 
 /// A named settings change; the run index lets it alternate between two values.
 type Change = (&'static str, fn(&mut BuildSettings, usize));
@@ -21,7 +21,7 @@ fn main() -> navlab::Result<()> {
     let path = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "../shared/reference/meshes/nav_test.obj".into());
-    let mesh = Arc::new(navlab::geometry::load_obj(path.as_ref())?);
+    let mesh = Arc::new(navlab::input::obj::load_obj(path.as_ref())?);
     let base = Build::new(mesh, BuildSettings::default())?;
     let changes: [Change; 2] = [
         ("cellSize (full rebuild)", |s, i| {

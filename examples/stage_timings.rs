@@ -3,22 +3,23 @@
 //! both run under the same conditions. One warm-up build is not counted.
 //!
 //! `cargo run --release --no-default-features --example stage_timings -- MESH.obj PARTITION RUNS`;
-//! `... -- --write-city PATH` writes `navlab::scene::city(35)` as OBJ for the C++ side.
+//! `... -- --write-city PATH` writes `navlab::input::scene::city(35)` as OBJ for the C++ side.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use navlab::build::Build;
-use navlab::config::{BuildSettings, PartitionType};
-use navlab::context::TimerLabel;
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Build;
+use navlab::recast::context::TimerLabel;
+use navlab::recast::region::PartitionType;
 
 fn main() -> navlab::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, path] = args.as_slice()
         && flag == "--write-city"
     {
-        return write_obj(&navlab::scene::city(35), path);
+        return write_obj(&navlab::input::scene::city(35), path);
     }
     let [mesh, partition, runs] = args.as_slice() else {
         eprintln!(
@@ -26,7 +27,7 @@ fn main() -> navlab::Result<()> {
         );
         std::process::exit(2);
     };
-    let mesh = Arc::new(navlab::geometry::load_obj(mesh.as_ref())?);
+    let mesh = Arc::new(navlab::input::obj::load_obj(mesh.as_ref())?);
     let settings = BuildSettings {
         partition_type: partition
             .parse::<PartitionType>()
@@ -59,7 +60,7 @@ fn main() -> navlab::Result<()> {
 }
 
 /// Writes `mesh` as a Wavefront OBJ; `{}` prints each `f32` so that it parses back exactly.
-fn write_obj(mesh: &navlab::geometry::TriMesh, path: &str) -> navlab::Result<()> {
+fn write_obj(mesh: &navlab::input::obj::TriMesh, path: &str) -> navlab::Result<()> {
     let mut text = String::new();
     for v in mesh.verts.chunks_exact(3) {
         writeln!(text, "v {} {} {}", v[0], v[1], v[2]).expect("writing to a String");

@@ -1,76 +1,34 @@
 //! Navlab: Recast & Detour navigation-mesh building, rewritten in Rust.
 //!
-//! The pipeline follows Recast stage by stage, one module per stage:
-//! geometry → [`rasterize`] → [`filter`] → [`compact`] → [`area`] → [`distance_field`] →
-//! [`region`] → [`contour`] → [`poly_mesh`] → [`detail_mesh`]. [`build`] runs them all and keeps
-//! every stage's output so that a viewer can draw it and re-run only what a setting change affects.
+//! The folders follow recastnavigation's own split, and dependencies run one way, downwards in
+//! this table: a module uses only rows above it (and `error`, `math`).
+//!
+//! | module | what lives there | C++ counterpart |
+//! |---|---|---|
+//! | [`recast`] | the build stages, from rasterization to the detail mesh, with `rcConfig` and `rcContext` | `Recast` |
+//! | [`input`] | OBJ reader and triangle mesh, `.gset` files, the partitioned mesh, `InputGeom`, generated scenes | RecastDemo's `MeshLoaderObj`, `InputGeom`, `PartitionedMesh` |
+//! | [`detour`] | tile data, the navmesh, the tile builder (plain arrays in), the MSET file | `Detour` |
+//! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, stage dumps | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh` |
+//! | [`debug_draw`] | render-agnostic debug geometry of every stage and of the navmesh | `DebugUtils` |
+//! | `viewer` (feature `viewer`) | the Bevy desktop viewer, one plugin per concern, one file per tool | RecastDemo |
+//!
+//! `recast` and `input` know nothing of Detour (`input` takes only Recast's partition type, which
+//! a `.gset` saves), and `detour` nothing of Recast: its tile builder takes plain arrays, which
+//! `bake` fills from Recast's output. `error` is the crate's one error type, shared by all. The
+//! `navlab` command line (`src/cli/`, one file per command) sits on top, beside the viewer.
 //!
 //! The algorithms are derived from recastnavigation (zlib licence, © 2009-2010 Mikko Mononen);
-//! for the same input and settings the output equals C++ Recast's, array for array.
+//! for the same input and settings the output equals C++ Recast's and Detour's, array for array
+//! and byte for byte.
 
-pub mod area;
-pub mod build;
-pub mod compact;
-pub mod config;
-pub mod context;
-pub mod contour;
+pub mod bake;
 pub mod debug_draw;
-pub mod detail_mesh;
 pub mod detour;
-pub mod distance_field;
-pub mod dump;
 pub mod error;
-pub mod filter;
-pub mod geometry;
-pub mod geomset;
-pub mod heightfield;
-pub mod input_geom;
+pub mod input;
 pub mod math;
-pub mod partitioned_mesh;
-pub mod poly_mesh;
-pub mod rasterize;
-pub mod region;
-pub mod scene;
-pub mod tiled;
+pub mod recast;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
 pub use error::{NavlabError, Result};
-
-/// Area id of spans and polygons that cannot be walked on (Recast's `RC_NULL_AREA`).
-pub const NULL_AREA: u8 = 0;
-/// Default area id of walkable spans and polygons (Recast's `RC_WALKABLE_AREA`).
-pub const WALKABLE_AREA: u8 = 63;
-/// Region-id bit marking the border regions of a tile (Recast's `RC_BORDER_REG`).
-pub const BORDER_REG: u16 = 0x8000;
-/// Polygon region id meaning "merged from several regions" (Recast's `RC_MULTIPLE_REGS`).
-pub const MULTIPLE_REGS: u16 = 0;
-/// Contour vertex flag: the vertex lies on a tile border (Recast's `RC_BORDER_VERTEX`).
-pub const BORDER_VERTEX: i32 = 0x10000;
-/// Contour vertex flag: the edge separates two areas (Recast's `RC_AREA_BORDER`).
-pub const AREA_BORDER: i32 = 0x20000;
-/// Mask extracting the region id from a contour vertex's fourth component (`RC_CONTOUR_REG_MASK`).
-pub const CONTOUR_REG_MASK: i32 = 0xffff;
-/// Unused vertex / neighbour index in poly mesh arrays (Recast's `RC_MESH_NULL_IDX`).
-pub const MESH_NULL_IDX: u16 = 0xffff;
-
-/// X offset of the neighbour in direction `dir` (0 = -x, 1 = +z, 2 = +x, 3 = -z).
-#[inline]
-pub fn dir_offset_x(dir: usize) -> i32 {
-    const OFFSET: [i32; 4] = [-1, 0, 1, 0];
-    OFFSET[dir & 3]
-}
-
-/// Z offset of the neighbour in direction `dir` (0 = -x, 1 = +z, 2 = +x, 3 = -z).
-#[inline]
-pub fn dir_offset_z(dir: usize) -> i32 {
-    const OFFSET: [i32; 4] = [0, 1, 0, -1];
-    OFFSET[dir & 3]
-}
-
-/// The direction whose offset is (`dx`, `dz`), each in -1..=1 with exactly one non-zero.
-#[inline]
-pub fn dir_for_offset(dx: i32, dz: i32) -> usize {
-    const DIRS: [i32; 5] = [3, 0, -1, 2, 1];
-    DIRS[(((dz + 1) << 1) + dx) as usize] as usize
-}

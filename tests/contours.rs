@@ -1,8 +1,8 @@
 //! The contour stage against C++ Recast's per-stage and solo dumps.
 mod common;
 
-use navlab::context::{BuildContext, LogCategory};
-use navlab::contour::{ContourBuildFlags, ContourSet, build_contours};
+use navlab::recast::context::{BuildContext, LogCategory};
+use navlab::recast::contour::{ContourBuildFlags, ContourSet, build_contours};
 
 /// The `contours` block of the solo dump compared field by field.
 fn check_solo_summary(mesh: &str, partition: &str, cset: &ContourSet, ctx: &BuildContext) {
@@ -17,7 +17,7 @@ fn check_solo_summary(mesh: &str, partition: &str, cset: &ContourSet, ctx: &Buil
     let total_raw: usize = cset.contours.iter().map(|c| c.nraw_verts()).sum();
     assert_eq!(total_verts as i64, c["totalVerts"].as_i64().unwrap());
     assert_eq!(total_raw as i64, c["totalRawVerts"].as_i64().unwrap());
-    let per = |f: &dyn Fn(&navlab::contour::Contour) -> i64| -> Vec<i64> {
+    let per = |f: &dyn Fn(&navlab::recast::contour::Contour) -> i64| -> Vec<i64> {
         cset.contours.iter().map(f).collect()
     };
     common::assert_slices_eq(

@@ -2,8 +2,8 @@
 //! every detail array out, vertices compared bit for bit.
 mod common;
 
-use navlab::context::{BuildContext, LogCategory};
-use navlab::detail_mesh::{build_poly_mesh_detail, merge_poly_mesh_details};
+use navlab::recast::context::{BuildContext, LogCategory};
+use navlab::recast::detail_mesh::{build_poly_mesh_detail, merge_poly_mesh_details};
 
 /// Log lines the detail stage can produce (the reference log covers the whole build).
 const DETAIL_LOG_PREFIXES: [&str; 5] = [

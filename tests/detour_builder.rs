@@ -5,8 +5,8 @@ mod common;
 mod detour_common;
 
 use detour_common::{build_solo_tile, fnv1a64, hash_of, off_mesh_from_gset, reference_file};
-use navlab::MESH_NULL_IDX;
 use navlab::detour::{MeshTile, NavMesh, NavMeshCreateParams, NavMeshParams, create_nav_mesh_data};
+use navlab::recast::MESH_NULL_IDX;
 
 /// Sizes for every solo build; the bytes themselves are compared with C++'s files below.
 #[test]

@@ -177,10 +177,10 @@ fn tile_slots_and_limits_are_enforced() {
 /// drawing of it.
 fn load_and_use(bytes: &[u8]) -> Result<(), DetourError> {
     let mut mesh = NavMesh::from_mset_bytes(bytes)?;
-    navlab::debug_draw::nav_mesh(&mesh, Default::default());
-    navlab::debug_draw::nav_mesh_bv_tree(&mesh);
-    navlab::debug_draw::nav_mesh_portals(&mesh);
-    navlab::debug_draw::nav_mesh_polys_with_flags(&mesh, 0xffff, 0);
+    navlab::debug_draw::detour::nav_mesh(&mesh, Default::default());
+    navlab::debug_draw::detour::nav_mesh_bv_tree(&mesh);
+    navlab::debug_draw::detour::nav_mesh_portals(&mesh);
+    navlab::debug_draw::detour::nav_mesh_polys_with_flags(&mesh, 0xffff, 0);
     exercise(&mut mesh);
     mesh.to_mset_bytes();
     Ok(())
@@ -331,17 +331,9 @@ fn absurd_counts_give_typed_errors() {
 /// A file over the size limit is refused before it is read (a sparse file: no disk used).
 #[test]
 fn huge_files_are_refused_unread() {
-    let dir = std::env::temp_dir().join(format!("navlab-huge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("huge.bin");
-    let file = std::fs::File::create(&path).unwrap();
-    file.set_len(navlab::detour::nav_mesh_file::MAX_NAVMESH_FILE_BYTES + 1)
-        .unwrap();
-    let err = navlab::detour::nav_mesh_file::load_nav_mesh(&path).unwrap_err();
-    let message = err.to_string();
-    assert!(
-        message.contains("huge.bin") && message.contains("over the limit"),
-        "{message}"
+    common::assert_huge_file_refused(
+        "huge.bin",
+        navlab::detour::nav_mesh_file::MAX_NAVMESH_FILE_BYTES,
+        navlab::detour::nav_mesh_file::load_nav_mesh,
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

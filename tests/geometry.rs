@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 
 use navlab::NavlabError;
-use navlab::geometry::{TriMesh, load_obj, parse_obj};
+use navlab::input::obj::{TriMesh, load_obj, parse_obj};
 
 fn parse(text: &str) -> navlab::Result<TriMesh> {
     parse_obj(text.as_bytes(), Path::new("test.obj"))
@@ -198,16 +198,5 @@ fn a_full_row_shares_its_last_byte_with_the_next_row() {
 /// A file over the size limit is refused before it is read (a sparse file: no disk used).
 #[test]
 fn huge_file_is_refused_unread() {
-    let dir = std::env::temp_dir().join(format!("navlab-huge-obj-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("huge.obj");
-    let file = std::fs::File::create(&path).unwrap();
-    file.set_len(navlab::geometry::MAX_OBJ_FILE_BYTES + 1)
-        .unwrap();
-    let message = navlab::geometry::load_obj(&path).unwrap_err().to_string();
-    assert!(
-        message.contains("huge.obj") && message.contains("over the limit"),
-        "{message}"
-    );
-    std::fs::remove_dir_all(&dir).unwrap();
+    common::assert_huge_file_refused("huge.obj", navlab::input::obj::MAX_OBJ_FILE_BYTES, load_obj);
 }

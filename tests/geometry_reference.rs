@@ -8,7 +8,7 @@ fn reference_meshes_load_with_recast_counts_and_bounds() {
             return;
         };
         let input = &reference["input"];
-        let tri_mesh = navlab::geometry::load_obj(&common::mesh_path(mesh).unwrap()).unwrap();
+        let tri_mesh = navlab::input::obj::load_obj(&common::mesh_path(mesh).unwrap()).unwrap();
         assert_eq!(
             tri_mesh.vert_count() as i64,
             input["nverts"].as_i64().unwrap(),

@@ -5,8 +5,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use navlab::NavlabError;
-use navlab::config::{BuildSettings, PartitionType};
-use navlab::geomset::{ConvexVolume, GeomSet, GeomSetSettings, OffMeshConnection};
+use navlab::bake::settings::BuildSettings;
+use navlab::input::geomset::{ConvexVolume, GeomSet, OffMeshConnection};
+use navlab::recast::region::PartitionType;
 
 fn parse(text: &str) -> navlab::Result<GeomSet> {
     GeomSet::parse(text.as_bytes(), Path::new("test.gset"))
@@ -87,8 +88,7 @@ fn sample_set() -> GeomSet {
     };
     GeomSet {
         mesh_path: PathBuf::from("meshes/with space/level.obj"),
-        settings: Some(GeomSetSettings::from_build_settings(
-            &build,
+        settings: Some(build.to_geom_set_settings(
             [-28.889_317, -4.869_517, -46.300_15],
             [62.494_81, 1e-7, 31.053_14],
             48.0,
@@ -173,7 +173,7 @@ fn settings_line_has_recastdemos_21_values_in_order() {
         verts_per_poly: 5.0,
         ..Default::default()
     };
-    s.apply_to(&mut build);
+    build.apply_geom_set(s);
     assert_eq!(build.partition_type, PartitionType::Monotone);
     assert_eq!(build.verts_per_poly, 5.0);
     assert!(!build.filter_ledge_spans);
@@ -197,14 +197,12 @@ fn build_settings_survive_a_trip_through_the_file() {
         ..Default::default()
     };
     let mut set = GeomSet::new("m.obj");
-    set.settings = Some(GeomSetSettings::from_build_settings(
-        &build, [0.0; 3], [1.0; 3], 0.0,
-    ));
+    set.settings = Some(build.to_geom_set_settings([0.0; 3], [1.0; 3], 0.0));
     let back = parse(&set.to_gset_string()).unwrap();
     let s = back.settings.unwrap();
     assert_eq!(s.tile_size_cells(), None);
     let mut restored = BuildSettings::default();
-    s.apply_to(&mut restored);
+    restored.apply_geom_set(&s);
     assert_eq!(restored, build);
 }
 

@@ -4,8 +4,9 @@ mod common;
 
 use std::sync::Arc;
 
-use navlab::build::{Build, Stage, earliest_affected_stage};
-use navlab::config::{BuildSettings, PartitionType};
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::{Build, Stage, earliest_affected_stage};
+use navlab::recast::region::PartitionType;
 
 fn assert_same_outputs(a: &Build, b: &Build, what: &str) {
     assert_eq!(a.config, b.config, "{what}: config");
@@ -99,7 +100,7 @@ fn incremental_rebuild_equals_full_build() {
     let Some(path) = common::mesh_path("nav_test") else {
         return;
     };
-    let mesh = Arc::new(navlab::geometry::load_obj(&path).unwrap());
+    let mesh = Arc::new(navlab::input::obj::load_obj(&path).unwrap());
     let base = BuildSettings::default();
     let changes = [
         BuildSettings {

@@ -3,8 +3,8 @@
 
 mod common;
 
-use navlab::geometry::{TriMesh, load_obj};
-use navlab::partitioned_mesh::{
+use navlab::input::obj::{TriMesh, load_obj};
+use navlab::input::partitioned_mesh::{
     ChunkNode, PartitionedMesh, TRIS_PER_CHUNK, intersect_segment_triangle, raycast,
 };
 

@@ -2,9 +2,9 @@
 //! contour stage (regions from the stage dumps).
 mod common;
 
-use navlab::context::BuildContext;
-use navlab::contour::{ContourBuildFlags, ContourSet, build_contours};
-use navlab::poly_mesh::{PolyMesh, build_poly_mesh};
+use navlab::recast::context::BuildContext;
+use navlab::recast::contour::{ContourBuildFlags, ContourSet, build_contours};
+use navlab::recast::poly_mesh::{PolyMesh, build_poly_mesh};
 
 /// Builds the poly mesh from `cset` and compares every field with C++'s solo result.
 fn check_against_solo(mesh: &str, partition: &str, cset: &ContourSet) {

@@ -3,16 +3,16 @@
 mod common;
 
 use common::{HeightfieldStage, as_i64s, assert_slices_eq, heightfield_stage, load_json};
-use navlab::area::erode_walkable_area;
-use navlab::compact::build_compact_heightfield;
-use navlab::config::BuildSettings;
-use navlab::context::BuildContext;
-use navlab::filter::{
+use navlab::bake::settings::BuildSettings;
+use navlab::input::obj::load_obj;
+use navlab::recast::area::erode_walkable_area;
+use navlab::recast::compact::build_compact_heightfield;
+use navlab::recast::context::BuildContext;
+use navlab::recast::filter::{
     filter_ledge_spans, filter_low_hanging_walkable_obstacles, filter_walkable_low_height_spans,
 };
-use navlab::geometry::load_obj;
-use navlab::heightfield::Heightfield;
-use navlab::rasterize::{mark_walkable_triangles, rasterize_triangles};
+use navlab::recast::heightfield::Heightfield;
+use navlab::recast::rasterize::{mark_walkable_triangles, rasterize_triangles};
 
 /// Asserts the heightfield equals a stage dump, column by column.
 fn assert_heightfield_eq(what: &str, hf: &Heightfield, reference: &HeightfieldStage) {
@@ -142,7 +142,7 @@ fn check_mesh(mesh: &str) {
     assert!(
         !ctx.entries()
             .iter()
-            .any(|e| e.category != navlab::context::LogCategory::Progress),
+            .any(|e| e.category != navlab::recast::context::LogCategory::Progress),
         "{mesh}: {:?}",
         ctx.entries()
     );

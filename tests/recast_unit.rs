@@ -4,21 +4,21 @@
 
 use std::hint::black_box;
 
-use navlab::config::calc_grid_size;
-use navlab::context::BuildContext;
-use navlab::filter::{
-    filter_ledge_spans, filter_low_hanging_walkable_obstacles, filter_walkable_low_height_spans,
-};
-use navlab::geometry::calc_bounds;
-use navlab::heightfield::{Heightfield, NO_SPAN, Span};
+use navlab::input::obj::calc_bounds;
 use navlab::math::{
     clamp_i32, fmax, fmin, vadd, vcross, vdist, vdist_sqr, vdot, vmad, vmax, vmin, vnormalize, vsub,
 };
-use navlab::rasterize::{
+use navlab::recast::config::calc_grid_size;
+use navlab::recast::context::BuildContext;
+use navlab::recast::filter::{
+    filter_ledge_spans, filter_low_hanging_walkable_obstacles, filter_walkable_low_height_spans,
+};
+use navlab::recast::heightfield::{Heightfield, NO_SPAN, Span};
+use navlab::recast::rasterize::{
     add_span, clear_unwalkable_triangles, mark_walkable_triangles, rasterize_triangle,
     rasterize_triangle_soup, rasterize_triangles, rasterize_triangles_u16,
 };
-use navlab::{NULL_AREA, WALKABLE_AREA};
+use navlab::{recast::NULL_AREA, recast::WALKABLE_AREA};
 
 /// Catch2's default `Approx`: relative tolerance of 100 float epsilons.
 fn approx(value: f32, expected: f32) -> bool {

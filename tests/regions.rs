@@ -1,9 +1,9 @@
 //! Distance field and the three region partitions against the C++ stage dumps.
 mod common;
 
-use navlab::context::{BuildContext, TimerLabel};
-use navlab::distance_field::build_distance_field;
-use navlab::region::{build_layer_regions, build_regions, build_regions_monotone};
+use navlab::recast::context::{BuildContext, TimerLabel};
+use navlab::recast::distance_field::build_distance_field;
+use navlab::recast::region::{build_layer_regions, build_regions, build_regions_monotone};
 
 /// Settings of the reference builds (RecastDemo defaults: region min 8², merge 20², no border).
 const MIN_REGION_AREA: i32 = 64;
@@ -85,8 +85,10 @@ fn layer_regions_match_cpp() {
 /// spans) and unwalkable spots, patches of another area type, raised decks over the ground,
 /// each reached by a ramp. Decks make regions overlap, which the layer partition must split.
 pub mod scene {
-    use navlab::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
-    use navlab::{NULL_AREA, WALKABLE_AREA, dir_offset_x, dir_offset_z};
+    use navlab::recast::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
+    use navlab::{
+        recast::NULL_AREA, recast::WALKABLE_AREA, recast::dir_offset_x, recast::dir_offset_z,
+    };
 
     const DECK_Y: u16 = 60;
     const RAMP_LENGTH: i32 = 20;
@@ -253,8 +255,8 @@ pub mod scene {
 /// index loops, eager relabelling), as an oracle for the fast implementation.
 #[allow(clippy::needless_range_loop)]
 mod slow {
-    use navlab::compact::CompactHeightfield;
-    use navlab::{BORDER_REG, NULL_AREA};
+    use navlab::recast::compact::CompactHeightfield;
+    use navlab::{recast::BORDER_REG, recast::NULL_AREA};
 
     fn neighbour(chf: &CompactHeightfield, x: i32, z: i32, i: usize, dir: usize) -> Option<usize> {
         chf.neighbour(x, z, i, dir)
@@ -521,8 +523,8 @@ mod slow {
                 let Some(ni) = neighbour(chf, x, z, i, dir) else {
                     return;
                 };
-                x += navlab::dir_offset_x(dir);
-                z += navlab::dir_offset_z(dir);
+                x += navlab::recast::dir_offset_x(dir);
+                z += navlab::recast::dir_offset_z(dir);
                 i = ni;
                 dir = (dir + 3) & 3;
             }
@@ -829,13 +831,13 @@ fn fast_layer_merge_equals_plain_transcription() {
 
 /// Checks what any layer partition must satisfy: ids in range, one area per region, and no two
 /// spans of a column in the same region.
-fn assert_sane_layers(chf: &navlab::compact::CompactHeightfield) {
+fn assert_sane_layers(chf: &navlab::recast::compact::CompactHeightfield) {
     let max = chf.max_regions as usize;
     let mut area_of = vec![None; max + 1];
     for c in &chf.cells {
         let column = &chf.spans[c.index as usize..(c.index + c.count) as usize];
         for (k, s) in column.iter().enumerate() {
-            if s.reg == 0 || s.reg & navlab::BORDER_REG != 0 {
+            if s.reg == 0 || s.reg & navlab::recast::BORDER_REG != 0 {
                 continue;
             }
             assert!((s.reg as usize) <= max, "region {} over max {max}", s.reg);
@@ -901,7 +903,7 @@ fn watershed_observer_sees_every_level_without_changing_the_result() {
 
     let mut levels = Vec::new();
     let mut last_snapshot = Vec::new();
-    navlab::region::build_regions_observed(
+    navlab::recast::region::build_regions_observed(
         &mut BuildContext::new(),
         &mut observed,
         0,

@@ -2,10 +2,10 @@
 //! Recast's, field by field, in the `--dump-json` schema.
 mod common;
 
-use navlab::build::Build;
-use navlab::config::BuildSettings;
-use navlab::geomset::GeomSet;
-use navlab::input_geom::InputGeom;
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Build;
+use navlab::input::geomset::GeomSet;
+use navlab::input::input_geom::InputGeom;
 use serde_json::Value;
 
 /// The fields `compare_ref.py` compares, per section.
@@ -50,7 +50,7 @@ fn check(mesh_name: &str, partition: &str) {
     let Some(reference) = common::solo(mesh_name, partition) else {
         return;
     };
-    let mesh = navlab::geometry::load_obj(&common::mesh_path(mesh_name).unwrap()).unwrap();
+    let mesh = navlab::input::obj::load_obj(&common::mesh_path(mesh_name).unwrap()).unwrap();
     let input = InputGeom::from_mesh(mesh).unwrap();
     compare(
         &reference,
@@ -70,7 +70,7 @@ fn check_authoring(partition: &str) {
         return;
     };
     let dir = common::reference_dir().unwrap();
-    let mesh = navlab::geometry::load_obj(&dir.join("meshes/nav_test.obj")).unwrap();
+    let mesh = navlab::input::obj::load_obj(&dir.join("meshes/nav_test.obj")).unwrap();
     let mut input = InputGeom::from_mesh(mesh).unwrap();
     input.geom_set = GeomSet::load(&dir.join("authoring/nav_test_authoring.gset")).unwrap();
     assert_eq!(input.geom_set.convex_volumes.len(), 4);
@@ -102,10 +102,10 @@ fn compare(
 ) -> Build {
     let settings = BuildSettings {
         partition_type: partition.parse().unwrap(),
-        ..input.settings()
+        ..BuildSettings::for_input(input)
     };
     let build = Build::from_input(input, settings).unwrap();
-    let ours = navlab::dump::stage_summary(mesh_name, &build);
+    let ours = navlab::bake::dump::stage_summary(mesh_name, &build);
 
     for (key, value) in reference["config"].as_object().unwrap() {
         assert!(

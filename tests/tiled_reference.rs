@@ -2,10 +2,10 @@
 //! and the saved navmesh file byte for byte.
 mod common;
 
-use navlab::config::BuildSettings;
-use navlab::geomset::GeomSet;
-use navlab::input_geom::InputGeom;
-use navlab::tiled::{EmptyTile, TiledBuild};
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::tiled::{EmptyTile, TiledBuild};
+use navlab::input::geomset::GeomSet;
+use navlab::input::input_geom::InputGeom;
 use serde_json::Value;
 
 fn check(reference: &Value, input: &InputGeom, tile_size: i32, expected_file: Option<&str>) {
@@ -87,7 +87,7 @@ fn check(reference: &Value, input: &InputGeom, tile_size: i32, expected_file: Op
 
 fn mesh_input(mesh: &str) -> Option<InputGeom> {
     let path = common::mesh_path(mesh)?;
-    Some(InputGeom::from_mesh(navlab::geometry::load_obj(&path).unwrap()).unwrap())
+    Some(InputGeom::from_mesh(navlab::input::obj::load_obj(&path).unwrap()).unwrap())
 }
 
 macro_rules! tiled_cases {

@@ -10,10 +10,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut mesh) = NavMesh::from_mset_bytes(data) else {
         return;
     };
-    navlab::debug_draw::nav_mesh(&mesh, Default::default());
-    navlab::debug_draw::nav_mesh_bv_tree(&mesh);
-    navlab::debug_draw::nav_mesh_portals(&mesh);
-    navlab::debug_draw::nav_mesh_polys_with_flags(&mesh, 0xffff, 0);
+    navlab::debug_draw::detour::nav_mesh(&mesh, Default::default());
+    navlab::debug_draw::detour::nav_mesh_bv_tree(&mesh);
+    navlab::debug_draw::detour::nav_mesh_portals(&mesh);
+    navlab::debug_draw::detour::nav_mesh_polys_with_flags(&mesh, 0xffff, 0);
     let mut refs = Vec::new();
     for (tile_ref, tile) in mesh.tiles() {
         let h = tile.header();

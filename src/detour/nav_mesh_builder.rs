@@ -1,61 +1,14 @@
-//! Tile creation from Recast output (`dtCreateNavMeshData`), and RecastDemo's area → flag rule.
+//! Tile creation from a polygon mesh given as plain arrays (`dtCreateNavMeshData`).
 
 use super::common::{self, Vec3};
 use super::tile::{
     BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType,
 };
 use super::{DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, VERTS_PER_POLYGON};
-use crate::MESH_NULL_IDX;
-use crate::detail_mesh::PolyMeshDetail;
-use crate::poly_mesh::PolyMesh;
 
-/// RecastDemo's area ids (`SamplePolyAreas`).
-pub mod sample_areas {
-    pub const GROUND: u8 = 0;
-    pub const WATER: u8 = 1;
-    pub const ROAD: u8 = 2;
-    pub const DOOR: u8 = 3;
-    pub const GRASS: u8 = 4;
-    pub const JUMP: u8 = 5;
-}
-
-/// RecastDemo's polygon ability flags (`SamplePolyFlags`).
-pub mod sample_poly_flags {
-    pub const WALK: u16 = 0x01;
-    pub const SWIM: u16 = 0x02;
-    pub const DOOR: u16 = 0x04;
-    pub const JUMP: u16 = 0x08;
-    pub const DISABLED: u16 = 0x10;
-    pub const ALL: u16 = 0xffff;
-}
-
-/// RecastDemo's rule for one polygon, applied before Detour data is built: Recast's walkable
-/// area becomes ground; ground, grass and road can be walked, water swum, doors walked and
-/// opened. Other areas keep their flags. Returns the new (area, flags).
-pub fn sample_area_flags(area: u8, flags: u16) -> (u8, u16) {
-    use sample_areas as a;
-    use sample_poly_flags as f;
-    let area = if area == crate::WALKABLE_AREA {
-        a::GROUND
-    } else {
-        area
-    };
-    let flags = match area {
-        a::GROUND | a::GRASS | a::ROAD => f::WALK,
-        a::WATER => f::SWIM,
-        a::DOOR => f::WALK | f::DOOR,
-        _ => flags,
-    };
-    (area, flags)
-}
-
-/// Rewrites every polygon's area and flags with `rule` (for example [`sample_area_flags`]),
-/// as Sample_SoloMesh and Sample_TileMesh do to the poly mesh before creating tiles.
-pub fn apply_area_flags(areas: &mut [u8], flags: &mut [u16], rule: impl Fn(u8, u16) -> (u8, u16)) {
-    for (area, flag) in areas.iter_mut().zip(flags.iter_mut()) {
-        (*area, *flag) = rule(*area, *flag);
-    }
-}
+/// An unused vertex or neighbour slot in the polygon arrays (Detour's builder calls it
+/// `MESH_NULL_IDX`, like Recast).
+const MESH_NULL_IDX: u16 = 0xffff;
 
 /// An off-mesh connection to store in a tile (one entry of `dtNavMeshCreateParams`' off-mesh
 /// arrays).
@@ -76,14 +29,15 @@ pub struct OffMeshConnectionParams {
 pub struct NavMeshCreateParams<'a> {
     /// Poly mesh vertices in voxel units, 3 per vertex.
     pub verts: &'a [u16],
-    /// Polygons, `2 * nvp` entries each (vertices, then neighbours), as in [`PolyMesh`].
+    /// Polygons, `2 * nvp` entries each: vertex indices, then neighbour polygons, unused slots
+    /// 0xffff (Recast's poly mesh layout).
     pub polys: &'a [u16],
     pub poly_flags: &'a [u16],
     pub poly_areas: &'a [u8],
     /// Maximum vertices per polygon (3..=6).
     pub nvp: usize,
     /// The height detail; without it each polygon is fanned into triangles.
-    pub detail: Option<&'a PolyMeshDetail>,
+    pub detail: Option<DetailMeshParams<'a>>,
     pub off_mesh_connections: &'a [OffMeshConnectionParams],
     pub user_id: u32,
     pub tile_x: i32,
@@ -102,48 +56,16 @@ pub struct NavMeshCreateParams<'a> {
     pub build_bv_tree: bool,
 }
 
-impl<'a> NavMeshCreateParams<'a> {
-    /// The parameters RecastDemo's samples pass: the poly mesh's arrays, areas, flags, bounds
-    /// and cell sizes, the detail mesh, agent dimensions in world units, a BV tree, and tile
-    /// (0, 0, 0). Set `tile_x`/`tile_y` for tiled builds.
-    pub fn from_poly_mesh(
-        pmesh: &'a PolyMesh,
-        dmesh: &'a PolyMeshDetail,
-        off_mesh_connections: &'a [OffMeshConnectionParams],
-        walkable_height: f32,
-        walkable_radius: f32,
-        walkable_climb: f32,
-    ) -> Result<Self, DetourError> {
-        let short = |what: &str| {
-            DetourError::InvalidCreateParams(format!("the poly mesh {what} array is too short"))
-        };
-        let npolys = pmesh.npolys;
-        let poly_len = npolys
-            .checked_mul(2 * pmesh.nvp)
-            .ok_or_else(|| short("polys"))?;
-        let vert_len = pmesh.nverts.checked_mul(3).ok_or_else(|| short("verts"))?;
-        Ok(NavMeshCreateParams {
-            verts: pmesh.verts.get(..vert_len).ok_or_else(|| short("verts"))?,
-            polys: pmesh.polys.get(..poly_len).ok_or_else(|| short("polys"))?,
-            poly_flags: pmesh.flags.get(..npolys).ok_or_else(|| short("flags"))?,
-            poly_areas: pmesh.areas.get(..npolys).ok_or_else(|| short("areas"))?,
-            nvp: pmesh.nvp,
-            detail: Some(dmesh),
-            off_mesh_connections,
-            user_id: 0,
-            tile_x: 0,
-            tile_y: 0,
-            tile_layer: 0,
-            bmin: pmesh.bmin,
-            bmax: pmesh.bmax,
-            walkable_height,
-            walkable_radius,
-            walkable_climb,
-            cs: pmesh.cs,
-            ch: pmesh.ch,
-            build_bv_tree: true,
-        })
-    }
+/// The height detail of every polygon (the detail arrays of `dtNavMeshCreateParams`, laid out
+/// as Recast's detail mesh).
+#[derive(Clone, Copy, Debug)]
+pub struct DetailMeshParams<'a> {
+    /// Per polygon: first vertex, vertex count, first triangle, triangle count.
+    pub meshes: &'a [u32],
+    /// Vertices in world units, 3 floats each.
+    pub verts: &'a [f32],
+    /// Triangles, 4 bytes each: three vertex indices local to the sub-mesh, then edge flags.
+    pub tris: &'a [u8],
 }
 
 /// Where an off-mesh end point lies relative to the tile: 0..8 for the side it lies beyond
@@ -239,7 +161,7 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
         }
     }
     if let Some(detail) = params.detail {
-        check_detail(detail, &src_polys, nvp)?;
+        check_detail(&detail, &src_polys, nvp)?;
     }
 
     // Off-mesh connections whose start lies in this tile are stored; the others only reserve
@@ -368,7 +290,7 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
     }
 
     let (detail_meshes, detail_verts, detail_tris) = match params.detail {
-        Some(detail) => copy_detail(detail, &polys[..poly_count]),
+        Some(detail) => copy_detail(&detail, &polys[..poly_count]),
         None => fan_detail(&polys[..poly_count]),
     };
 
@@ -428,7 +350,11 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
 
 /// Checks the detail mesh against the polygons so that copying it cannot go out of range and
 /// its counts fit Detour's fields.
-fn check_detail(detail: &PolyMeshDetail, polys: &[&[u16]], nvp: usize) -> Result<(), DetourError> {
+fn check_detail(
+    detail: &DetailMeshParams,
+    polys: &[&[u16]],
+    nvp: usize,
+) -> Result<(), DetourError> {
     if detail.meshes.len() != polys.len() * 4 {
         return Err(invalid(format!(
             "{} detail meshes for {} polygons",
@@ -441,7 +367,7 @@ fn check_detail(detail: &PolyMeshDetail, polys: &[&[u16]], nvp: usize) -> Result
             "detail vertex or triangle array has a partial entry".into(),
         ));
     }
-    let (nverts, ntris) = (detail.nverts() as u64, detail.ntris() as u64);
+    let (nverts, ntris) = (detail.verts.len() as u64 / 3, detail.tris.len() as u64 / 4);
     if ntris > i32::MAX as u64 {
         return Err(invalid(format!("{ntris} detail triangles")));
     }
@@ -482,7 +408,7 @@ fn check_detail(detail: &PolyMeshDetail, polys: &[&[u16]], nvp: usize) -> Result
 type DetailArrays = (Vec<PolyDetail>, Vec<Vec3>, Vec<[u8; 4]>);
 
 /// Copies the detail mesh, dropping each sub-mesh's leading copies of the polygon vertices.
-fn copy_detail(detail: &PolyMeshDetail, polys: &[Poly]) -> DetailArrays {
+fn copy_detail(detail: &DetailMeshParams, polys: &[Poly]) -> DetailArrays {
     let mut meshes = Vec::with_capacity(polys.len());
     let mut verts = Vec::new();
     for (m, p) in detail.meshes.chunks_exact(4).zip(polys) {

@@ -11,11 +11,11 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 
-use crate::build::{Build, Stage, earliest_affected_stage};
-use crate::config::BuildSettings;
-use crate::context::LogCategory;
-use crate::input_geom::InputGeom;
-use crate::tiled::TiledBuild;
+use crate::bake::settings::BuildSettings;
+use crate::bake::solo::{Build, Stage, earliest_affected_stage};
+use crate::bake::tiled::TiledBuild;
+use crate::input::input_geom::InputGeom;
+use crate::recast::context::LogCategory;
 
 /// RecastDemo's samples: one navmesh tile over the whole mesh, or a grid of tiles.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,7 +52,7 @@ impl SceneData {
     /// The embedded default scene.
     pub fn default_scene() -> Self {
         Self {
-            input: InputGeom::from_mesh(crate::scene::default_scene())
+            input: InputGeom::from_mesh(crate::input::scene::default_scene())
                 .expect("the generated scene is small and well formed"),
             name: "Default scene".into(),
         }
@@ -513,7 +513,7 @@ fn load_and_build(
     };
     // A geometry set brings its own settings, as in RecastDemo.
     let settings = match scene.input.geom_set.settings {
-        Some(_) => scene.input.settings(),
+        Some(_) => BuildSettings::for_input(&scene.input),
         None => settings,
     };
     if tile_size.is_some() {

@@ -73,30 +73,77 @@ fn config_dir() -> Option<PathBuf> {
         .map(|dir| dir.join("navlab"))
 }
 
-/// A file dialog waiting for the user.
-#[derive(Resource, Default)]
-pub struct OpenDialog {
+/// One native file dialog (rfd, through the desktop portal) run off the main thread, so the
+/// viewer keeps drawing while the user chooses. Every Open/Save/Load dialog of the viewer is one.
+#[derive(Default)]
+pub struct FileDialog {
     task: Option<Task<Option<PathBuf>>>,
 }
 
-impl OpenDialog {
-    /// Opens the dialog unless one is already open.
-    pub fn open(&mut self) {
+impl FileDialog {
+    /// Asks for an existing file, unless this dialog is already open.
+    pub fn pick_file(&mut self, title: &'static str, filter: FileFilter) {
+        self.spawn(title, filter, None);
+    }
+
+    /// Asks where to save, proposing `file_name`, unless this dialog is already open.
+    pub fn save_file(&mut self, title: &'static str, filter: FileFilter, file_name: &str) {
+        self.spawn(title, filter, Some(file_name.to_owned()));
+    }
+
+    fn spawn(&mut self, title: &'static str, filter: FileFilter, save_as: Option<String>) {
         if self.task.is_some() {
             return;
         }
-        self.task = Some(IoTaskPool::get().spawn(async {
-            rfd::AsyncFileDialog::new()
-                .set_title("Open a mesh")
-                .add_filter("Wavefront OBJ", &["obj"])
-                .pick_file()
-                .await
-                .map(|file| file.path().to_owned())
+        self.task = Some(IoTaskPool::get().spawn(async move {
+            let dialog = rfd::AsyncFileDialog::new()
+                .set_title(title)
+                .add_filter(filter.name, filter.extensions);
+            let file = match save_as {
+                Some(name) => dialog.set_file_name(name).save_file().await,
+                None => dialog.pick_file().await,
+            };
+            file.map(|file| file.path().to_owned())
         }));
     }
 
     pub fn is_open(&self) -> bool {
         self.task.is_some()
+    }
+
+    /// The answer once the dialog has closed: the chosen path, or `Some(None)` when cancelled.
+    pub fn poll(&mut self) -> Option<Option<PathBuf>> {
+        let choice = check_ready(self.task.as_mut()?)?;
+        self.task = None;
+        Some(choice)
+    }
+}
+
+/// The file types a dialog offers.
+#[derive(Clone, Copy)]
+pub struct FileFilter {
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+}
+
+/// File → Open's dialog.
+#[derive(Resource, Default)]
+pub struct OpenDialog(pub FileDialog);
+
+impl OpenDialog {
+    /// Opens the dialog unless one is already open.
+    pub fn open(&mut self) {
+        self.0.pick_file(
+            "Open a mesh",
+            FileFilter {
+                name: "Wavefront OBJ",
+                extensions: &["obj"],
+            },
+        );
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.0.is_open()
     }
 }
 
@@ -118,14 +165,8 @@ impl Plugin for FilesPlugin {
 }
 
 fn poll_dialog(mut dialog: ResMut<OpenDialog>, mut requests: MessageWriter<BuildRequest>) {
-    let Some(task) = dialog.task.as_mut() else {
-        return;
-    };
-    if let Some(choice) = check_ready(task) {
-        dialog.task = None;
-        if let Some(path) = choice {
-            requests.write(BuildRequest::Open(path));
-        }
+    if let Some(Some(path)) = dialog.0.poll() {
+        requests.write(BuildRequest::Open(path));
     }
 }
 

@@ -30,7 +30,7 @@ use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy_egui::EguiPlugin;
 
-use crate::config::BuildSettings;
+use crate::bake::settings::BuildSettings;
 use crate::error::NavlabError;
 
 pub use bevy::math::UVec2;

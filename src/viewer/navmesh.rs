@@ -13,11 +13,12 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{IoTaskPool, Task};
 
-use crate::build::Stage;
+use crate::bake::solo::Stage;
 use crate::detour::NavMesh;
 use crate::detour::nav_mesh_file::{load_nav_mesh, save_nav_mesh};
 use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
 use crate::viewer::draw::DrawMode;
+use crate::viewer::files::{FileDialog, FileFilter};
 
 /// RecastDemo's file name for a solo navmesh.
 pub const DEFAULT_EXPORT_NAME: &str = "solo_navmesh.bin";
@@ -41,6 +42,8 @@ pub struct ShownNavMesh {
     pub loaded_version: u64,
     /// The build's navmesh version last seen, to drop a loaded file when a new build lands.
     seen_build: u64,
+    /// A build's navmesh landed and the draw-mode switch after full builds has not looked yet.
+    build_landed: bool,
 }
 
 impl ShownNavMesh {
@@ -97,11 +100,17 @@ pub enum NavMeshRequest {
     Load(PathBuf),
 }
 
+/// What the navmesh dialogs offer: RecastDemo's all-tiles files.
+const NAVMESH_FILES: FileFilter = FileFilter {
+    name: "Detour navmesh (all tiles)",
+    extensions: &["bin"],
+};
+
 /// File dialogs and reads running off the main thread.
 #[derive(Resource, Default)]
 struct NavMeshTasks {
-    export_dialog: Option<Task<Option<PathBuf>>>,
-    load_dialog: Option<Task<Option<PathBuf>>>,
+    export_dialog: FileDialog,
+    load_dialog: FileDialog,
     reads: Vec<Task<(PathBuf, crate::Result<NavMesh>)>>,
     /// Switch to the Navmesh draw mode when the next build lands.
     navmesh_mode_after_build: bool,
@@ -110,7 +119,7 @@ struct NavMeshTasks {
 impl NavMeshTasks {
     /// Whether a save or open dialog is waiting for the user.
     fn dialog_open(&self) -> bool {
-        self.export_dialog.is_some() || self.load_dialog.is_some()
+        self.export_dialog.is_open() || self.load_dialog.is_open()
     }
 }
 
@@ -121,16 +130,7 @@ impl Plugin for NavMeshPlugin {
         app.init_resource::<ShownNavMesh>()
             .init_resource::<NavMeshTasks>()
             .add_message::<NavMeshRequest>()
-            .add_systems(
-                Update,
-                (
-                    handle_requests,
-                    poll_tasks,
-                    follow_builds,
-                    switch_to_navmesh_after_full_builds,
-                )
-                    .chain(),
-            );
+            .add_systems(Update, (handle_requests, poll_tasks, follow_builds).chain());
     }
 }
 
@@ -150,25 +150,12 @@ fn handle_requests(
                 } else {
                     DEFAULT_EXPORT_NAME
                 };
-                tasks.export_dialog = Some(IoTaskPool::get().spawn(async move {
-                    rfd::AsyncFileDialog::new()
-                        .set_title("Export navmesh")
-                        .set_file_name(name)
-                        .add_filter("Detour navmesh (all tiles)", &["bin"])
-                        .save_file()
-                        .await
-                        .map(|file| file.path().to_owned())
-                }));
+                tasks
+                    .export_dialog
+                    .save_file("Export navmesh", NAVMESH_FILES, name);
             }
             NavMeshRequest::LoadDialog => {
-                tasks.load_dialog = Some(IoTaskPool::get().spawn(async {
-                    rfd::AsyncFileDialog::new()
-                        .set_title("Load navmesh")
-                        .add_filter("Detour navmesh (all tiles)", &["bin"])
-                        .pick_file()
-                        .await
-                        .map(|file| file.path().to_owned())
-                }));
+                tasks.load_dialog.pick_file("Load navmesh", NAVMESH_FILES);
             }
             NavMeshRequest::Export(path) => export(shown.get(&state), path, &mut log),
             NavMeshRequest::Load(path) => {
@@ -206,12 +193,10 @@ fn poll_tasks(
     mut log: ResMut<ViewerLog>,
 ) {
     let tasks = &mut *tasks;
-    if let Some(choice) = tasks.export_dialog.as_mut().and_then(check_ready) {
-        tasks.export_dialog = None;
+    if let Some(choice) = tasks.export_dialog.poll() {
         requests.write_batch(choice.map(NavMeshRequest::Export));
     }
-    if let Some(choice) = tasks.load_dialog.as_mut().and_then(check_ready) {
-        tasks.load_dialog = None;
+    if let Some(choice) = tasks.load_dialog.poll() {
         requests.write_batch(choice.map(NavMeshRequest::Load));
     }
     let mut still_reading = Vec::new();
@@ -231,23 +216,47 @@ fn poll_tasks(
     tasks.reads = still_reading;
 }
 
-/// Drops a loaded file when a new build's navmesh lands, and shows a waiting file once the
-/// build is idle.
+/// Follows the build's navmesh, the one place that watches its stage version: a new navmesh
+/// drops a loaded file; once the build is idle, a file read meanwhile is shown, and after a full
+/// build the mode becomes Navmesh. RecastDemo shows the navmesh after every build; here only
+/// after full builds (Build, a newly opened mesh or scene, a sample switch), so that live tuning
+/// keeps the stage being watched.
 fn follow_builds(
+    mut requests: MessageReader<BuildRequest>,
+    mut tasks: ResMut<NavMeshTasks>,
     state: Res<BuildState>,
     mut shown: ResMut<ShownNavMesh>,
     mut mode: ResMut<DrawMode>,
     mut log: ResMut<ViewerLog>,
 ) {
+    for request in requests.read() {
+        if matches!(
+            request,
+            BuildRequest::Rebuild
+                | BuildRequest::Open(_)
+                | BuildRequest::Scene(_)
+                | BuildRequest::Sample(_)
+        ) {
+            tasks.navmesh_mode_after_build = true;
+        }
+    }
     let build_version = state.stage_version(Stage::NavMesh);
     if shown.seen_build != build_version {
         shown.seen_build = build_version;
+        shown.build_landed = true;
         if shown.loaded.take().is_some() {
             shown.loaded_version += 1;
         }
     }
     if state.is_busy() {
         return;
+    }
+    if std::mem::take(&mut shown.build_landed) {
+        let has_nav_mesh =
+            state.tiled.is_some() || state.build.as_ref().is_some_and(|b| b.nav_mesh.is_some());
+        if std::mem::take(&mut tasks.navmesh_mode_after_build) && has_nav_mesh {
+            *mode = DrawMode::Navmesh;
+        }
     }
     if let Some(loaded) = shown.waiting.take() {
         let polys: usize = loaded.mesh.tiles().map(|(_, t)| t.poly_count()).sum();
@@ -261,38 +270,6 @@ fn follow_builds(
         if !mode.shows_nav_mesh() {
             *mode = DrawMode::Navmesh;
         }
-    }
-}
-
-/// RecastDemo shows the navmesh after each build; here only after full builds, so that live
-/// tuning keeps the stage being watched.
-fn switch_to_navmesh_after_full_builds(
-    mut requests: MessageReader<BuildRequest>,
-    mut tasks: ResMut<NavMeshTasks>,
-    state: Res<BuildState>,
-    mut seen_build: Local<u64>,
-    mut mode: ResMut<DrawMode>,
-) {
-    for request in requests.read() {
-        if matches!(
-            request,
-            BuildRequest::Rebuild
-                | BuildRequest::Open(_)
-                | BuildRequest::Scene(_)
-                | BuildRequest::Sample(_)
-        ) {
-            tasks.navmesh_mode_after_build = true;
-        }
-    }
-    let version = state.stage_version(Stage::NavMesh);
-    if *seen_build == version || state.is_busy() {
-        return;
-    }
-    *seen_build = version;
-    let has_nav_mesh =
-        state.tiled.is_some() || state.build.as_ref().is_some_and(|b| b.nav_mesh.is_some());
-    if std::mem::take(&mut tasks.navmesh_mode_after_build) && has_nav_mesh {
-        *mode = DrawMode::Navmesh;
     }
 }
 
@@ -345,8 +322,10 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), built);
 
         // A different navmesh in the file: the default scene tiled.
-        let input = crate::input_geom::InputGeom::from_mesh(crate::scene::default_scene()).unwrap();
-        let tiled = crate::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
+        let input =
+            crate::input::input_geom::InputGeom::from_mesh(crate::input::scene::default_scene())
+                .unwrap();
+        let tiled = crate::bake::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
         let tiled_bytes = tiled.nav_mesh.to_mset_bytes();
         let tiled_path = temp_file("tiled.bin");
         std::fs::write(&tiled_path, &tiled_bytes).unwrap();
@@ -372,11 +351,12 @@ mod tests {
     fn live_rebuilds_keep_the_draw_mode() {
         let mut app = app();
         *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
-        app.world_mut()
-            .write_message(BuildRequest::Settings(crate::config::BuildSettings {
+        app.world_mut().write_message(BuildRequest::Settings(
+            crate::bake::settings::BuildSettings {
                 cell_size: 0.4,
                 ..Default::default()
-            }));
+            },
+        ));
         settle(&mut app);
         app.update();
         assert_eq!(*app.world().resource::<DrawMode>(), DrawMode::Voxels);
@@ -407,11 +387,12 @@ mod tests {
         let path = temp_file("nothing.bin");
         let _ = std::fs::remove_file(&path);
         // Detour cannot take more than six vertices per polygon: no navmesh.
-        app.world_mut()
-            .write_message(BuildRequest::Settings(crate::config::BuildSettings {
+        app.world_mut().write_message(BuildRequest::Settings(
+            crate::bake::settings::BuildSettings {
                 verts_per_poly: 8.0,
                 ..Default::default()
-            }));
+            },
+        ));
         settle(&mut app);
         app.world_mut()
             .write_message(NavMeshRequest::Export(path.clone()));

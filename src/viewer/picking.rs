@@ -6,8 +6,8 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 
-use crate::geometry::TriMesh;
-use crate::partitioned_mesh::intersect_segment_triangle;
+use crate::input::obj::TriMesh;
+use crate::input::partitioned_mesh::intersect_segment_triangle;
 use crate::viewer::build::{BuildState, SceneData};
 use crate::viewer::camera::MainCamera;
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::Screenshot;
 
-use crate::build::Stage;
+use crate::bake::solo::Stage;
 use crate::viewer::build::{BuildRequest, BuildState};
 use crate::viewer::screenshot::save_and_exit;
 
@@ -78,7 +78,7 @@ fn drive(
                 fail(&test, &mut exit, "the first build failed".into());
                 return;
             }
-            let settings = crate::config::BuildSettings {
+            let settings = crate::bake::settings::BuildSettings {
                 cell_size: state.settings.cell_size + 0.1,
                 ..state.settings.clone()
             };

@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use crate::build::Stage;
-use crate::config::{BuildSettings, PartitionType, calc_grid_size};
+use crate::bake::settings::BuildSettings;
+use crate::bake::solo::Stage;
+use crate::recast::config::calc_grid_size;
+use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
 use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};

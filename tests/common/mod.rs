@@ -2,11 +2,11 @@
 //! `../shared/reference/` (or `$NAVLAB_REFERENCE_DIR`).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use navlab::compact::{CompactCell, CompactHeightfield, CompactSpan};
-use navlab::contour::{Contour, ContourSet};
-use navlab::poly_mesh::PolyMesh;
+use navlab::recast::compact::{CompactCell, CompactHeightfield, CompactSpan};
+use navlab::recast::contour::{Contour, ContourSet};
+use navlab::recast::poly_mesh::PolyMesh;
 use serde_json::Value;
 
 /// The meshes with full solo reference dumps.
@@ -270,4 +270,31 @@ pub fn poly_mesh_from_dump(s: &Value) -> PolyMesh {
         border_size: p["borderSize"].as_i64().unwrap() as i32,
         max_edge_error: p["maxEdgeError"].as_f64().unwrap() as f32,
     }
+}
+
+/// Checks that `load` refuses a file one byte over `limit` before reading it, with an error
+/// naming the file and the limit. The file is sparse, so no disk is used.
+pub fn assert_huge_file_refused<T, E: std::fmt::Display>(
+    file_name: &str,
+    limit: u64,
+    load: impl FnOnce(&Path) -> Result<T, E>,
+) {
+    let dir = std::env::temp_dir().join(format!(
+        "navlab-huge-{}-{}",
+        std::process::id(),
+        file_name.replace('.', "-")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(file_name);
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(limit + 1).unwrap();
+    let message = match load(&path) {
+        Ok(_) => String::from("loaded"),
+        Err(err) => err.to_string(),
+    };
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        message.contains(file_name) && message.contains("over the limit"),
+        "{message}"
+    );
 }

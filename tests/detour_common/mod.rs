@@ -2,11 +2,9 @@
 //! accessor of a loaded navmesh.
 #![allow(dead_code)]
 
-use navlab::detail_mesh::PolyMeshDetail;
-use navlab::detour::nav_mesh_builder::{apply_area_flags, sample_area_flags};
-use navlab::detour::{
-    MeshTile, NavMesh, NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data,
-};
+use navlab::bake::sample_areas::{apply_area_flags, sample_area_flags};
+use navlab::detour::{MeshTile, NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
+use navlab::recast::detail_mesh::PolyMeshDetail;
 use serde_json::Value;
 
 use crate::common;
@@ -88,7 +86,7 @@ pub fn build_solo_tile(dump: &Value, off_mesh: &[OffMeshConnectionParams]) -> Me
     let dmesh = detail_from_dump(dump);
     let s = &dump["settings"];
     let setting = |key: &str| s[key].as_f64().expect("setting") as f32;
-    let params = NavMeshCreateParams::from_poly_mesh(
+    let params = navlab::bake::detour_input::nav_mesh_create_params(
         &pmesh,
         &dmesh,
         off_mesh,

@@ -8,10 +8,10 @@ use std::hash::{Hash, Hasher};
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
-use crate::build::{Build, Stage};
-use crate::config::PartitionType;
-use crate::context::BuildContext;
-use crate::debug_draw::{self, CompactColoring};
+use crate::bake::solo::{Build, Stage};
+use crate::debug_draw::recast::{self as recast_draw, CompactColoring};
+use crate::recast::context::BuildContext;
+use crate::recast::region::PartitionType;
 use crate::viewer::build::BuildState;
 
 pub struct CompactDrawPlugin;
@@ -82,7 +82,7 @@ fn record_levels(build: &Build) -> Vec<FloodLevel> {
     }
     chf.max_regions = 0;
     let mut levels = Vec::new();
-    let result = crate::region::build_regions_observed(
+    let result = crate::recast::region::build_regions_observed(
         &mut BuildContext::new(),
         &mut chf,
         0,
@@ -149,7 +149,7 @@ fn sync_compact(
                 } else {
                     &b.regions
                 };
-                debug_draw::compact_heightfield(chf, coloring)
+                recast_draw::compact_heightfield(chf, coloring)
             })
         });
     }
@@ -161,7 +161,7 @@ fn sync_compact(
     sync_layer(&mut params, "Watershed Flooding", version, || {
         match (build, flooding) {
             (Some(b), Some(flood)) => {
-                debug_draw::compact_heightfield_with(&b.regions, CompactColoring::Regions, |i| {
+                recast_draw::compact_heightfield_with(&b.regions, CompactColoring::Regions, |i| {
                     flood.regions[i]
                 })
             }

@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
-use crate::build::Stage;
+use crate::bake::solo::Stage;
 use crate::debug_draw;
 use crate::viewer::build::BuildState;
 
@@ -34,25 +34,25 @@ fn sync_contours(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerP
         &mut params,
         "Region Connections",
         version(DrawMode::RegionConnections),
-        || debug_draw::region_connections(cset, 1.0),
+        || debug_draw::recast::region_connections(cset, 1.0),
     );
     sync_layer(
         &mut params,
         "Raw Contours",
         version(DrawMode::RawContours),
-        || debug_draw::raw_contours(cset, 1.0),
+        || debug_draw::recast::raw_contours(cset, 1.0),
     );
     sync_layer(
         &mut params,
         "Both Contours",
         version(DrawMode::BothContours),
         || {
-            let mut drawing = debug_draw::raw_contours(cset, 0.5);
-            drawing.append(debug_draw::contours(cset, 1.0));
+            let mut drawing = debug_draw::recast::raw_contours(cset, 0.5);
+            drawing.append(debug_draw::recast::contours(cset, 1.0));
             drawing
         },
     );
     sync_layer(&mut params, "Contours", version(DrawMode::Contours), || {
-        debug_draw::contours(cset, 1.0)
+        debug_draw::recast::contours(cset, 1.0)
     });
 }

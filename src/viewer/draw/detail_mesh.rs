@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
-use crate::build::Stage;
+use crate::bake::solo::Stage;
 use crate::debug_draw;
 use crate::viewer::build::BuildState;
 
@@ -20,7 +20,7 @@ fn sync_detail_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: Lay
     let version = stage_layer_version(&state, *mode == DrawMode::PolyMeshDetail, Stage::DetailMesh);
     sync_layer(&mut params, "Poly Mesh Detail", version, || {
         build.map_or_else(Default::default, |b| {
-            debug_draw::poly_mesh_detail(&b.detail_mesh)
+            debug_draw::recast::poly_mesh_detail(&b.detail_mesh)
         })
     });
 }

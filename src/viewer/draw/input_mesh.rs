@@ -33,7 +33,7 @@ fn sync_input_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: Laye
     // "Navmesh Trans" shows the navmesh alone, as RecastDemo does.
     let version = (*mode != DrawMode::NavmeshTrans).then(|| key.finish());
     sync_layer(&mut params, "Input Mesh", version, || {
-        let mut drawing = debug_draw::tri_mesh_slope(mesh, slope, tex_scale);
+        let mut drawing = debug_draw::recast::tri_mesh_slope(mesh, slope, tex_scale);
         let (bmin, bmax) = mesh.bounds();
         drawing
             .lines

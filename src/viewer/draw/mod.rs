@@ -19,7 +19,7 @@ use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 
-use crate::build::Stage;
+use crate::bake::solo::Stage;
 use crate::debug_draw::{self, DebugDraw, Rgba};
 use crate::viewer::build::BuildState;
 
@@ -495,7 +495,7 @@ mod tests {
         // A detail-mesh change does not touch the voxels.
         app.world_mut()
             .write_message(crate::viewer::BuildRequest::Settings(
-                crate::config::BuildSettings {
+                crate::bake::settings::BuildSettings {
                     detail_sample_dist: 2.0,
                     ..Default::default()
                 },
@@ -517,7 +517,7 @@ mod tests {
         // A cell-size change rebuilds it.
         app.world_mut()
             .write_message(crate::viewer::BuildRequest::Settings(
-                crate::config::BuildSettings {
+                crate::bake::settings::BuildSettings {
                     cell_size: 0.5,
                     ..Default::default()
                 },

@@ -8,8 +8,9 @@ use std::hash::{Hash, Hasher};
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
-use crate::debug_draw::{self, NavMeshDrawFlags, rgba};
-use crate::detour::nav_mesh_builder::sample_poly_flags;
+use crate::bake::sample_areas::flags;
+use crate::debug_draw::detour::{self as detour_draw, NavMeshDrawFlags};
+use crate::debug_draw::rgba;
 use crate::viewer::build::BuildState;
 use crate::viewer::navmesh::ShownNavMesh;
 
@@ -41,16 +42,16 @@ fn sync_nav_mesh(
         let mut drawing = if mode == DrawMode::NavmeshInvis {
             Default::default()
         } else {
-            debug_draw::nav_mesh(mesh, NavMeshDrawFlags::default())
+            detour_draw::nav_mesh(mesh, NavMeshDrawFlags::default())
         };
         match mode {
-            DrawMode::NavmeshBVTree => drawing.append(debug_draw::nav_mesh_bv_tree(mesh)),
-            DrawMode::NavmeshPortals => drawing.append(debug_draw::nav_mesh_portals(mesh)),
+            DrawMode::NavmeshBVTree => drawing.append(detour_draw::nav_mesh_bv_tree(mesh)),
+            DrawMode::NavmeshPortals => drawing.append(detour_draw::nav_mesh_portals(mesh)),
             _ => {}
         }
-        drawing.append(debug_draw::nav_mesh_polys_with_flags(
+        drawing.append(detour_draw::nav_mesh_polys_with_flags(
             mesh,
-            sample_poly_flags::DISABLED,
+            flags::DISABLED,
             rgba(0, 0, 0, 128),
         ));
         drawing

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
-use crate::build::Stage;
+use crate::bake::solo::Stage;
 use crate::debug_draw;
 use crate::viewer::build::BuildState;
 
@@ -19,6 +19,8 @@ fn sync_poly_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: Layer
     let build = state.build.as_deref();
     let version = stage_layer_version(&state, *mode == DrawMode::PolyMesh, Stage::PolyMesh);
     sync_layer(&mut params, "Poly Mesh", version, || {
-        build.map_or_else(Default::default, |b| debug_draw::poly_mesh(&b.poly_mesh))
+        build.map_or_else(Default::default, |b| {
+            debug_draw::recast::poly_mesh(&b.poly_mesh)
+        })
     });
 }

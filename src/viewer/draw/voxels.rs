@@ -4,8 +4,8 @@
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
-use crate::build::Stage;
-use crate::debug_draw::{self, VoxelColoring};
+use crate::bake::solo::Stage;
+use crate::debug_draw::recast::{self as recast_draw, VoxelColoring};
 use crate::viewer::build::BuildState;
 
 pub struct VoxelDrawPlugin;
@@ -21,13 +21,13 @@ fn sync_voxels(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerPar
     let version = stage_layer_version(&state, *mode == DrawMode::Voxels, Stage::Rasterize);
     sync_layer(&mut params, "Voxels", version, || {
         build.map_or_else(Default::default, |b| {
-            debug_draw::heightfield(&b.heightfield_rasterized, VoxelColoring::Solid)
+            recast_draw::heightfield(&b.heightfield_rasterized, VoxelColoring::Solid)
         })
     });
     let version = stage_layer_version(&state, *mode == DrawMode::WalkableVoxels, Stage::Filter);
     sync_layer(&mut params, "Walkable Voxels", version, || {
         build.map_or_else(Default::default, |b| {
-            debug_draw::heightfield(&b.heightfield_filtered, VoxelColoring::Walkable)
+            recast_draw::heightfield(&b.heightfield_filtered, VoxelColoring::Walkable)
         })
     });
 }

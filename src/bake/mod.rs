@@ -1,0 +1,16 @@
+//! RecastDemo's samples as pipelines: the settings a user tunes ([`settings`]), the solo build
+//! that keeps every stage for drawing and re-runs only what a change affects ([`solo`]), the
+//! tiled build ([`tiled`]), RecastDemo's area and flag conventions ([`sample_areas`]) and the
+//! `--dump-json` stage summary ([`dump`]). This is where Recast's output becomes Detour's input.
+
+pub mod detour_input;
+pub mod dump;
+pub mod prune;
+pub mod sample_areas;
+pub mod settings;
+pub mod solo;
+pub mod tiled;
+
+pub use settings::BuildSettings;
+pub use solo::Build;
+pub use tiled::TiledBuild;

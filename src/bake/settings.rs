@@ -1,0 +1,346 @@
+//! Build settings in agent units (RecastDemo's sliders, as `Sample::resetCommonSettings` sets
+//! them) and their derivation into Recast's voxel-unit `rcConfig`, as `Sample_SoloMesh::build`
+//! does it.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use crate::error::{NavlabError, Result};
+use crate::input::InputGeom;
+use crate::input::geomset::GeomSetSettings;
+use crate::recast::config::{Config, calc_grid_size};
+use crate::recast::region::PartitionType;
+
+/// Default limit on voxel grid cells (width × height) before a build is refused.
+pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
+
+/// The settings a user tunes, in world units, with RecastDemo's names and defaults
+/// (`Sample::resetCommonSettings`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BuildSettings {
+    pub cell_size: f32,
+    pub cell_height: f32,
+    pub agent_height: f32,
+    pub agent_radius: f32,
+    pub agent_max_climb: f32,
+    pub agent_max_slope: f32,
+    pub region_min_size: f32,
+    pub region_merge_size: f32,
+    pub edge_max_len: f32,
+    pub edge_max_error: f32,
+    pub verts_per_poly: f32,
+    pub detail_sample_dist: f32,
+    pub detail_sample_max_error: f32,
+    pub filter_low_hanging_obstacles: bool,
+    pub filter_ledge_spans: bool,
+    pub filter_walkable_low_height_spans: bool,
+    pub partition_type: PartitionType,
+    /// Refuse grids with more cells than this (protects against a tiny cell size on a huge map).
+    pub max_grid_cells: i64,
+}
+
+impl Default for BuildSettings {
+    fn default() -> Self {
+        Self {
+            cell_size: 0.3,
+            cell_height: 0.2,
+            agent_height: 2.0,
+            agent_radius: 0.6,
+            agent_max_climb: 0.9,
+            agent_max_slope: 45.0,
+            region_min_size: 8.0,
+            region_merge_size: 20.0,
+            edge_max_len: 12.0,
+            edge_max_error: 1.3,
+            verts_per_poly: 6.0,
+            detail_sample_dist: 6.0,
+            detail_sample_max_error: 1.0,
+            filter_low_hanging_obstacles: true,
+            filter_ledge_spans: true,
+            filter_walkable_low_height_spans: true,
+            partition_type: PartitionType::Watershed,
+            max_grid_cells: DEFAULT_MAX_GRID_CELLS,
+        }
+    }
+}
+
+fn invalid(name: &'static str, value: impl ToString, reason: &str) -> NavlabError {
+    NavlabError::InvalidSetting {
+        name,
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+impl BuildSettings {
+    /// Checks every value is finite and in a range the build can use.
+    pub fn validate(&self) -> Result<()> {
+        let positive = [
+            ("cellSize", self.cell_size),
+            ("cellHeight", self.cell_height),
+            ("agentHeight", self.agent_height),
+        ];
+        for (name, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(invalid(name, value, "must be a finite number above zero"));
+            }
+        }
+        let non_negative = [
+            ("agentRadius", self.agent_radius),
+            ("agentMaxClimb", self.agent_max_climb),
+            ("regionMinSize", self.region_min_size),
+            ("regionMergeSize", self.region_merge_size),
+            ("edgeMaxLen", self.edge_max_len),
+            ("edgeMaxError", self.edge_max_error),
+            ("detailSampleDist", self.detail_sample_dist),
+            ("detailSampleMaxError", self.detail_sample_max_error),
+        ];
+        for (name, value) in non_negative {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(invalid(
+                    name,
+                    value,
+                    "must be a finite number, zero or more",
+                ));
+            }
+        }
+        if !(self.agent_max_slope.is_finite() && (0.0..=90.0).contains(&self.agent_max_slope)) {
+            return Err(invalid(
+                "agentMaxSlope",
+                self.agent_max_slope,
+                "must be between 0 and 90 degrees",
+            ));
+        }
+        if !(self.verts_per_poly.is_finite() && (3.0..=12.0).contains(&self.verts_per_poly)) {
+            return Err(invalid(
+                "vertsPerPoly",
+                self.verts_per_poly,
+                "must be between 3 and 12",
+            ));
+        }
+        if self.max_grid_cells <= 0 {
+            return Err(invalid(
+                "maxGridCells",
+                self.max_grid_cells,
+                "must be above zero",
+            ));
+        }
+        let voxel_limits = [
+            ("agentHeight", self.agent_height / self.cell_height),
+            ("agentMaxClimb", self.agent_max_climb / self.cell_height),
+        ];
+        for (name, voxels) in voxel_limits {
+            if voxels > crate::recast::heightfield::SPAN_MAX_HEIGHT as f32 {
+                return Err(invalid(
+                    name,
+                    voxels,
+                    "is more voxels than a span can hold (8191); raise cellHeight",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Derives the voxel-unit config over the given bounds, as `Sample_SoloMesh::build` does.
+    pub fn to_config(&self, bmin: [f32; 3], bmax: [f32; 3]) -> Result<Config> {
+        self.validate()?;
+        if bmin.iter().chain(&bmax).any(|v| !v.is_finite()) {
+            return Err(invalid(
+                "bounds",
+                format!("{bmin:?}..{bmax:?}"),
+                "must be finite",
+            ));
+        }
+        let cs = self.cell_size;
+        let ch = self.cell_height;
+        let width_cells = ((bmax[0] - bmin[0]) as f64 / cs as f64 + 0.5).floor() as i64;
+        let height_cells = ((bmax[2] - bmin[2]) as f64 / cs as f64 + 0.5).floor() as i64;
+        let cells = width_cells.saturating_mul(height_cells);
+        if cells > self.max_grid_cells
+            || width_cells > i32::MAX as i64
+            || height_cells > i32::MAX as i64
+        {
+            return Err(NavlabError::GridTooLarge {
+                width: width_cells,
+                height: height_cells,
+                cells,
+                limit: self.max_grid_cells,
+                cell_size: cs,
+            });
+        }
+        let (width, height) = calc_grid_size(&bmin, &bmax, cs);
+        Ok(Config {
+            width,
+            height,
+            tile_size: 0,
+            border_size: 0,
+            cs,
+            ch,
+            bmin,
+            bmax,
+            walkable_slope_angle: self.agent_max_slope,
+            walkable_height: (self.agent_height / ch).ceil() as i32,
+            walkable_climb: (self.agent_max_climb / ch).floor() as i32,
+            walkable_radius: (self.agent_radius / cs).ceil() as i32,
+            max_edge_len: (self.edge_max_len / cs) as i32,
+            max_simplification_error: self.edge_max_error,
+            min_region_area: (self.region_min_size * self.region_min_size) as i32,
+            merge_region_area: (self.region_merge_size * self.region_merge_size) as i32,
+            max_verts_per_poly: self.verts_per_poly as i32,
+            detail_sample_dist: if self.detail_sample_dist < 0.9 {
+                0.0
+            } else {
+                cs * self.detail_sample_dist
+            },
+            detail_sample_max_error: ch * self.detail_sample_max_error,
+        })
+    }
+
+    /// The settings as RecastDemo's Sample saves them in a geometry set (`collectSettings`),
+    /// with the navmesh bounds and tile size.
+    pub fn to_geom_set_settings(
+        &self,
+        nav_mesh_bmin: [f32; 3],
+        nav_mesh_bmax: [f32; 3],
+        tile_size: f32,
+    ) -> GeomSetSettings {
+        GeomSetSettings {
+            cell_size: self.cell_size,
+            cell_height: self.cell_height,
+            agent_height: self.agent_height,
+            agent_radius: self.agent_radius,
+            agent_max_climb: self.agent_max_climb,
+            agent_max_slope: self.agent_max_slope,
+            region_min_size: self.region_min_size,
+            region_merge_size: self.region_merge_size,
+            edge_max_len: self.edge_max_len,
+            edge_max_error: self.edge_max_error,
+            verts_per_poly: self.verts_per_poly as i32,
+            detail_sample_dist: self.detail_sample_dist,
+            detail_sample_max_error: self.detail_sample_max_error,
+            partition_type: self.partition_type,
+            nav_mesh_bmin,
+            nav_mesh_bmax,
+            tile_size,
+        }
+    }
+
+    /// Takes the settings RecastDemo takes from a geometry set (`Sample::onMeshChanged`); the
+    /// filters and grid limit stay. `verts_per_poly` is taken only when positive, since
+    /// RecastDemo's files hold 0 there and RecastDemo keeps its own value.
+    pub fn apply_geom_set(&mut self, saved: &GeomSetSettings) {
+        self.cell_size = saved.cell_size;
+        self.cell_height = saved.cell_height;
+        self.agent_height = saved.agent_height;
+        self.agent_radius = saved.agent_radius;
+        self.agent_max_climb = saved.agent_max_climb;
+        self.agent_max_slope = saved.agent_max_slope;
+        self.region_min_size = saved.region_min_size;
+        self.region_merge_size = saved.region_merge_size;
+        self.edge_max_len = saved.edge_max_len;
+        self.edge_max_error = saved.edge_max_error;
+        if saved.verts_per_poly > 0 {
+            self.verts_per_poly = saved.verts_per_poly as f32;
+        }
+        self.detail_sample_dist = saved.detail_sample_dist;
+        self.detail_sample_max_error = saved.detail_sample_max_error;
+        self.partition_type = saved.partition_type;
+    }
+
+    /// RecastDemo's defaults with an input's saved geometry-set settings applied.
+    pub fn for_input(input: &InputGeom) -> Self {
+        let mut settings = BuildSettings::default();
+        if let Some(saved) = &input.geom_set.settings {
+            settings.apply_geom_set(saved);
+        }
+        settings
+    }
+
+    /// Reads settings from a TOML file with RecastDemo's names (`cellSize = 0.3`, …); missing keys
+    /// keep their defaults.
+    pub fn load_toml(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| NavlabError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let settings: BuildSettings =
+            toml::from_str(&text).map_err(|e| NavlabError::InvalidSettingsFile {
+                path: path.to_owned(),
+                message: e.to_string(),
+            })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Writes the settings as TOML.
+    pub fn save_toml(&self, path: &Path) -> Result<()> {
+        let text = toml::to_string_pretty(self).map_err(|e| NavlabError::InvalidSettingsFile {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        std::fs::write(path, text).map_err(|source| NavlabError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Bounds as the C++ reference printed them (%.9g round-trips f32 exactly).
+    #[allow(clippy::excessive_precision)]
+    #[test]
+    fn defaults_derive_recastdemo_config_for_nav_test() {
+        let bmin = [-28.8893166, -4.86951685, -46.3001518];
+        let bmax = [62.4948082, 17.0107536, 31.0531406];
+        let cfg = BuildSettings::default().to_config(bmin, bmax).unwrap();
+        assert_eq!((cfg.width, cfg.height), (305, 258));
+        assert_eq!(cfg.walkable_height, 10);
+        assert_eq!(cfg.walkable_climb, 4);
+        assert_eq!(cfg.walkable_radius, 2);
+        assert_eq!(cfg.max_edge_len, 40);
+        assert_eq!(cfg.min_region_area, 64);
+        assert_eq!(cfg.merge_region_area, 400);
+        assert_eq!(cfg.detail_sample_dist, 1.800_000_07);
+        assert_eq!(cfg.detail_sample_max_error, 0.200_000_003);
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        let bad = BuildSettings {
+            cell_size: f32::NAN,
+            ..Default::default()
+        };
+        let err = bad.validate().unwrap_err().to_string();
+        assert!(err.contains("cellSize"), "{err}");
+
+        let tiny = BuildSettings {
+            cell_size: 0.0001,
+            ..Default::default()
+        };
+        let err = tiny.to_config([0.0; 3], [1000.0, 1.0, 1000.0]).unwrap_err();
+        assert!(matches!(err, NavlabError::GridTooLarge { .. }), "{err}");
+        assert!(err.to_string().contains("cellSize"));
+    }
+
+    #[test]
+    fn toml_round_trips() {
+        let dir = std::env::temp_dir().join(format!("navlab-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("settings.toml");
+        let settings = BuildSettings {
+            cell_size: 0.25,
+            partition_type: PartitionType::Layers,
+            ..Default::default()
+        };
+        settings.save_toml(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("cellSize = 0.25"), "{text}");
+        assert!(text.contains("partitionType = \"layers\""), "{text}");
+        assert_eq!(BuildSettings::load_toml(&path).unwrap(), settings);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

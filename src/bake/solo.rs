@@ -1,0 +1,552 @@
+//! A whole solo build that keeps every stage's output, and re-runs only the stages a settings
+//! change affects.
+//!
+//! | Stage            | Output kept                      | Settings that make it the earliest stage to re-run |
+//! |------------------|----------------------------------|-----------------------------------------------------|
+//! | `Rasterize`      | triangle areas, `heightfield_rasterized` | input mesh, bounds, `cellSize`, `cellHeight`, `agentMaxSlope`, `agentMaxClimb` |
+//! | `Filter`         | `heightfield_filtered`           | `agentHeight`, the three filter switches            |
+//! | `Compact`        | `compact`                        | (only upstream changes)                             |
+//! | `Erode`          | `compact_eroded` (and volume areas) | `agentRadius`, convex volumes                    |
+//! | `DistanceField`  | `regions.dist` (watershed only)  | `partitionType`                                     |
+//! | `Regions`        | `regions` (region id per span)   | `regionMinSize`, `regionMergeSize`                  |
+//! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
+//! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`                                      |
+//! | `DetailMesh`     | `detail_mesh`                    | `detailSampleDist`, `detailSampleMaxError`          |
+//! | `NavMesh`        | `nav_mesh` (Detour, one tile)    | off-mesh connections                                |
+//!
+//! `agentMaxClimb` reaches back to rasterization because Recast merges spans whose tops are
+//! within the climb; `agentHeight` reaches back to filtering, which also re-runs everything after.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
+use crate::bake::settings::BuildSettings;
+use crate::detour::VERTS_PER_POLYGON;
+use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
+use crate::error::Result;
+use crate::input::geomset::ConvexVolume;
+use crate::input::input_geom::InputGeom;
+use crate::input::obj::TriMesh;
+use crate::recast::compact::{CompactHeightfield, build_compact_heightfield};
+use crate::recast::config::Config;
+use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::contour::{ContourBuildFlags, ContourSet, build_contours};
+use crate::recast::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::recast::heightfield::Heightfield;
+use crate::recast::poly_mesh::{PolyMesh, build_poly_mesh};
+use crate::recast::region::PartitionType;
+use crate::{
+    recast::area, recast::distance_field, recast::filter, recast::rasterize, recast::region,
+};
+
+/// The build stages in pipeline order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    Rasterize,
+    Filter,
+    Compact,
+    Erode,
+    DistanceField,
+    Regions,
+    Contours,
+    PolyMesh,
+    DetailMesh,
+    NavMesh,
+}
+
+impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 10] = [
+        Stage::Rasterize,
+        Stage::Filter,
+        Stage::Compact,
+        Stage::Erode,
+        Stage::DistanceField,
+        Stage::Regions,
+        Stage::Contours,
+        Stage::PolyMesh,
+        Stage::DetailMesh,
+        Stage::NavMesh,
+    ];
+
+    /// A human-readable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Rasterize => "Rasterize",
+            Stage::Filter => "Filter",
+            Stage::Compact => "Compact",
+            Stage::Erode => "Erode",
+            Stage::DistanceField => "Distance field",
+            Stage::Regions => "Regions",
+            Stage::Contours => "Contours",
+            Stage::PolyMesh => "Poly mesh",
+            Stage::DetailMesh => "Detail mesh",
+            Stage::NavMesh => "Navmesh",
+        }
+    }
+}
+
+/// The earliest stage whose output a change from `old` to `new` settings invalidates, or `None`
+/// when nothing the build reads has changed (see the module table).
+pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Option<Stage> {
+    let changed = |a: f32, b: f32| a.to_bits() != b.to_bits();
+    if changed(old.cell_size, new.cell_size)
+        || changed(old.cell_height, new.cell_height)
+        || changed(old.agent_max_slope, new.agent_max_slope)
+        || changed(old.agent_max_climb, new.agent_max_climb)
+        || old.max_grid_cells != new.max_grid_cells
+    {
+        Some(Stage::Rasterize)
+    } else if changed(old.agent_height, new.agent_height)
+        || old.filter_low_hanging_obstacles != new.filter_low_hanging_obstacles
+        || old.filter_ledge_spans != new.filter_ledge_spans
+        || old.filter_walkable_low_height_spans != new.filter_walkable_low_height_spans
+    {
+        Some(Stage::Filter)
+    } else if changed(old.agent_radius, new.agent_radius) {
+        Some(Stage::Erode)
+    } else if old.partition_type != new.partition_type {
+        Some(Stage::DistanceField)
+    } else if changed(old.region_min_size, new.region_min_size)
+        || changed(old.region_merge_size, new.region_merge_size)
+    {
+        Some(Stage::Regions)
+    } else if changed(old.edge_max_len, new.edge_max_len)
+        || changed(old.edge_max_error, new.edge_max_error)
+    {
+        Some(Stage::Contours)
+    } else if changed(old.verts_per_poly, new.verts_per_poly) {
+        Some(Stage::PolyMesh)
+    } else if changed(old.detail_sample_dist, new.detail_sample_dist)
+        || changed(old.detail_sample_max_error, new.detail_sample_max_error)
+    {
+        Some(Stage::DetailMesh)
+    } else {
+        None
+    }
+}
+
+/// A solo navmesh build with every stage's output.
+///
+/// Cloning is cheap for the input mesh (shared) and copies the stage outputs, which is what a
+/// viewer wants before handing a rebuild to a background thread.
+#[derive(Clone, Debug)]
+pub struct Build {
+    pub mesh: Arc<TriMesh>,
+    pub bmin: [f32; 3],
+    pub bmax: [f32; 3],
+    /// Areas marked after erosion, as RecastDemo applies its convex volumes.
+    pub convex_volumes: Vec<ConvexVolume>,
+    /// Authored links passed to Detour with the tile.
+    pub off_mesh_connections: Vec<OffMeshConnectionParams>,
+    pub settings: BuildSettings,
+    pub config: Config,
+    /// Area id per input triangle after slope marking.
+    pub triangle_areas: Vec<u8>,
+    pub heightfield_rasterized: Arc<Heightfield>,
+    pub heightfield_filtered: Arc<Heightfield>,
+    /// The compact heightfield as built, before erosion.
+    pub compact: Arc<CompactHeightfield>,
+    /// After eroding by the agent radius.
+    pub compact_eroded: Arc<CompactHeightfield>,
+    /// After the distance field (watershed only) and region partitioning.
+    pub regions: Arc<CompactHeightfield>,
+    pub contours: Arc<ContourSet>,
+    pub poly_mesh: Arc<PolyMesh>,
+    pub detail_mesh: Arc<PolyMeshDetail>,
+    /// The Detour navmesh of one tile, with RecastDemo's area → flag rule applied; `None` when
+    /// `vertsPerPoly` is above Detour's 6 (RecastDemo skips Detour then too).
+    pub nav_mesh: Option<Arc<NavMesh>>,
+    /// Log lines and Recast timer totals of the last (re)build.
+    pub context: BuildContext,
+    /// Wall time of each stage in the last (re)build that ran it.
+    pub stage_times: [Option<Duration>; Stage::ALL.len()],
+}
+
+impl Build {
+    /// Builds everything for `mesh` over its own bounds.
+    pub fn new(mesh: Arc<TriMesh>, settings: BuildSettings) -> Result<Self> {
+        let (bmin, bmax) = mesh.bounds();
+        Self::with_bounds(mesh, bmin, bmax, settings, BuildContext::new())
+    }
+
+    /// Builds everything for a loaded input: its navmesh bounds and convex volumes.
+    pub fn from_input(input: &InputGeom, settings: BuildSettings) -> Result<Self> {
+        let (bmin, bmax) = input.nav_mesh_bounds();
+        let mut build = Self::unbuilt(
+            input.mesh.clone(),
+            bmin,
+            bmax,
+            settings,
+            BuildContext::new(),
+        )?;
+        build.convex_volumes = input.geom_set.convex_volumes.clone();
+        build.off_mesh_connections =
+            crate::bake::detour_input::off_mesh_connections(&input.geom_set);
+        build.rebuild_from(Stage::Rasterize)?;
+        Ok(build)
+    }
+
+    /// Builds everything over explicit bounds, logging into `context`.
+    pub fn with_bounds(
+        mesh: Arc<TriMesh>,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        settings: BuildSettings,
+        context: BuildContext,
+    ) -> Result<Self> {
+        let mut build = Self::unbuilt(mesh, bmin, bmax, settings, context)?;
+        build.rebuild_from(Stage::Rasterize)?;
+        Ok(build)
+    }
+
+    /// A build with its settings checked and no stage run yet.
+    fn unbuilt(
+        mesh: Arc<TriMesh>,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        settings: BuildSettings,
+        context: BuildContext,
+    ) -> Result<Self> {
+        let config = settings.to_config(bmin, bmax)?;
+        let empty_hf = Arc::new(Heightfield::new(0, 0, bmin, bmax, config.cs, config.ch));
+        Ok(Build {
+            mesh,
+            bmin,
+            bmax,
+            convex_volumes: Vec::new(),
+            off_mesh_connections: Vec::new(),
+            settings,
+            config,
+            triangle_areas: Vec::new(),
+            heightfield_rasterized: empty_hf.clone(),
+            heightfield_filtered: empty_hf,
+            compact: Arc::default(),
+            compact_eroded: Arc::default(),
+            regions: Arc::default(),
+            contours: Arc::default(),
+            poly_mesh: Arc::default(),
+            detail_mesh: Arc::default(),
+            nav_mesh: None,
+            context,
+            stage_times: [None; Stage::ALL.len()],
+        })
+    }
+
+    /// Switches to `settings` and re-runs from the earliest stage they affect. Returns that
+    /// stage, or `None` when nothing needed re-running.
+    pub fn update(&mut self, settings: BuildSettings) -> Result<Option<Stage>> {
+        let stage = earliest_affected_stage(&self.settings, &settings);
+        if let Some(stage) = stage {
+            self.config = settings.to_config(self.bmin, self.bmax)?;
+            self.settings = settings;
+            self.rebuild_from(stage)?;
+        }
+        Ok(stage)
+    }
+
+    /// Re-runs `stage` and every stage after it with the current settings. On error the build
+    /// is left partly updated: keep a clone if the previous result must survive.
+    pub fn rebuild_from(&mut self, stage: Stage) -> Result<()> {
+        self.context.reset_timers();
+        self.context.reset_log();
+        self.context.start_timer(TimerLabel::Total);
+        let result = Stage::ALL
+            .into_iter()
+            .filter(|&s| s >= stage)
+            .try_for_each(|s| self.run_stage(s));
+        self.context.stop_timer(TimerLabel::Total);
+        result?;
+        self.context.progress(format!(
+            ">> Polymesh: {} vertices  {} polygons",
+            self.poly_mesh.nverts, self.poly_mesh.npolys
+        ));
+        Ok(())
+    }
+
+    fn run_stage(&mut self, stage: Stage) -> Result<()> {
+        let started = Instant::now();
+        let cfg = &self.config;
+        let ctx = &mut self.context;
+        match stage {
+            Stage::Rasterize => {
+                ctx.progress("Building navigation:");
+                ctx.progress(format!(" - {} x {} cells", cfg.width, cfg.height));
+                ctx.progress(format!(
+                    " - {:.1}K verts, {:.1}K tris",
+                    self.mesh.vert_count() as f32 / 1000.0,
+                    self.mesh.tri_count() as f32 / 1000.0
+                ));
+                let mut hf =
+                    Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+                let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
+                rasterize::mark_walkable_triangles(
+                    ctx,
+                    cfg.walkable_slope_angle,
+                    &self.mesh.verts,
+                    &self.mesh.tris,
+                    &mut areas,
+                )?;
+                rasterize::rasterize_triangles(
+                    ctx,
+                    &self.mesh.verts,
+                    &self.mesh.tris,
+                    &areas,
+                    &mut hf,
+                    cfg.walkable_climb,
+                )?;
+                self.triangle_areas = areas;
+                self.heightfield_rasterized = Arc::new(hf);
+            }
+            Stage::Filter => {
+                let mut hf = Heightfield::clone(&self.heightfield_rasterized);
+                if self.settings.filter_low_hanging_obstacles {
+                    filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
+                }
+                if self.settings.filter_ledge_spans {
+                    filter::filter_ledge_spans(
+                        ctx,
+                        cfg.walkable_height,
+                        cfg.walkable_climb,
+                        &mut hf,
+                    );
+                }
+                if self.settings.filter_walkable_low_height_spans {
+                    filter::filter_walkable_low_height_spans(ctx, cfg.walkable_height, &mut hf);
+                }
+                self.heightfield_filtered = Arc::new(hf);
+            }
+            Stage::Compact => {
+                self.compact = Arc::new(build_compact_heightfield(
+                    ctx,
+                    cfg.walkable_height,
+                    cfg.walkable_climb,
+                    &self.heightfield_filtered,
+                )?);
+            }
+            Stage::Erode => {
+                let mut chf = CompactHeightfield::clone(&self.compact);
+                area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
+                for volume in &self.convex_volumes {
+                    let verts: Vec<f32> = volume.verts.iter().flatten().copied().collect();
+                    area::mark_convex_poly_area(
+                        ctx,
+                        &verts,
+                        volume.hmin,
+                        volume.hmax,
+                        volume.area,
+                        &mut chf,
+                    );
+                }
+                self.compact_eroded = Arc::new(chf);
+            }
+            Stage::DistanceField => {
+                let mut chf = CompactHeightfield::clone(&self.compact_eroded);
+                if self.settings.partition_type == PartitionType::Watershed {
+                    distance_field::build_distance_field(ctx, &mut chf)?;
+                }
+                self.regions = Arc::new(chf);
+            }
+            Stage::Regions => {
+                // Copies the field only when an earlier build still shares it.
+                let chf = Arc::make_mut(&mut self.regions);
+                for span in &mut chf.spans {
+                    span.reg = 0;
+                }
+                chf.max_regions = 0;
+                match self.settings.partition_type {
+                    PartitionType::Watershed => region::build_regions(
+                        ctx,
+                        chf,
+                        0,
+                        cfg.min_region_area,
+                        cfg.merge_region_area,
+                    )?,
+                    PartitionType::Monotone => region::build_regions_monotone(
+                        ctx,
+                        chf,
+                        0,
+                        cfg.min_region_area,
+                        cfg.merge_region_area,
+                    )?,
+                    PartitionType::Layers => {
+                        region::build_layer_regions(ctx, chf, 0, cfg.min_region_area)?
+                    }
+                }
+            }
+            Stage::Contours => {
+                self.contours = Arc::new(build_contours(
+                    ctx,
+                    &self.regions,
+                    cfg.max_simplification_error,
+                    cfg.max_edge_len,
+                    ContourBuildFlags::default(),
+                )?);
+            }
+            Stage::PolyMesh => {
+                self.poly_mesh = Arc::new(build_poly_mesh(
+                    ctx,
+                    &self.contours,
+                    cfg.max_verts_per_poly as usize,
+                )?);
+            }
+            Stage::DetailMesh => {
+                self.detail_mesh = Arc::new(build_poly_mesh_detail(
+                    ctx,
+                    &self.poly_mesh,
+                    &self.regions,
+                    cfg.detail_sample_dist,
+                    cfg.detail_sample_max_error,
+                )?);
+            }
+            Stage::NavMesh => self.nav_mesh = self.create_nav_mesh()?.map(Arc::new),
+        }
+        self.stage_times[stage as usize] = Some(started.elapsed());
+        Ok(())
+    }
+
+    /// Sample_SoloMesh's step 8: RecastDemo's area → flag rule on a copy of the poly mesh, one
+    /// Detour tile from it, and a navmesh holding that tile.
+    fn create_nav_mesh(&self) -> Result<Option<NavMesh>> {
+        if self.poly_mesh.nvp > VERTS_PER_POLYGON {
+            return Ok(None);
+        }
+        let mut poly_mesh = PolyMesh::clone(&self.poly_mesh);
+        apply_area_flags(
+            &mut poly_mesh.areas,
+            &mut poly_mesh.flags,
+            sample_area_flags,
+        );
+        let params = crate::bake::detour_input::nav_mesh_create_params(
+            &poly_mesh,
+            &self.detail_mesh,
+            &self.off_mesh_connections,
+            self.settings.agent_height,
+            self.settings.agent_radius,
+            self.settings.agent_max_climb,
+        )?;
+        let tile = create_nav_mesh_data(&params)?;
+        Ok(Some(NavMesh::new_solo(tile)?))
+    }
+
+    /// RecastDemo's build-time report (`duLogBuildTimes`): one line per Recast timer that ran,
+    /// with its share of the total.
+    pub fn timing_report(&self) -> Vec<String> {
+        let total = self
+            .context
+            .accumulated(TimerLabel::Total)
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1000.0;
+        let percent = if total > 0.0 { 100.0 / total } else { 0.0 };
+        let mut lines = vec!["Build Times".to_string()];
+        for (label, indent) in REPORT_ORDER {
+            if let Some(t) = self.context.accumulated(label) {
+                let ms = t.as_secs_f64() * 1000.0;
+                lines.push(format!(
+                    "{indent}- {}:\t{ms:.2}ms\t({:.1}%)",
+                    label.display_name(),
+                    ms * percent
+                ));
+            }
+        }
+        lines.push(format!("=== TOTAL:\t{total:.2}ms"));
+        lines
+    }
+}
+
+/// The order and indentation of RecastDemo's build-time report.
+/// (RecastDemo leaves out the low-obstacle filter; it is listed here after the ledge filter.)
+const REPORT_ORDER: [(TimerLabel, &str); 26] = [
+    (TimerLabel::RasterizeTriangles, ""),
+    (TimerLabel::BuildCompactHeightfield, ""),
+    (TimerLabel::FilterBorder, ""),
+    (TimerLabel::FilterLowObstacles, ""),
+    (TimerLabel::FilterWalkable, ""),
+    (TimerLabel::ErodeArea, ""),
+    (TimerLabel::MedianArea, ""),
+    (TimerLabel::MarkBoxArea, ""),
+    (TimerLabel::MarkConvexPolyArea, ""),
+    (TimerLabel::MarkCylinderArea, ""),
+    (TimerLabel::BuildDistanceField, ""),
+    (TimerLabel::BuildDistanceFieldDist, "    "),
+    (TimerLabel::BuildDistanceFieldBlur, "    "),
+    (TimerLabel::BuildRegions, ""),
+    (TimerLabel::BuildRegionsWatershed, "    "),
+    (TimerLabel::BuildRegionsExpand, "      "),
+    (TimerLabel::BuildRegionsFlood, "      "),
+    (TimerLabel::BuildRegionsFilter, "    "),
+    (TimerLabel::BuildLayers, ""),
+    (TimerLabel::BuildContours, ""),
+    (TimerLabel::BuildContoursTrace, "    "),
+    (TimerLabel::BuildContoursSimplify, "    "),
+    (TimerLabel::BuildPolyMesh, ""),
+    (TimerLabel::BuildPolyMeshDetail, ""),
+    (TimerLabel::MergePolyMesh, ""),
+    (TimerLabel::MergePolyMeshDetail, ""),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::scene;
+    use crate::recast::NULL_AREA;
+    use crate::recast::poly_mesh::assert_ear_clipper_matches_scans;
+
+    /// The default scene gives every stage something to show.
+    #[test]
+    fn every_stage_has_something_to_show() {
+        let build = Build::new(
+            std::sync::Arc::new(scene::default_scene()),
+            BuildSettings::default(),
+        )
+        .unwrap();
+        let hf = &build.heightfield_filtered;
+        // The filters turn walkable spans unwalkable (under the tables and the canopy).
+        assert!(
+            hf.walkable_span_count() < build.heightfield_rasterized.walkable_span_count(),
+            "{} vs {}",
+            hf.walkable_span_count(),
+            build.heightfield_rasterized.walkable_span_count()
+        );
+        // The bridge and the spiral stairs stack walkable spans over the floor.
+        let (x, z) = ((0.0 - hf.bmin[0]) / hf.cs, (-17.0 - hf.bmin[2]) / hf.cs);
+        let under_bridge = hf
+            .column(x as i32, z as i32)
+            .filter(|s| s.area != NULL_AREA)
+            .count();
+        assert_eq!(under_bridge, 2);
+        assert!(
+            build.regions.max_regions > 10,
+            "{}",
+            build.regions.max_regions
+        );
+        assert!(build.contours.contours.len() > 10);
+        assert!(build.poly_mesh.npolys > 30, "{}", build.poly_mesh.npolys);
+        assert!(build.detail_mesh.ntris() > build.poly_mesh.npolys);
+    }
+
+    /// The ear clipper agrees with the plain scans on real contours, the layers floor with every
+    /// building's hole merged in among them.
+    #[test]
+    fn clipper_matches_scans_on_city_contours() {
+        let mesh = Arc::new(scene::city(7));
+        let mut largest = 0;
+        for partition in PartitionType::ALL {
+            let settings = BuildSettings {
+                partition_type: partition,
+                ..BuildSettings::default()
+            };
+            let build = Build::new(mesh.clone(), settings).unwrap();
+            for contour in &build.contours.contours {
+                if contour.nverts() >= 3 {
+                    assert!(assert_ear_clipper_matches_scans(&contour.verts));
+                    largest = largest.max(contour.nverts());
+                }
+            }
+        }
+        // The layers floor region has every building's hole merged in.
+        assert!(largest > 200, "{largest}");
+    }
+}

@@ -1,0 +1,114 @@
+//! `navlab view` (and `navlab` alone): open the viewer, or render a screenshot without a window.
+
+use std::path::PathBuf;
+
+#[cfg(feature = "viewer")]
+use navlab::bake::settings::BuildSettings;
+use navlab::error::{NavlabError, Result};
+
+/// `navlab view`'s arguments (all defaults for plain `navlab`).
+#[derive(clap::Args)]
+#[cfg_attr(not(feature = "viewer"), allow(dead_code))]
+pub struct ViewArgs {
+    /// The input (OBJ, or a RecastDemo `.gset`); the embedded default scene when absent.
+    mesh: Option<PathBuf>,
+    /// Build settings: a TOML file with RecastDemo's names (a `.gset` input brings its own).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
+    #[arg(long)]
+    draw: Option<String>,
+    /// Start in the Tile Mesh sample with tiles of this many cells.
+    #[arg(long)]
+    tile_size: Option<i32>,
+    /// Show this navmesh file (RecastDemo's all-tiles format, C++-made or ours) once the
+    /// scene is built.
+    #[arg(long)]
+    navmesh: Option<PathBuf>,
+    /// Render without a window into this PNG file, then exit.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    /// Window or screenshot size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    size: (u32, u32),
+    /// With --screenshot: frames to render after the build before capturing.
+    #[arg(long, default_value_t = 5)]
+    frames: u32,
+    /// Test a real window: rebuild after one setting change, save a screenshot of the
+    /// window to this file, exit.
+    #[arg(long, hide = true)]
+    self_test: Option<PathBuf>,
+}
+
+impl Default for ViewArgs {
+    fn default() -> Self {
+        Self {
+            mesh: None,
+            config: None,
+            draw: None,
+            tile_size: None,
+            navmesh: None,
+            screenshot: None,
+            size: (1280, 800),
+            frames: 5,
+            self_test: None,
+        }
+    }
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if (16..=8192).contains(&w) && (16..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!(
+            "expected WIDTHxHEIGHT between 16 and 8192, e.g. 1280x800, found `{text}`"
+        )),
+    }
+}
+
+#[cfg(not(feature = "viewer"))]
+pub fn run(_args: ViewArgs) -> Result<()> {
+    Err(NavlabError::Stage {
+        stage: "navlab view",
+        message: "this navlab was built without the `viewer` feature; build with default features to open the viewer".into(),
+    })
+}
+
+#[cfg(feature = "viewer")]
+/// Runs `navlab view`.
+pub fn run(args: ViewArgs) -> Result<()> {
+    use navlab::viewer::{DrawMode, ViewerOptions};
+    let draw_mode = match args.draw {
+        None => DrawMode::default(),
+        Some(name) => name
+            .parse()
+            .map_err(|message| NavlabError::InvalidSetting {
+                name: "draw",
+                value: name,
+                reason: message,
+            })?,
+    };
+    if let Some(size) = args.tile_size.filter(|s| !(16..=4096).contains(s)) {
+        return Err(NavlabError::InvalidSetting {
+            name: "tile-size",
+            value: size.to_string(),
+            reason: "must be between 16 and 4096 cells".into(),
+        });
+    }
+    navlab::viewer::run(ViewerOptions {
+        mesh: args.mesh,
+        settings: match args.config {
+            Some(path) => BuildSettings::load_toml(&path)?,
+            None => BuildSettings::default(),
+        },
+        draw_mode,
+        tile_size: args.tile_size,
+        nav_mesh: args.navmesh,
+        screenshot: args.screenshot,
+        size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
+        frames: args.frames,
+        self_test: args.self_test,
+    })
+}

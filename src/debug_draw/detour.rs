@@ -1,0 +1,404 @@
+//! Debug geometry for a Detour navmesh, as RecastDemo draws it (`DetourDebugDraw`): polygons
+//! filled by area through their detail triangles, inner and outer polygon edges, off-mesh
+//! connection arcs, vertices, the BV tree and the tile portals.
+
+use super::{DebugDraw, LineBatch, PointBatch, Rgba, TriangleBatch, append_arc, area_to_col};
+use super::{darken_col, int_to_col, rgba, trans_col};
+use crate::detour::{
+    DETAIL_EDGE_BOUNDARY, EXT_LINK, NavMesh, OFFMESH_CON_BIDIR, detail_tri_edge_flags,
+};
+use crate::detour::{MeshTile, OffMeshConnection};
+
+/// What [`nav_mesh`] draws besides the polygons (RecastDemo's `DU_DRAWNAVMESH_*` flags; the
+/// closed-list highlight waits for the queries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NavMeshDrawFlags {
+    /// Off-mesh connection arcs and end points (`DU_DRAWNAVMESH_OFFMESHCONS`).
+    pub off_mesh_connections: bool,
+    /// One colour per tile instead of per area (`DU_DRAWNAVMESH_COLOR_TILES`).
+    pub color_tiles: bool,
+}
+
+impl Default for NavMeshDrawFlags {
+    /// RecastDemo's default: off-mesh connections shown, coloured by area.
+    fn default() -> Self {
+        Self {
+            off_mesh_connections: true,
+            color_tiles: false,
+        }
+    }
+}
+
+/// Every tile of `mesh` (`duDebugDrawNavMesh`).
+pub fn nav_mesh(mesh: &NavMesh, flags: NavMeshDrawFlags) -> DebugDraw {
+    let mut tris = TriangleBatch::default();
+    let mut inner = LineBatch::new(1.5);
+    let mut outer = LineBatch::new(2.5);
+    let mut links = LineBatch::new(2.0);
+    let mut points = PointBatch::new(3.0);
+    for (tile_ref, tile) in mesh.tiles() {
+        let tile_color = int_to_col(mesh.decode_poly_id_tile(tile_ref) as i32, 128);
+        for (i, poly) in tile.polys().iter().enumerate() {
+            if poly.is_off_mesh_connection() {
+                continue;
+            }
+            let color = if flags.color_tiles {
+                tile_color
+            } else {
+                trans_col(area_to_col(poly.area()), 64)
+            };
+            detail_triangles(tile, i, color, &mut tris);
+        }
+        poly_boundaries(tile, true, &mut inner);
+        poly_boundaries(tile, false, &mut outer);
+        if flags.off_mesh_connections {
+            off_mesh_connections(tile, &mut links);
+        }
+        for &v in tile.verts() {
+            points.point(v, rgba(0, 0, 0, 196));
+        }
+    }
+    DebugDraw {
+        triangles: tris,
+        lines: vec![inner, outer, links],
+        points: vec![points],
+    }
+}
+
+/// The polygons carrying any of `flags` veiled in `color` at a quarter opacity, as RecastDemo
+/// darkens its disabled polygons (`duDebugDrawNavMeshPolysWithFlags`).
+pub fn nav_mesh_polys_with_flags(mesh: &NavMesh, flags: u16, color: Rgba) -> DebugDraw {
+    let veil = trans_col(color, 64);
+    let mut tris = TriangleBatch::default();
+    let mut lines = LineBatch::new(2.0);
+    for (_, tile) in mesh.tiles() {
+        for (i, poly) in tile.polys().iter().enumerate() {
+            if poly.flags & flags == 0 {
+                continue;
+            }
+            if !poly.is_off_mesh_connection() {
+                detail_triangles(tile, i, veil, &mut tris);
+            } else if let Some(con) = off_mesh_connection_of(tile, i) {
+                let bidir = con.flags & OFFMESH_CON_BIDIR != 0;
+                let [a, b] = con.pos;
+                append_arc(
+                    &mut lines,
+                    a,
+                    b,
+                    0.25,
+                    if bidir { 0.6 } else { 0.0 },
+                    0.6,
+                    veil,
+                );
+            }
+        }
+    }
+    DebugDraw {
+        triangles: tris,
+        lines: vec![lines],
+        ..Default::default()
+    }
+}
+
+/// Polygon `poly`'s detail triangles in one colour.
+fn detail_triangles(tile: &MeshTile, poly: usize, color: Rgba, tris: &mut TriangleBatch) {
+    let count = tile
+        .detail_meshes()
+        .get(poly)
+        .map_or(0, |pd| usize::from(pd.tri_count));
+    for t in 0..count {
+        if let Some(corners) = tile.detail_tri_vertices(poly, t) {
+            tris.triangle(corners, color);
+        }
+    }
+}
+
+/// Squared 2-D distance from `pt` to the line through `p` and `q` (not the segment).
+fn distance_to_line_2d_sqr(pt: [f32; 3], p: [f32; 3], q: [f32; 3]) -> f32 {
+    let (pqx, pqz) = (q[0] - p[0], q[2] - p[2]);
+    let (dx, dz) = (pt[0] - p[0], pt[2] - p[2]);
+    let d = pqx * pqx + pqz * pqz;
+    let mut t = pqx * dx + pqz * dz;
+    if d != 0.0 {
+        t /= d;
+    }
+    let (dx, dz) = (p[0] + t * pqx - pt[0], p[2] + t * pqz - pt[2]);
+    dx * dx + dz * dz
+}
+
+/// The polygon edges, traced along the detail triangles' boundary edges so they follow the
+/// surface: with `inner`, the edges between polygons (tile portals brighter when linked);
+/// otherwise the outer walls.
+fn poly_boundaries(tile: &MeshTile, inner: bool, lines: &mut LineBatch) {
+    const ON_EDGE: f32 = 0.01 * 0.01;
+    for (i, poly) in tile.polys().iter().enumerate() {
+        if poly.is_off_mesh_connection() {
+            continue;
+        }
+        let Some(pd) = tile.detail_meshes().get(i) else {
+            continue;
+        };
+        let Some((corners, n)) = tile.poly_vertices(i) else {
+            continue;
+        };
+        for j in 0..n {
+            let nei = poly.neis[j];
+            let color = if inner {
+                if nei == 0 {
+                    continue;
+                }
+                if nei & EXT_LINK != 0 {
+                    let linked = tile.poly_links(i).any(|(_, l)| usize::from(l.edge) == j);
+                    if linked {
+                        rgba(255, 255, 255, 48)
+                    } else {
+                        rgba(0, 0, 0, 48)
+                    }
+                } else {
+                    rgba(0, 48, 64, 32)
+                }
+            } else {
+                if nei != 0 {
+                    continue;
+                }
+                rgba(0, 48, 64, 220)
+            };
+            let (v0, v1) = (corners[j], corners[(j + 1) % n]);
+            for k in 0..usize::from(pd.tri_count) {
+                let Some(t) = tile.detail_tris().get(pd.tri_base as usize + k) else {
+                    continue;
+                };
+                let tv = [0, 1, 2].map(|m| tile.detail_vertex(poly, pd, t[m]));
+                for (m, prev) in [(0, 2), (1, 0), (2, 1)] {
+                    if detail_tri_edge_flags(t[3], prev) & DETAIL_EDGE_BOUNDARY == 0 {
+                        continue;
+                    }
+                    if distance_to_line_2d_sqr(tv[prev], v0, v1) < ON_EDGE
+                        && distance_to_line_2d_sqr(tv[m], v0, v1) < ON_EDGE
+                    {
+                        lines.segment(tv[prev], tv[m], color);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn off_mesh_connection_of(tile: &MeshTile, poly: usize) -> Option<&OffMeshConnection> {
+    tile.off_mesh_connections()
+        .get(poly.checked_sub(tile.off_mesh_base())?)
+}
+
+/// Off-mesh connections: the arc, the end points tied to their polygons, a circle of the
+/// connection radius at each end (red where the end found no polygon).
+fn off_mesh_connections(tile: &MeshTile, lines: &mut LineBatch) {
+    for (i, poly) in tile.polys().iter().enumerate() {
+        if !poly.is_off_mesh_connection() {
+            continue;
+        }
+        let (Some(con), Some((ends, _))) = (off_mesh_connection_of(tile, i), tile.poly_vertices(i))
+        else {
+            continue;
+        };
+        let color = darken_col(trans_col(area_to_col(poly.area()), 220));
+        let (mut start_linked, mut end_linked) = (false, false);
+        for (_, link) in tile.poly_links(i) {
+            start_linked |= link.edge == 0;
+            end_linked |= link.edge == 1;
+        }
+        let unlinked = rgba(220, 32, 16, 196);
+        let post = rgba(0, 48, 64, 196);
+        for (end, linked) in [(0, start_linked), (1, end_linked)] {
+            let p = con.pos[end];
+            lines.segment(ends[end], p, color);
+            circle(
+                lines,
+                [p[0], p[1] + 0.1, p[2]],
+                con.rad,
+                if linked { color } else { unlinked },
+            );
+        }
+        for p in con.pos {
+            lines.segment(p, [p[0], p[1] + 0.2, p[2]], post);
+        }
+        let bidir = con.flags & OFFMESH_CON_BIDIR != 0;
+        append_arc(
+            lines,
+            con.pos[0],
+            con.pos[1],
+            0.25,
+            if bidir { 0.6 } else { 0.0 },
+            0.6,
+            color,
+        );
+    }
+}
+
+/// A horizontal circle of 40 segments (`duAppendCircle`).
+fn circle(lines: &mut LineBatch, c: [f32; 3], r: f32, color: Rgba) {
+    const SEGMENTS: usize = 40;
+    let dir = |i: usize| {
+        let a = i as f32 / SEGMENTS as f32 * std::f32::consts::PI * 2.0;
+        (a.cos(), a.sin())
+    };
+    for i in 0..SEGMENTS {
+        let (j, i) = ((i + SEGMENTS - 1) % SEGMENTS, i);
+        let (a, b) = (dir(j), dir(i));
+        lines.segment(
+            [c[0] + a.0 * r, c[1], c[2] + a.1 * r],
+            [c[0] + b.0 * r, c[1], c[2] + b.1 * r],
+            color,
+        );
+    }
+}
+
+/// The leaf boxes of every tile's BV tree (`duDebugDrawNavMeshBVTree`).
+pub fn nav_mesh_bv_tree(mesh: &NavMesh) -> DebugDraw {
+    let mut lines = LineBatch::new(1.0);
+    for (_, tile) in mesh.tiles() {
+        let header = tile.header();
+        let cs = 1.0 / header.bv_quant_factor;
+        for node in tile.bv_tree() {
+            if node.i < 0 {
+                continue;
+            }
+            let corner = |q: [u16; 3]| std::array::from_fn(|k| header.bmin[k] + q[k] as f32 * cs);
+            let wire = super::bounds_box(
+                corner(node.bmin),
+                corner(node.bmax),
+                rgba(255, 255, 255, 128),
+            );
+            lines.segments.extend(wire.segments);
+            lines.colors.extend(wire.colors);
+        }
+    }
+    DebugDraw {
+        lines: vec![lines],
+        ..Default::default()
+    }
+}
+
+/// The polygon edges that are portals to a neighbouring tile, as frames one climb high on
+/// the tile side they face (`duDebugDrawNavMeshPortals`).
+pub fn nav_mesh_portals(mesh: &NavMesh) -> DebugDraw {
+    const PAD: f32 = 0.04;
+    let mut lines = LineBatch::new(2.0);
+    for (_, tile) in mesh.tiles() {
+        let pady = tile.header().walkable_climb;
+        for side in 0..8u16 {
+            let (along_x, color, offset) = match side {
+                0 => (true, rgba(128, 0, 0, 128), -PAD),
+                4 => (true, rgba(128, 0, 128, 128), PAD),
+                2 => (false, rgba(0, 128, 0, 128), -PAD),
+                6 => (false, rgba(0, 128, 128, 128), PAD),
+                _ => continue,
+            };
+            for (i, poly) in tile.polys().iter().enumerate() {
+                let Some((corners, n)) = tile.poly_vertices(i) else {
+                    continue;
+                };
+                for j in 0..n {
+                    if poly.neis[j] != EXT_LINK | side {
+                        continue;
+                    }
+                    let (va, vb) = (corners[j], corners[(j + 1) % n]);
+                    // The frame lies in the plane just outside the tile side the edge is on.
+                    let place = |v: [f32; 3], dy: f32| {
+                        if along_x {
+                            [va[0] + offset, v[1] + dy, v[2]]
+                        } else {
+                            [v[0], v[1] + dy, va[2] + offset]
+                        }
+                    };
+                    let frame = [
+                        place(va, -pady),
+                        place(va, pady),
+                        place(vb, pady),
+                        place(vb, -pady),
+                    ];
+                    for k in 0..4 {
+                        lines.segment(frame[k], frame[(k + 1) % 4], color);
+                    }
+                }
+            }
+        }
+    }
+    DebugDraw {
+        lines: vec![lines],
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bake::settings::BuildSettings;
+    use crate::bake::tiled::TiledBuild;
+    use crate::input::input_geom::InputGeom;
+
+    fn scene() -> InputGeom {
+        InputGeom::from_mesh(crate::input::scene::default_scene()).unwrap()
+    }
+
+    #[test]
+    fn solo_navmesh_draws_every_detail_triangle_and_its_walls() {
+        let build =
+            crate::bake::solo::Build::from_input(&scene(), BuildSettings::default()).unwrap();
+        let mesh = build
+            .nav_mesh
+            .as_deref()
+            .expect("six verts per poly makes a navmesh");
+        let draw = nav_mesh(mesh, NavMeshDrawFlags::default());
+        let detail_tris: usize = build
+            .detail_mesh
+            .meshes
+            .chunks_exact(4)
+            .map(|m| m[3] as usize)
+            .sum();
+        assert_eq!(draw.triangles.triangle_count(), detail_tris);
+        let [inner, outer, _] = &draw.lines[..] else {
+            panic!("inner, outer and link lines")
+        };
+        assert!(!inner.segments.is_empty() && !outer.segments.is_empty());
+        assert_eq!(draw.triangles.colors[0], rgba(0, 192, 255, 64));
+        // A solo tile has no portals; its BV tree has a box per leaf.
+        assert!(nav_mesh_portals(mesh).is_empty());
+        let leaves = mesh
+            .tiles()
+            .map(|(_, t)| t.bv_tree().iter().filter(|n| n.i >= 0).count())
+            .sum::<usize>();
+        assert_eq!(nav_mesh_bv_tree(mesh).lines[0].segments.len(), leaves * 12);
+    }
+
+    #[test]
+    fn tiled_navmesh_shows_portals_between_tiles() {
+        let tiled = TiledBuild::new(&scene(), BuildSettings::default(), 32).unwrap();
+        assert!(tiled.nav_mesh.tile_count() > 1);
+        let portals = nav_mesh_portals(&tiled.nav_mesh);
+        assert!(!portals.lines[0].segments.is_empty());
+        let tiles = nav_mesh(
+            &tiled.nav_mesh,
+            NavMeshDrawFlags {
+                color_tiles: true,
+                ..Default::default()
+            },
+        );
+        let distinct: std::collections::HashSet<_> = tiles.triangles.colors.iter().collect();
+        assert!(distinct.len() > 1, "one colour per tile");
+    }
+
+    #[test]
+    fn only_flagged_polygons_are_veiled() {
+        let input = scene();
+        let build = crate::bake::solo::Build::from_input(&input, BuildSettings::default()).unwrap();
+        let mut mesh = NavMesh::clone(build.nav_mesh.as_deref().unwrap());
+        let disabled = crate::bake::sample_areas::flags::DISABLED;
+        assert!(nav_mesh_polys_with_flags(&mesh, disabled, 0).is_empty());
+        let first = mesh.poly_ref_base(0);
+        mesh.set_poly_flags(first, disabled).unwrap();
+        let veil = nav_mesh_polys_with_flags(&mesh, disabled, rgba(0, 0, 0, 128));
+        let expected = mesh.tile(0).unwrap().detail_meshes()[0].tri_count as usize;
+        assert_eq!(veil.triangles.triangle_count(), expected);
+        assert_eq!(veil.triangles.colors[0], rgba(0, 0, 0, 64));
+    }
+}

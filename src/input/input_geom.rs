@@ -1,0 +1,58 @@
+//! What a build starts from: the triangle mesh, its partitioned tree, and the authored extras of
+//! a RecastDemo geometry set (navmesh bounds, settings, convex volumes, off-mesh connections).
+//! `bake` turns the saved settings into build settings and the links into Detour's input.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::input::geomset::GeomSet;
+use crate::input::obj::{TriMesh, load_obj};
+use crate::input::partitioned_mesh::PartitionedMesh;
+
+/// A loaded input, shared cheaply between builds and the viewer.
+#[derive(Clone, Debug)]
+pub struct InputGeom {
+    /// The file it came from (`.obj` or `.gset`), if any.
+    pub source: Option<PathBuf>,
+    pub mesh: Arc<TriMesh>,
+    /// The triangle tree for tile builds and ray picking.
+    pub partitioned: Arc<PartitionedMesh>,
+    /// The geometry set's authored content; a plain mesh gets an empty one.
+    pub geom_set: GeomSet,
+}
+
+impl InputGeom {
+    /// Wraps a mesh made in code.
+    pub fn from_mesh(mesh: TriMesh) -> Result<Self> {
+        let partitioned = PartitionedMesh::from_mesh(&mesh)?;
+        Ok(Self {
+            source: None,
+            mesh: Arc::new(mesh),
+            partitioned: Arc::new(partitioned),
+            geom_set: GeomSet::new(""),
+        })
+    }
+
+    /// Loads an OBJ mesh, or a `.gset` file and the mesh it names (relative to the `.gset`).
+    pub fn load(path: &Path) -> Result<Self> {
+        let is_gset = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gset"));
+        let (mesh_path, geom_set) = if is_gset {
+            let geom_set = GeomSet::load(path)?;
+            (geom_set.mesh_path_relative_to(path), geom_set)
+        } else {
+            (path.to_owned(), GeomSet::new(path))
+        };
+        let mut input = Self::from_mesh(load_obj(&mesh_path)?)?;
+        input.source = Some(path.to_owned());
+        input.geom_set = geom_set;
+        Ok(input)
+    }
+
+    /// The bounds to build over: a geometry set's saved bounds, else the mesh's.
+    pub fn nav_mesh_bounds(&self) -> ([f32; 3], [f32; 3]) {
+        self.geom_set.nav_mesh_bounds(self.mesh.bounds())
+    }
+}

@@ -1,0 +1,336 @@
+//! Generated scenes: the viewer's built-in scene (so Navlab ships no third-party assets) and a
+//! large city grid for benchmarks.
+//!
+//! It is laid out so that every stage and filter has something to show with RecastDemo's default
+//! settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
+//!
+//! | Feature | Where (x, z) | What it exercises |
+//! |---|---|---|
+//! | floor | -24..24 square | the base walkable area |
+//! | stairs | west of platform A | 0.3 m steps: climbable, merged by `walkableClimb` |
+//! | platform A, ramp | north-west | a 20° ramp: walkable slope |
+//! | bridge | between the platforms | two walkable layers, space under the deck |
+//! | too-steep slope | south of platform B | a 56° wedge: unwalkable triangles |
+//! | kerbs | centre | 0.4 m ledges: the low-hanging-obstacle filter |
+//! | low tables | south-west | floor under them too low: the low-height filter |
+//! | low ceiling | south | a 1.4 m canopy on pillars: floor under it filtered |
+//! | spiral staircase | south-east | overlapping layers, thin steps, a tall column |
+
+use crate::input::obj::TriMesh;
+
+/// The embedded default scene.
+pub fn default_scene() -> TriMesh {
+    let mut scene = SceneBuilder::default();
+    scene.floor();
+    scene.stairs_platforms_and_bridge();
+    scene.kerbs();
+    scene.low_tables();
+    scene.low_ceiling();
+    scene.spiral_staircase([16.0, 12.0]);
+    TriMesh::from_parts(scene.verts, scene.tris)
+        .expect("the generated scene has finite vertices and in-range indices by construction")
+}
+
+/// A flat city block grid: a floor with box buildings, `blocks` × `blocks` of 12 m blocks —
+/// large open streets with many small obstacles, the layers partition's worst case. The
+/// benchmarks and `examples/stage_timings.rs` (which writes it as OBJ for the C++ comparison) use it.
+pub fn city(blocks: usize) -> TriMesh {
+    let mut verts = Vec::new();
+    let mut tris = Vec::new();
+    let mut quad = |verts: &mut Vec<f32>, corners: [[f32; 3]; 4]| {
+        let base = (verts.len() / 3) as i32;
+        for c in corners {
+            verts.extend_from_slice(&c);
+        }
+        tris.extend_from_slice(&[base, base + 2, base + 1, base, base + 3, base + 2]);
+    };
+    let size = blocks as f32 * 12.0;
+    quad(
+        &mut verts,
+        [
+            [0.0, 0.0, 0.0],
+            [size, 0.0, 0.0],
+            [size, 0.0, size],
+            [0.0, 0.0, size],
+        ],
+    );
+    for bx in 0..blocks {
+        for bz in 0..blocks {
+            let (x0, z0) = (bx as f32 * 12.0 + 3.0, bz as f32 * 12.0 + 3.0);
+            let w = 4.0 + ((bx * 7 + bz * 3) % 4) as f32;
+            let h = 3.0 + ((bx * 5 + bz * 11) % 7) as f32;
+            let (x1, z1) = (x0 + w, z0 + w);
+            // Roof and four walls, wound outwards.
+            quad(
+                &mut verts,
+                [[x0, h, z0], [x0, h, z1], [x1, h, z1], [x1, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x0, 0.0, z0], [x1, 0.0, z0], [x1, h, z0], [x0, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x1, 0.0, z0], [x1, 0.0, z1], [x1, h, z1], [x1, h, z0]],
+            );
+            quad(
+                &mut verts,
+                [[x1, 0.0, z1], [x0, 0.0, z1], [x0, h, z1], [x1, h, z1]],
+            );
+            quad(
+                &mut verts,
+                [[x0, 0.0, z1], [x0, 0.0, z0], [x0, h, z0], [x0, h, z1]],
+            );
+        }
+    }
+    TriMesh::from_parts(verts, tris).expect("the generated city is valid")
+}
+
+/// Accumulates closed convex solids as one triangle soup.
+#[derive(Default)]
+struct SceneBuilder {
+    verts: Vec<f32>,
+    tris: Vec<i32>,
+}
+
+impl SceneBuilder {
+    fn floor(&mut self) {
+        self.cuboid([-24.0, -0.5, -24.0], [24.0, 0.0, 24.0]);
+        // Two free-standing pillars for the regions to flow around.
+        self.cuboid([-2.0, -0.5, 14.0], [-1.0, 4.0, 15.0]);
+        self.cuboid([4.0, -0.5, 18.0], [5.0, 4.0, 19.0]);
+    }
+
+    fn stairs_platforms_and_bridge(&mut self) {
+        let deck = 3.0;
+        // Ten 0.3 m steps, each a block from the floor up, climbing east to platform A.
+        for step in 0..10 {
+            let x0 = -20.0 + 0.6 * step as f32;
+            let top = 0.3 * (step + 1) as f32;
+            self.cuboid([x0, -0.5, -20.0], [-14.0, top, -17.0]);
+        }
+        self.cuboid([-14.0, -0.5, -20.0], [-8.0, deck, -14.0]);
+        // A 20° ramp rising north onto platform A.
+        self.prism(
+            &[[-13.0, -6.0], [-9.0, -6.0], [-9.0, -14.0], [-13.0, -14.0]],
+            -0.5,
+            &[0.0, 0.0, deck, deck],
+        );
+        // The bridge: a thin deck with 2.7 m of headroom over the floor.
+        self.cuboid([-8.0, deck - 0.3, -18.5], [8.0, deck, -15.5]);
+        self.cuboid([8.0, -0.5, -20.0], [14.0, deck, -14.0]);
+        // A 56° wedge against platform B: too steep to walk.
+        self.prism(
+            &[[9.0, -12.0], [13.0, -12.0], [13.0, -14.0], [9.0, -14.0]],
+            -0.5,
+            &[0.0, 0.0, deck, deck],
+        );
+    }
+
+    /// Ledges low enough to step over, so the low-hanging-obstacle filter marks their tops.
+    fn kerbs(&mut self) {
+        self.cuboid([-6.0, -0.5, -4.0], [6.0, 0.4, -3.6]);
+        self.cuboid([-6.0, -0.5, 0.0], [-5.6, 0.4, 6.0]);
+    }
+
+    /// Tables whose tops are out of climbing reach and whose undersides are too low to stand in.
+    fn low_tables(&mut self) {
+        for (x, z) in [(-20.0, 4.0), (-16.0, 7.0), (-20.0, 10.0)] {
+            self.table([x, z], [2.4, 1.4], 1.0, 0.1);
+        }
+    }
+
+    /// A canopy at 1.4 m: the floor beneath it is unwalkable for a 2 m agent.
+    fn low_ceiling(&mut self) {
+        self.table([0.0, 4.0], [8.0, 8.0], 1.6, 0.2);
+    }
+
+    fn table(&mut self, corner: [f32; 2], size: [f32; 2], top: f32, thickness: f32) {
+        let [x0, z0] = corner;
+        let [x1, z1] = [x0 + size[0], z0 + size[1]];
+        let leg = 0.2;
+        self.cuboid([x0, top - thickness, z0], [x1, top, z1]);
+        for (lx, lz) in [
+            (x0, z0),
+            (x1 - leg, z0),
+            (x0, z1 - leg),
+            (x1 - leg, z1 - leg),
+        ] {
+            self.cuboid([lx, -0.5, lz], [lx + leg, top - thickness, lz + leg]);
+        }
+    }
+
+    /// Floating 0.25 m steps turning around a column, one and a half turns, with a landing.
+    fn spiral_staircase(&mut self, centre: [f32; 2]) {
+        const STEPS: usize = 24;
+        const STEP_ANGLE: f32 = std::f32::consts::PI / 8.0;
+        const RISE: f32 = 0.25;
+        const INNER: f32 = 0.6;
+        const OUTER: f32 = 3.0;
+        let at = |radius: f32, angle: f32| {
+            [
+                centre[0] + radius * angle.cos(),
+                centre[1] + radius * angle.sin(),
+            ]
+        };
+        let column: Vec<[f32; 2]> = (0..8)
+            .map(|i| at(INNER, i as f32 * std::f32::consts::TAU / 8.0))
+            .collect();
+        let column_top = RISE * STEPS as f32 + 2.5;
+        self.prism(&column, -0.5, &[column_top; 8]);
+        for step in 0..STEPS {
+            let a0 = step as f32 * STEP_ANGLE;
+            let a1 = a0 + STEP_ANGLE;
+            let top = RISE * (step + 1) as f32;
+            let footprint = [at(INNER, a0), at(OUTER, a0), at(OUTER, a1), at(INNER, a1)];
+            self.prism(&footprint, top - 0.2, &[top; 4]);
+        }
+        let end = STEPS as f32 * STEP_ANGLE;
+        let top = RISE * STEPS as f32;
+        let landing = [
+            at(INNER, end),
+            at(OUTER + 2.0, end),
+            at(OUTER + 2.0, end + 0.6),
+            at(INNER, end + 0.6),
+        ];
+        self.prism(&landing, top - 0.2, &[top; 4]);
+    }
+
+    fn cuboid(&mut self, min: [f32; 3], max: [f32; 3]) {
+        let footprint = [
+            [min[0], min[2]],
+            [max[0], min[2]],
+            [max[0], max[2]],
+            [min[0], max[2]],
+        ];
+        self.prism(&footprint, min[1], &[max[1]; 4]);
+    }
+
+    /// A solid over a convex footprint (any winding) from `bottom` up to a per-corner top height,
+    /// with every face wound so its normal points out (Recast's walkable test reads the winding).
+    fn prism(&mut self, footprint: &[[f32; 2]], bottom: f32, tops: &[f32]) {
+        let n = footprint.len();
+        let base = self.vert_index();
+        for &[x, z] in footprint {
+            self.verts.extend_from_slice(&[x, bottom, z]);
+        }
+        for (&[x, z], &top) in footprint.iter().zip(tops) {
+            self.verts.extend_from_slice(&[x, top, z]);
+        }
+        let centroid = self.centroid(base, 2 * n);
+        let low = |i: usize| base + i as i32;
+        let high = |i: usize| base + (n + i) as i32;
+        for i in 1..n - 1 {
+            self.face(&[low(0), low(i), low(i + 1)], centroid);
+            self.face(&[high(0), high(i), high(i + 1)], centroid);
+        }
+        for i in 0..n {
+            let j = (i + 1) % n;
+            self.face(&[low(i), low(j), high(j)], centroid);
+            self.face(&[low(i), high(j), high(i)], centroid);
+        }
+    }
+
+    /// Adds a triangle, flipped if needed so it faces away from `inside`. Degenerate triangles
+    /// (a ramp's zero-height edge) are left out.
+    fn face(&mut self, tri: &[i32; 3], inside: [f32; 3]) {
+        let [a, b, c] = tri.map(|i| self.vertex(i));
+        let normal = cross(sub(b, a), sub(c, a));
+        if dot(normal, normal) < 1e-12 {
+            return;
+        }
+        let centre = [
+            (a[0] + b[0] + c[0]) / 3.0,
+            (a[1] + b[1] + c[1]) / 3.0,
+            (a[2] + b[2] + c[2]) / 3.0,
+        ];
+        if dot(normal, sub(centre, inside)) >= 0.0 {
+            self.tris.extend_from_slice(tri);
+        } else {
+            self.tris.extend_from_slice(&[tri[0], tri[2], tri[1]]);
+        }
+    }
+
+    fn vert_index(&self) -> i32 {
+        (self.verts.len() / 3) as i32
+    }
+
+    fn vertex(&self, i: i32) -> [f32; 3] {
+        let i = i as usize * 3;
+        [self.verts[i], self.verts[i + 1], self.verts[i + 2]]
+    }
+
+    fn centroid(&self, first: i32, count: usize) -> [f32; 3] {
+        let mut sum = [0.0; 3];
+        for i in first..first + count as i32 {
+            let v = self.vertex(i);
+            for k in 0..3 {
+                sum[k] += v[k];
+            }
+        }
+        sum.map(|s| s / count as f32)
+    }
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_is_finite_and_bounded() {
+        let mesh = default_scene();
+        assert!(mesh.tri_count() > 100, "{} triangles", mesh.tri_count());
+        assert!(mesh.verts.iter().all(|v| v.is_finite()));
+        let (bmin, bmax) = mesh.bounds();
+        assert_eq!(bmin, [-24.0, -0.5, -24.0]);
+        assert_eq!([bmax[0], bmax[2]], [24.0, 24.0]);
+        assert!((6.0..10.0).contains(&bmax[1]), "top at {}", bmax[1]);
+    }
+
+    #[test]
+    fn faces_are_non_degenerate_with_walkable_and_steep_tops() {
+        let mesh = default_scene();
+        let normals: Vec<&[f32]> = mesh.normals.chunks_exact(3).collect();
+        assert!(
+            normals
+                .iter()
+                .all(|n| (n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0).abs() < 1e-4)
+        );
+        let walkable_cos = 45f32.to_radians().cos();
+        let up = normals.iter().filter(|n| n[1] > walkable_cos).count();
+        let steep_up = normals
+            .iter()
+            .filter(|n| n[1] > 0.1 && n[1] <= walkable_cos)
+            .count();
+        assert!(up > 50, "{up} walkable-facing triangles");
+        assert_eq!(steep_up, 2, "the too-steep wedge's top is two triangles");
+    }
+
+    #[test]
+    fn ramp_top_faces_up_at_twenty_degrees() {
+        let mesh = default_scene();
+        let ramp_slope = (3.0f32 / 8.0).atan().cos();
+        let ramp = mesh
+            .normals
+            .chunks_exact(3)
+            .filter(|n| (n[1] - ramp_slope).abs() < 1e-4)
+            .count();
+        assert_eq!(ramp, 2);
+    }
+}

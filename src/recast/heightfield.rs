@@ -1,0 +1,129 @@
+//! The solid heightfield: per grid column, a bottom-to-top list of solid spans (Recast's
+//! `rcHeightfield`). Spans live in one pool addressed by `u32` indices, with a free list, instead
+//! of Recast's linked pages of heap nodes.
+
+/// Bits of a span's `smin`/`smax` (Recast's `RC_SPAN_HEIGHT_BITS`).
+pub const SPAN_HEIGHT_BITS: u32 = 13;
+/// The largest span height value (Recast's `RC_SPAN_MAX_HEIGHT`).
+pub const SPAN_MAX_HEIGHT: u16 = (1 << SPAN_HEIGHT_BITS) - 1;
+/// Index meaning "no span" in columns and `next` links.
+pub const NO_SPAN: u32 = u32::MAX;
+
+/// One solid span of a column: voxels `smin..smax` (in cell-height units) with an area id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Lower limit, inclusive, `< smax`.
+    pub smin: u16,
+    /// Upper limit, exclusive, `<= SPAN_MAX_HEIGHT`.
+    pub smax: u16,
+    /// Area id (6 bits as in Recast: 0 = null, 63 = walkable).
+    pub area: u8,
+    /// Pool index of the next span up the column, or [`NO_SPAN`].
+    pub next: u32,
+}
+
+/// A voxel heightfield over an axis-aligned box.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heightfield {
+    /// Cells along x.
+    pub width: i32,
+    /// Cells along z.
+    pub height: i32,
+    pub bmin: [f32; 3],
+    pub bmax: [f32; 3],
+    /// Cell size on the xz-plane.
+    pub cs: f32,
+    /// Cell height along y.
+    pub ch: f32,
+    /// Pool index of each column's lowest span (index `x + z * width`), or [`NO_SPAN`].
+    pub columns: Vec<u32>,
+    /// Every span ever allocated; freed ones are chained from `free_head` through `next`.
+    pub pool: Vec<Span>,
+    /// First free pool slot, or [`NO_SPAN`].
+    pub free_head: u32,
+}
+
+impl Heightfield {
+    /// An empty heightfield (Recast's `rcCreateHeightfield`).
+    pub fn new(width: i32, height: i32, bmin: [f32; 3], bmax: [f32; 3], cs: f32, ch: f32) -> Self {
+        let cells = width.max(0) as usize * height.max(0) as usize;
+        Self {
+            width,
+            height,
+            bmin,
+            bmax,
+            cs,
+            ch,
+            columns: vec![NO_SPAN; cells],
+            pool: Vec::new(),
+            free_head: NO_SPAN,
+        }
+    }
+
+    /// Takes a span slot from the free list or grows the pool.
+    pub fn alloc_span(&mut self, span: Span) -> u32 {
+        if self.free_head != NO_SPAN {
+            let index = self.free_head;
+            self.free_head = self.pool[index as usize].next;
+            self.pool[index as usize] = span;
+            index
+        } else {
+            self.pool.push(span);
+            (self.pool.len() - 1) as u32
+        }
+    }
+
+    /// Returns a span slot to the free list.
+    pub fn free_span(&mut self, index: u32) {
+        self.pool[index as usize].next = self.free_head;
+        self.free_head = index;
+    }
+
+    /// The spans of column (`x`, `z`), bottom to top.
+    pub fn column(&self, x: i32, z: i32) -> ColumnSpans<'_> {
+        ColumnSpans {
+            pool: &self.pool,
+            next: self.columns[(x + z * self.width) as usize],
+        }
+    }
+
+    /// All spans of all columns, column by column (x fastest), each bottom to top.
+    pub fn spans(&self) -> impl Iterator<Item = &Span> {
+        self.columns.iter().flat_map(move |&head| ColumnSpans {
+            pool: &self.pool,
+            next: head,
+        })
+    }
+
+    /// Number of spans in the heightfield.
+    pub fn span_count(&self) -> usize {
+        self.spans().count()
+    }
+
+    /// Number of spans with a non-null area (Recast's `rcGetHeightFieldSpanCount`).
+    pub fn walkable_span_count(&self) -> usize {
+        self.spans()
+            .filter(|s| s.area != crate::recast::NULL_AREA)
+            .count()
+    }
+}
+
+/// Iterator over one column's spans, bottom to top.
+#[derive(Clone)]
+pub struct ColumnSpans<'a> {
+    pool: &'a [Span],
+    next: u32,
+}
+
+impl<'a> Iterator for ColumnSpans<'a> {
+    type Item = &'a Span;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next == NO_SPAN {
+            return None;
+        }
+        let span = &self.pool[self.next as usize];
+        self.next = span.next;
+        Some(span)
+    }
+}

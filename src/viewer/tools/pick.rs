@@ -1,0 +1,260 @@
+//! The Pick tool: what is under the cursor at every stage (the triangle and its slope, the voxel
+//! column, the compact span with its region and distance, the polygon).
+
+use bevy::prelude::*;
+use bevy_egui::egui;
+
+use super::{Tool, ToolAppExt, ToolContext};
+use crate::bake::solo::Build;
+use crate::input::obj::TriMesh;
+use crate::recast::compact::CompactHeightfield;
+use crate::recast::poly_mesh::PolyMesh;
+use crate::recast::{MESH_NULL_IDX, NULL_AREA};
+use crate::viewer::picking::Hit;
+
+/// The Pick tool: what is under the cursor at every stage.
+pub struct PickToolPlugin;
+
+impl Plugin for PickToolPlugin {
+    fn build(&self, app: &mut App) {
+        app.register_tool(PickTool::default());
+    }
+}
+
+/// Shows the triangle under the cursor with its slope, the voxel column's spans, the compact
+/// span with its region and distance, and the polygon; a click pins the point.
+#[derive(Default)]
+pub struct PickTool {
+    pinned: Option<Hit>,
+}
+
+/// Everything the Pick tool reports about one point.
+#[derive(Debug, Default, PartialEq)]
+pub struct PickInfo {
+    /// Vertex indices of the triangle.
+    pub triangle: [i32; 3],
+    /// Slope of the triangle in degrees from horizontal.
+    pub slope_degrees: f32,
+    pub walkable_slope: bool,
+    /// Voxel column of the point, if inside the grid.
+    pub column: Option<(i32, i32)>,
+    /// The column's spans after filtering: (bottom, top, area) in world heights.
+    pub spans: Vec<(f32, f32, u8)>,
+    /// The compact span nearest the point: (floor height, region, area, distance).
+    pub compact_span: Option<(f32, u16, u8, Option<u16>)>,
+    /// The polygon under the point: (index, region, area, vertex count).
+    pub polygon: Option<(usize, u16, u8, usize)>,
+}
+
+impl PickInfo {
+    /// Gathers the report for `hit` from the input mesh and, when present, the build.
+    pub fn gather(mesh: &TriMesh, build: Option<&Build>, max_slope: f32, hit: Hit) -> Self {
+        let n = hit.normal(mesh);
+        let slope_degrees = n.y.clamp(-1.0, 1.0).acos().to_degrees();
+        let mut info = PickInfo {
+            triangle: hit.triangle,
+            slope_degrees,
+            walkable_slope: n.y >= max_slope.to_radians().cos(),
+            ..Default::default()
+        };
+        let Some(build) = build else {
+            return info;
+        };
+        let hf = &build.heightfield_filtered;
+        let x = ((hit.point.x - hf.bmin[0]) / hf.cs).floor() as i32;
+        let z = ((hit.point.z - hf.bmin[2]) / hf.cs).floor() as i32;
+        if x < 0 || z < 0 || x >= hf.width || z >= hf.height {
+            return info;
+        }
+        info.column = Some((x, z));
+        info.spans = hf
+            .column(x, z)
+            .map(|s| {
+                (
+                    hf.bmin[1] + s.smin as f32 * hf.ch,
+                    hf.bmin[1] + s.smax as f32 * hf.ch,
+                    s.area,
+                )
+            })
+            .collect();
+        info.compact_span = nearest_compact_span(&build.regions, x, z, hit.point.y);
+        info.polygon = polygon_under(&build.poly_mesh, hit.point);
+        info
+    }
+}
+
+fn nearest_compact_span(
+    chf: &CompactHeightfield,
+    x: i32,
+    z: i32,
+    y: f32,
+) -> Option<(f32, u16, u8, Option<u16>)> {
+    if chf.cells.is_empty() || x >= chf.width || z >= chf.height {
+        return None;
+    }
+    let cell = chf.cell(x, z);
+    (cell.index as usize..(cell.index + cell.count) as usize)
+        .map(|i| (i, chf.bmin[1] + chf.spans[i].y as f32 * chf.ch))
+        .min_by(|a, b| (a.1 - y).abs().total_cmp(&(b.1 - y).abs()))
+        .map(|(i, floor)| {
+            (
+                floor,
+                chf.spans[i].reg,
+                chf.areas[i],
+                chf.dist.get(i).copied(),
+            )
+        })
+}
+
+/// The polygon whose outline contains the point on the xz-plane, nearest in height.
+fn polygon_under(mesh: &PolyMesh, p: Vec3) -> Option<(usize, u16, u8, usize)> {
+    let nvp = mesh.nvp;
+    let corner = |vi: u16| {
+        let v = &mesh.verts[vi as usize * 3..][..3];
+        Vec3::new(
+            mesh.bmin[0] + v[0] as f32 * mesh.cs,
+            mesh.bmin[1] + v[1] as f32 * mesh.ch,
+            mesh.bmin[2] + v[2] as f32 * mesh.cs,
+        )
+    };
+    (0..mesh.npolys)
+        .filter_map(|i| {
+            let poly = mesh.poly(i);
+            let corners: Vec<Vec3> = poly[..nvp]
+                .iter()
+                .take_while(|&&v| v != MESH_NULL_IDX)
+                .map(|&v| corner(v))
+                .collect();
+            let n = corners.len();
+            let mut sign = 0.0f32;
+            for j in 0..n {
+                let (a, b) = (corners[j], corners[(j + 1) % n]);
+                let cross = (b.x - a.x) * (p.z - a.z) - (b.z - a.z) * (p.x - a.x);
+                if cross != 0.0 {
+                    if sign != 0.0 && cross.signum() != sign {
+                        return None;
+                    }
+                    sign = cross.signum();
+                }
+            }
+            let height = corners.iter().map(|c| c.y).sum::<f32>() / n as f32;
+            Some((i, (height - p.y).abs(), n))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _, n)| (i, mesh.regs[i], mesh.areas[i], n))
+}
+
+impl PickTool {
+    fn point(&self, ctx: &ToolContext) -> Option<Hit> {
+        ctx.hover.or(self.pinned)
+    }
+}
+
+impl Tool for PickTool {
+    fn name(&self) -> &'static str {
+        "Pick"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext) {
+        ui.label("Hover the mesh to inspect it; click to pin a point.");
+        let Some(hit) = self.point(ctx) else {
+            ui.label("Nothing under the cursor.");
+            return;
+        };
+        let state = ctx.state;
+        let info = PickInfo::gather(
+            &state.scene.input.mesh,
+            state.build.as_deref(),
+            state.settings.agent_max_slope,
+            hit,
+        );
+        let p = hit.point;
+        ui.label(format!("Point: {:.2}, {:.2}, {:.2}", p.x, p.y, p.z));
+        let [a, b, c] = info.triangle;
+        ui.label(format!(
+            "Triangle ({a}, {b}, {c}): slope {:.1}° ({})",
+            info.slope_degrees,
+            if info.walkable_slope {
+                "walkable"
+            } else {
+                "too steep"
+            }
+        ));
+        if let Some((x, z)) = info.column {
+            ui.label(format!("Voxel column {x}, {z}:"));
+            for (bottom, top, area) in &info.spans {
+                let kind = if *area == NULL_AREA {
+                    "solid"
+                } else {
+                    "walkable"
+                };
+                ui.label(format!(
+                    "  span {bottom:.2} – {top:.2}  {kind} (area {area})"
+                ));
+            }
+        }
+        if let Some((floor, reg, area, dist)) = info.compact_span {
+            let dist = dist.map_or_else(|| "–".to_string(), |d| d.to_string());
+            ui.label(format!(
+                "Compact span: floor {floor:.2}, region {reg}, area {area}, distance {dist}"
+            ));
+        }
+        match info.polygon {
+            Some((index, reg, area, n)) => ui.label(format!(
+                "Polygon {index}: {n} vertices, region {reg}, area {area}"
+            )),
+            None => ui.label("No polygon here."),
+        };
+        if self.pinned.is_some() && ui.button("Unpin").clicked() {
+            self.pinned = None;
+        }
+    }
+
+    fn on_click(&mut self, _ctx: &ToolContext, hit: Hit, _shift: bool) {
+        self.pinned = Some(hit);
+    }
+
+    fn draw(&self, ctx: &ToolContext, gizmos: &mut Gizmos) {
+        let Some(hit) = self.point(ctx) else {
+            return;
+        };
+        let corners = hit.corners(&ctx.state.scene.input.mesh);
+        let yellow = Color::srgb(1.0, 0.85, 0.1);
+        for k in 0..3 {
+            gizmos.line(corners[k], corners[(k + 1) % 3], yellow);
+        }
+        if let Some(pinned) = self.pinned {
+            gizmos.sphere(Isometry3d::from_translation(pinned.point), 0.15, yellow);
+        }
+        let Some(build) = ctx.state.build.as_deref() else {
+            return;
+        };
+        let hf = &build.heightfield_filtered;
+        let x = ((hit.point.x - hf.bmin[0]) / hf.cs).floor();
+        let z = ((hit.point.z - hf.bmin[2]) / hf.cs).floor();
+        if x < 0.0 || z < 0.0 || x >= hf.width as f32 || z >= hf.height as f32 {
+            return;
+        }
+        for span in hf.column(x as i32, z as i32) {
+            let min = Vec3::new(
+                hf.bmin[0] + x * hf.cs,
+                hf.bmin[1] + span.smin as f32 * hf.ch,
+                hf.bmin[2] + z * hf.cs,
+            );
+            let max = Vec3::new(
+                min.x + hf.cs,
+                hf.bmin[1] + span.smax as f32 * hf.ch,
+                min.z + hf.cs,
+            );
+            let color = if span.area == NULL_AREA {
+                Color::srgb(0.8, 0.3, 0.2)
+            } else {
+                Color::srgb(0.3, 0.8, 1.0)
+            };
+            gizmos.cube(
+                Transform::from_translation((min + max) / 2.0).with_scale(max - min),
+                color,
+            );
+        }
+    }
+}
