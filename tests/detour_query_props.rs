@@ -118,6 +118,17 @@ proptest! {
         for w in path[..fnn].windows(2) {
             prop_assert!(linked(nav, w[0], w[1]), "sliced {} -> {}", w[0], w[1]);
         }
+        // A search cut short and finished towards an existing corridor ends on one of its
+        // polygons the search reached (or its best guess), starting at the start.
+        let existing = path[..fnn].to_vec();
+        q.init_sliced_find_path(s_ref, e_ref, &s_pos, &e_pos, &filter, 0);
+        q.update_sliced_find_path(&filter, 3);
+        let (ps, pn) = q.finalize_sliced_find_path_partial(&filter, &existing, &mut path);
+        prop_assert!(ps.is_success() && pn >= 1);
+        prop_assert_eq!(path[0], s_ref);
+        for w in path[..pn].windows(2) {
+            prop_assert!(linked(nav, w[0], w[1]), "partial {} -> {}", w[0], w[1]);
+        }
     }
 
     #[test]
