@@ -187,6 +187,35 @@ proptest! {
         prop_assert!(status.is_success() && on_poly(&q, r, &p, 1e-3));
     }
 
+    /// The batch form of `queryPolygons` sees the collector's polygons, in order, in batches
+    /// of at most 32 from one tile.
+    #[test]
+    fn query_polygons_batches(mesh in 0usize..3, a in unit(), extent in 0.1f32..40.0) {
+        let Some(nav) = meshes().get(mesh) else { return Ok(()) };
+        let filter = QueryFilter::default();
+        let q = NavMeshQuery::new(nav, 64).unwrap();
+        let center = point_in(nav, a);
+        let ext = [extent, 40.0, extent];
+        let mut collected = vec![0u32; 4096];
+        let (status, n) = q.query_polygons(&center, &ext, &filter, &mut collected);
+        prop_assert!(status.is_success());
+        let mut batched = Vec::new();
+        let status = q.query_polygons_with(&center, &ext, &filter, &mut |tile: &navlab::detour::MeshTile, refs: &[u32]| {
+            assert!(!refs.is_empty() && refs.len() <= 32);
+            for &r in refs {
+                let t = nav.tile_by_ref(r).expect("live tile");
+                assert!(std::ptr::eq(t, tile));
+            }
+            batched.extend_from_slice(refs);
+        });
+        prop_assert!(status.is_success());
+        prop_assert_eq!(&batched[..], &collected[..n]);
+        if n > 3 {
+            let (status, m) = q.query_polygons(&center, &ext, &filter, &mut collected[..3]);
+            prop_assert_eq!((status, m), (Status::SUCCESS | Status::BUFFER_TOO_SMALL, 3));
+        }
+    }
+
     /// Any floats at all, references included: no panic.
     #[test]
     fn arbitrary_input_never_panics(
