@@ -88,6 +88,18 @@ proptest! {
         for w in path[..n].windows(2) {
             prop_assert!(linked(nav, w[0], w[1]), "{} -> {}", w[0], w[1]);
         }
+        // The search is there to draw: every path polygon but the goal was expanded, and
+        // parents point back along the tree.
+        if n > 1 {
+            let pool = q.node_pool();
+            prop_assert!(pool.node_count() >= n);
+            prop_assert!(path[..n - 1].iter().all(|&r| q.is_in_closed_list(r)));
+            for (i, node) in pool.nodes().iter().enumerate() {
+                if let Some(p) = pool.parent_of(i) {
+                    prop_assert!(linked(nav, pool.node(p).unwrap().poly_ref, node.poly_ref));
+                }
+            }
+        }
         for options in [0, STRAIGHTPATH_ALL_CROSSINGS] {
             let mut straight = vec![StraightPathPoint::default(); 2 * max_path];
             let (status, m) = q.find_straight_path(&s_pos, &e_pos, &path[..n], &mut straight, options);

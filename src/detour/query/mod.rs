@@ -14,7 +14,9 @@
 //! # Results
 //! Each query returns its [`Status`] beside its outputs. Variable-length outputs go into
 //! caller-provided slices whose length is the C++ `max*` argument, so buffer limits (and
-//! `BUFFER_TOO_SMALL`) behave exactly as in C++ and no query allocates.
+//! `BUFFER_TOO_SMALL`) behave exactly as in C++ and queries do not allocate (the one
+//! exception: a box query over far more grid cells than the navmesh has tiles sorts the
+//! tiles it meets instead of walking every cell).
 //!
 //! # Bad input
 //! Invalid or stale references, non-finite positions, non-positive or non-finite extents

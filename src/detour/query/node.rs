@@ -164,10 +164,10 @@ impl NodePool {
         })
     }
 
-    /// The node at `index` (0-based, as [`NodePool::nodes`] orders them).
+    /// The allocated node at `index` (0-based, as [`NodePool::nodes`] orders them).
     #[inline]
-    pub fn node(&self, index: usize) -> &Node {
-        &self.nodes[index]
+    pub fn node(&self, index: usize) -> Option<&Node> {
+        self.nodes().get(index)
     }
 
     /// Node `index` for changing; `index` must come from this pool (a node index it
@@ -188,10 +188,10 @@ impl NodePool {
         unsafe { self.nodes.get_unchecked(index) }
     }
 
-    /// The index of the parent of node `index`, if it has one.
+    /// The index of the parent of allocated node `index`, if it has one.
     #[inline]
     pub fn parent_of(&self, index: usize) -> Option<usize> {
-        (self.nodes.get(index)?.parent as usize).checked_sub(1)
+        (self.node(index)?.parent as usize).checked_sub(1)
     }
 
     /// [`NodePool::parent_of`] for an index that comes from this pool.
