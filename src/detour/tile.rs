@@ -925,9 +925,11 @@ impl DetailView<'_> {
     #[inline]
     fn vertex(&self, k: u8) -> Vec3 {
         let k = usize::from(k);
-        match self.verts.get(k) {
-            Some(v) if k < self.nv => *v,
-            _ => self.extra[k - self.nv],
+        if k < self.nv {
+            // k < nv <= 6, so the modulo changes nothing; it only spares a bounds check.
+            self.verts[k % VERTS_PER_POLYGON]
+        } else {
+            self.extra[k - self.nv]
         }
     }
 
