@@ -15,6 +15,7 @@ pub mod common;
 pub mod nav_mesh;
 pub mod nav_mesh_builder;
 pub mod nav_mesh_file;
+pub mod query;
 pub mod tile;
 
 pub use nav_mesh::{NavMesh, NavMeshParams};

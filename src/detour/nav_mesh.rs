@@ -50,27 +50,45 @@ struct RefBits {
     salt_bits: u32,
     tile_bits: u32,
     poly_bits: u32,
+    /// Shifts and masks precomputed once: queries decode references in their inner loops.
+    salt_shift: u32,
+    salt_mask: u32,
+    tile_mask: u32,
+    poly_mask: u32,
 }
 
 impl RefBits {
+    fn new(salt_bits: u32, tile_bits: u32, poly_bits: u32) -> RefBits {
+        let mask = |bits: u32| ((1u64 << bits) - 1) as u32;
+        RefBits {
+            salt_bits,
+            tile_bits,
+            poly_bits,
+            salt_shift: poly_bits + tile_bits,
+            salt_mask: mask(salt_bits),
+            tile_mask: mask(tile_bits),
+            poly_mask: mask(poly_bits),
+        }
+    }
+
     #[inline]
     fn encode(&self, salt: u32, tile: u32, poly: u32) -> PolyRef {
-        (salt << (self.poly_bits + self.tile_bits)) | (tile << self.poly_bits) | poly
+        (salt << self.salt_shift) | (tile << self.poly_bits) | poly
     }
 
     #[inline]
     fn salt(&self, r: PolyRef) -> u32 {
-        (r >> (self.poly_bits + self.tile_bits)) & ((1 << self.salt_bits) - 1)
+        (r >> self.salt_shift) & self.salt_mask
     }
 
     #[inline]
     fn tile(&self, r: PolyRef) -> u32 {
-        (r >> self.poly_bits) & ((1 << self.tile_bits) - 1)
+        (r >> self.poly_bits) & self.tile_mask
     }
 
     #[inline]
     fn poly(&self, r: PolyRef) -> u32 {
-        r & ((1 << self.poly_bits) - 1)
+        r & self.poly_mask
     }
 }
 
@@ -170,11 +188,7 @@ impl NavMesh {
         Ok(NavMesh {
             params,
             max_tiles: max_tiles as usize,
-            bits: RefBits {
-                salt_bits,
-                tile_bits,
-                poly_bits,
-            },
+            bits: RefBits::new(salt_bits, tile_bits, poly_bits),
             slots: Vec::new(),
             lookup: vec![NONE; lookup_size as usize],
             next_free: if max_tiles > 0 { 0 } else { NONE },
@@ -619,7 +633,7 @@ impl NavMesh {
 
         let slot = &mut self.slots[index];
         let tile = slot.tile.take().ok_or(DetourError::InvalidTileRef(r))?;
-        slot.salt = (slot.salt + 1) & ((1 << bits.salt_bits) - 1);
+        slot.salt = (slot.salt + 1) & bits.salt_mask;
         if slot.salt == 0 {
             slot.salt = 1;
         }

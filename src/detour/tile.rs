@@ -699,36 +699,39 @@ impl MeshTile {
         (out, indices.len())
     }
 
+    /// Ground polygon `poly`'s vertices and detail data, sliced once so the surface
+    /// queries below index them without further lookups.
+    fn detail_view(&self, poly: usize) -> Option<DetailView<'_>> {
+        let p = self.polys.get(poly)?;
+        let pd = self.detail_meshes.get(poly)?;
+        let (verts, nv) = self.vertices_of(p);
+        let vert_base = pd.vert_base as usize;
+        let extra = self
+            .detail_verts
+            .get(vert_base..vert_base + usize::from(pd.vert_count))?;
+        let tri_base = pd.tri_base as usize;
+        let tris = self
+            .detail_tris
+            .get(tri_base..tri_base + usize::from(pd.tri_count))?;
+        Some(DetailView {
+            verts,
+            nv,
+            extra,
+            tris,
+        })
+    }
+
     /// The surface height of ground polygon `poly` at `pos`, if `pos` lies over it in xz
     /// (`dtNavMesh::getPolyHeight`).
     pub fn poly_height(&self, poly: usize, pos: &Vec3) -> Option<f32> {
-        let p = self.polys.get(poly)?;
-        if p.is_off_mesh_connection() {
+        if self.polys.get(poly)?.is_off_mesh_connection() {
             return None;
         }
-        let (verts, nv) = self.vertices_of(p);
-        if !common::point_in_polygon(pos, &verts[..nv]) {
+        let view = self.detail_view(poly)?;
+        if !common::point_in_polygon(pos, &view.verts[..view.nv]) {
             return None;
         }
-        let pd = &self.detail_meshes[poly];
-        for t in self.poly_detail_tris(pd) {
-            let v = [0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k]));
-            if let Some(h) = common::closest_height_point_triangle(pos, &v[0], &v[1], &v[2]) {
-                return Some(h);
-            }
-        }
-        // Every triangle test failed (degenerate triangles or large coordinates), so the point
-        // is on an edge: use the closest edge point. C++ reads a null pointer when the poly
-        // has no edge at all; this keeps the query point's own height then.
-        Some(
-            self.closest_point_on_detail_edges(poly, pos, false)
-                .map_or(pos[1], |c| c[1]),
-        )
-    }
-
-    fn poly_detail_tris(&self, pd: &PolyDetail) -> &[[u8; 4]] {
-        let start = pd.tri_base as usize;
-        &self.detail_tris[start..start + usize::from(pd.tri_count)]
+        Some(view.height_at(pos))
     }
 
     /// The closest point to `pos` on the detail mesh edges of ground polygon `poly`, only the
@@ -740,43 +743,13 @@ impl MeshTile {
         pos: &Vec3,
         only_boundary: bool,
     ) -> Option<Vec3> {
-        const ANY_BOUNDARY_EDGE: u8 =
-            DETAIL_EDGE_BOUNDARY | (DETAIL_EDGE_BOUNDARY << 2) | (DETAIL_EDGE_BOUNDARY << 4);
-        let p = self.polys.get(poly)?;
-        let pd = self.detail_meshes.get(poly)?;
-        let mut dmin = f32::MAX;
-        let mut best: Option<(Vec3, Vec3, f32)> = None;
-        for t in self.poly_detail_tris(pd) {
-            if only_boundary && t[3] & ANY_BOUNDARY_EDGE == 0 {
-                continue;
-            }
-            let v = [0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k]));
-            let mut j = 2;
-            for k in 0..3 {
-                let boundary = detail_tri_edge_flags(t[3], j) & DETAIL_EDGE_BOUNDARY != 0;
-                // Skip inner edges when only the boundary counts, and visit each inner edge
-                // once (from its lower index) otherwise.
-                if boundary || (!only_boundary && t[j] >= t[k]) {
-                    let (d, tt) = common::distance_pt_seg_sqr_2d(pos, &v[j], &v[k]);
-                    if d < dmin {
-                        dmin = d;
-                        best = Some((v[j], v[k], tt));
-                    }
-                }
-                j = k;
-            }
-        }
-        best.map(|(a, b, t)| common::vlerp(&a, &b, t))
+        self.detail_view(poly)?.closest_on_edges(pos, only_boundary)
     }
 
     /// The point of polygon `poly` closest to `pos`, and whether `pos` lies over it
     /// (`dtNavMesh::closestPointOnPoly`).
     pub fn closest_point_on_poly(&self, poly: usize, pos: &Vec3) -> (Vec3, bool) {
         let mut closest = *pos;
-        if let Some(h) = self.poly_height(poly, pos) {
-            closest[1] = h;
-            return (closest, true);
-        }
         let Some(p) = self.polys.get(poly) else {
             return (closest, false);
         };
@@ -786,10 +759,15 @@ impl MeshTile {
             let (_, t) = common::distance_pt_seg_sqr_2d(pos, v0, v1);
             return (common::vlerp(v0, v1, t), false);
         }
+        let Some(view) = self.detail_view(poly) else {
+            return (closest, false);
+        };
+        if common::point_in_polygon(pos, &view.verts[..view.nv]) {
+            closest[1] = view.height_at(pos);
+            return (closest, true);
+        }
         // C++ reads a null pointer when no boundary edge exists; keep `pos` then.
-        let closest = self
-            .closest_point_on_detail_edges(poly, pos, true)
-            .unwrap_or(closest);
+        let closest = view.closest_on_edges(pos, true).unwrap_or(closest);
         (closest, false)
     }
 
@@ -931,4 +909,69 @@ pub(crate) fn put_f32(out: &mut Vec<u8>, v: f32) {
 
 fn put_vec3(out: &mut Vec<u8>, v: &Vec3) {
     v.iter().for_each(|&c| put_f32(out, c));
+}
+
+/// A ground polygon's vertices, extra detail vertices and detail triangles
+/// ([`MeshTile::detail_view`]).
+struct DetailView<'t> {
+    verts: [Vec3; VERTS_PER_POLYGON],
+    nv: usize,
+    extra: &'t [Vec3],
+    tris: &'t [[u8; 4]],
+}
+
+impl DetailView<'_> {
+    /// A detail triangle's vertex: a polygon vertex below `nv`, else an extra vertex.
+    #[inline]
+    fn vertex(&self, k: u8) -> Vec3 {
+        let k = usize::from(k);
+        match self.verts.get(k) {
+            Some(v) if k < self.nv => *v,
+            _ => self.extra[k - self.nv],
+        }
+    }
+
+    /// The height at `pos` (inside the polygon in xz) on the first detail triangle that
+    /// contains it.
+    fn height_at(&self, pos: &Vec3) -> f32 {
+        for t in self.tris {
+            let v = [0, 1, 2].map(|k| self.vertex(t[k]));
+            if let Some(h) = common::closest_height_point_triangle(pos, &v[0], &v[1], &v[2]) {
+                return h;
+            }
+        }
+        // Every triangle test failed (degenerate triangles or large coordinates), so the point
+        // is on an edge: use the closest edge point. C++ reads a null pointer when the poly
+        // has no edge at all; this keeps the query point's own height then.
+        self.closest_on_edges(pos, false).map_or(pos[1], |c| c[1])
+    }
+
+    /// `closestPointOnDetailEdges`.
+    fn closest_on_edges(&self, pos: &Vec3, only_boundary: bool) -> Option<Vec3> {
+        const ANY_BOUNDARY_EDGE: u8 =
+            DETAIL_EDGE_BOUNDARY | (DETAIL_EDGE_BOUNDARY << 2) | (DETAIL_EDGE_BOUNDARY << 4);
+        let mut dmin = f32::MAX;
+        let mut best: Option<(Vec3, Vec3, f32)> = None;
+        for t in self.tris {
+            if only_boundary && t[3] & ANY_BOUNDARY_EDGE == 0 {
+                continue;
+            }
+            let v = [0, 1, 2].map(|k| self.vertex(t[k]));
+            let mut j = 2;
+            for k in 0..3 {
+                let boundary = detail_tri_edge_flags(t[3], j) & DETAIL_EDGE_BOUNDARY != 0;
+                // Skip inner edges when only the boundary counts, and visit each inner edge
+                // once (from its lower index) otherwise.
+                if boundary || (!only_boundary && t[j] >= t[k]) {
+                    let (d, tt) = common::distance_pt_seg_sqr_2d(pos, &v[j], &v[k]);
+                    if d < dmin {
+                        dmin = d;
+                        best = Some((v[j], v[k], tt));
+                    }
+                }
+                j = k;
+            }
+        }
+        best.map(|(a, b, t)| common::vlerp(&a, &b, t))
+    }
 }

@@ -1,0 +1,193 @@
+//! Text in and out of the test runners: RecastDemo's test-case files, and JSON numbers and
+//! references printed exactly as the C++ reference data prints them.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::detour::common::Vec3;
+use crate::detour::{NavMesh, PolyRef};
+
+/// `printf("%.9g", v)`: nine significant digits, fixed or exponent notation as C chooses,
+/// trailing zeros removed. Nine digits make every f32 round-trip exactly.
+pub fn format_g9(v: f32) -> String {
+    if v.is_nan() {
+        return if v.is_sign_negative() { "-nan" } else { "nan" }.to_string();
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf" } else { "inf" }.to_string();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    const PRECISION: i32 = 9;
+    let sci = format!("{:.*e}", (PRECISION - 1) as usize, f64::from(v));
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let strip = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..PRECISION).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", strip(mantissa), exponent.abs())
+    } else {
+        let decimals = (PRECISION - 1 - exponent) as usize;
+        strip(&format!("{:.*}", decimals, f64::from(v)))
+    }
+}
+
+/// An f32 that serialises as a JSON number printed with `%.9g` (`null` if not finite).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JsonF32(pub f32);
+
+impl Serialize for JsonF32 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.is_finite() {
+            return serializer.serialize_none();
+        }
+        let raw = RawValue::from_string(format_g9(self.0)).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+/// Points as a flat list of numbers.
+pub fn flat_points(points: impl IntoIterator<Item = Vec3>) -> Vec<JsonF32> {
+    points.into_iter().flatten().map(JsonF32).collect()
+}
+
+/// A point as three numbers.
+pub fn point(p: &Vec3) -> [JsonF32; 3] {
+    p.map(JsonF32)
+}
+
+/// A polygon reference with its fields (`{"ref","salt","tile","poly"}`).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct RefJson {
+    #[serde(rename = "ref")]
+    pub poly_ref: PolyRef,
+    pub salt: u32,
+    pub tile: u32,
+    pub poly: u32,
+}
+
+impl RefJson {
+    pub fn new(nav: &NavMesh, r: PolyRef) -> RefJson {
+        let (salt, tile, poly) = nav.decode_poly_id(r);
+        RefJson {
+            poly_ref: r,
+            salt,
+            tile,
+            poly,
+        }
+    }
+}
+
+/// `[salt, tile, poly]` of each reference (the `XDecoded` sibling of a ref list).
+pub fn decoded(nav: &NavMesh, refs: &[PolyRef]) -> Vec<[u32; 3]> {
+    refs.iter()
+        .map(|&r| {
+            let (s, t, p) = nav.decode_poly_id(r);
+            [s, t, p]
+        })
+        .collect()
+}
+
+/// What a test-case line asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestKind {
+    /// `pf`: a path between the two points.
+    Pathfind,
+    /// `rc`: a raycast from the first point towards the second.
+    Raycast,
+}
+
+/// One `pf` or `rc` line of a test-case file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestLine {
+    pub kind: TestKind,
+    /// The row as the demo reads it (leading blanks and carriage returns dropped).
+    pub text: String,
+    pub start: Vec3,
+    pub end: Vec3,
+    pub include_flags: u16,
+    pub exclude_flags: u16,
+}
+
+/// A RecastDemo test-case file (`TestCase::load`): the sample and geometry it names and its
+/// test lines in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TestFile {
+    /// The `s` row: "Solo Mesh", "Tile Mesh", ...
+    pub sample_name: String,
+    /// The `f` row: the geometry file.
+    pub geom_file_name: String,
+    pub tests: Vec<TestLine>,
+}
+
+impl TestFile {
+    /// Parses the file as the demo does: rows split at newlines with leading blanks
+    /// skipped, rows starting with `s`, `f`, `pf` or `rc` read, everything else ignored.
+    /// Numbers the demo's `sscanf` would not read stay 0.
+    pub fn parse(text: &str) -> TestFile {
+        let mut file = TestFile::default();
+        for raw in text.split('\n') {
+            let row: String = raw.chars().filter(|&c| c != '\r').collect();
+            let row = row.trim_start_matches([' ', '\t']);
+            if row.is_empty() {
+                continue;
+            }
+            // The demo truncates rows at 511 characters.
+            let row: String = row.chars().take(511).collect();
+            if let Some(rest) = row.strip_prefix("pf") {
+                file.tests.push(parse_test(TestKind::Pathfind, &row, rest));
+            } else if let Some(rest) = row.strip_prefix("rc") {
+                file.tests.push(parse_test(TestKind::Raycast, &row, rest));
+            } else if let Some(rest) = row.strip_prefix('s') {
+                file.sample_name = rest.trim_start().to_string();
+            } else if let Some(rest) = row.strip_prefix('f') {
+                file.geom_file_name = rest.trim_start().to_string();
+            }
+        }
+        file
+    }
+}
+
+/// `sscanf(row + 2, "%f %f %f %f %f %f %hx %hx")`, stopping at the first field that does not
+/// parse.
+fn parse_test(kind: TestKind, row: &str, rest: &str) -> TestLine {
+    let mut fields = rest.split_whitespace();
+    let mut coords = [0.0f32; 6];
+    let mut flags = [0u16; 2];
+    'parse: {
+        for c in &mut coords {
+            match fields.next().and_then(|f| f.parse::<f32>().ok()) {
+                Some(v) => *c = v,
+                None => break 'parse,
+            }
+        }
+        for f in &mut flags {
+            let Some(field) = fields.next() else {
+                break 'parse;
+            };
+            let digits = field
+                .strip_prefix("0x")
+                .or_else(|| field.strip_prefix("0X"))
+                .unwrap_or(field);
+            match u64::from_str_radix(digits, 16) {
+                Ok(v) => *f = v as u16,
+                Err(_) => break 'parse,
+            }
+        }
+    }
+    TestLine {
+        kind,
+        text: row.to_string(),
+        start: [coords[0], coords[1], coords[2]],
+        end: [coords[3], coords[4], coords[5]],
+        include_flags: flags[0],
+        exclude_flags: flags[1],
+    }
+}
