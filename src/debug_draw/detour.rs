@@ -3,9 +3,9 @@
 //! connection arcs, vertices, the BV tree and the tile portals.
 
 use super::{DebugDraw, LineBatch, PointBatch, Rgba, TriangleBatch, append_arc, area_to_col};
-use super::{darken_col, int_to_col, rgba, trans_col};
+use super::{append_circle, append_cylinder_wire, darken_col, int_to_col, rgba, trans_col};
 use crate::detour::{
-    DETAIL_EDGE_BOUNDARY, EXT_LINK, NavMesh, OFFMESH_CON_BIDIR, detail_tri_edge_flags,
+    DETAIL_EDGE_BOUNDARY, EXT_LINK, NavMesh, OFFMESH_CON_BIDIR, PolyRef, detail_tri_edge_flags,
 };
 use crate::detour::{MeshTile, OffMeshConnection};
 
@@ -68,34 +68,63 @@ pub fn nav_mesh(mesh: &NavMesh, flags: NavMeshDrawFlags) -> DebugDraw {
 /// The polygons carrying any of `flags` veiled in `color` at a quarter opacity, as RecastDemo
 /// darkens its disabled polygons (`duDebugDrawNavMeshPolysWithFlags`).
 pub fn nav_mesh_polys_with_flags(mesh: &NavMesh, flags: u16, color: Rgba) -> DebugDraw {
-    let veil = trans_col(color, 64);
-    let mut tris = TriangleBatch::default();
-    let mut lines = LineBatch::new(2.0);
-    for (_, tile) in mesh.tiles() {
+    let mut drawing = DebugDraw {
+        lines: vec![LineBatch::new(2.0)],
+        ..Default::default()
+    };
+    for (tile_ref, tile) in mesh.tiles() {
         for (i, poly) in tile.polys().iter().enumerate() {
-            if poly.flags & flags == 0 {
-                continue;
-            }
-            if !poly.is_off_mesh_connection() {
-                detail_triangles(tile, i, veil, &mut tris);
-            } else if let Some(con) = off_mesh_connection_of(tile, i) {
-                let bidir = con.flags & OFFMESH_CON_BIDIR != 0;
-                let [a, b] = con.pos;
-                append_arc(
-                    &mut lines,
-                    a,
-                    b,
-                    0.25,
-                    if bidir { 0.6 } else { 0.0 },
-                    0.6,
-                    veil,
-                );
+            if poly.flags & flags != 0 {
+                append_nav_mesh_poly(&mut drawing, mesh, tile_ref | i as PolyRef, color);
             }
         }
     }
+    drawing
+}
+
+/// Polygon `poly` veiled in `color` at a quarter opacity: its detail triangles, or the arc of
+/// an off-mesh connection (`duDebugDrawNavMeshPoly`). Arcs go to the first line batch, which
+/// the caller provides (2 px in RecastDemo). An invalid reference draws nothing.
+pub fn append_nav_mesh_poly(drawing: &mut DebugDraw, mesh: &NavMesh, poly: PolyRef, color: Rgba) {
+    let Ok((slot, index)) = mesh.poly_location(poly) else {
+        return;
+    };
+    let Some(tile) = mesh.tile(slot) else {
+        return;
+    };
+    let veil = trans_col(color, 64);
+    if !tile.polys()[index].is_off_mesh_connection() {
+        detail_triangles(tile, index, veil, &mut drawing.triangles);
+    } else if let (Some(con), Some(lines)) = (
+        off_mesh_connection_of(tile, index),
+        drawing.lines.first_mut(),
+    ) {
+        let bidir = con.flags & OFFMESH_CON_BIDIR != 0;
+        let [a, b] = con.pos;
+        append_arc(lines, a, b, 0.25, if bidir { 0.6 } else { 0.0 }, 0.6, veil);
+    }
+}
+
+/// An agent standing at `pos`: its cylinder, a circle at climb height and a cross at its feet
+/// (the Test Navmesh tool's `drawAgent`).
+pub fn agent(pos: [f32; 3], radius: f32, height: f32, climb: f32, color: Rgba) -> DebugDraw {
+    let [x, y, z] = pos;
+    let mut cylinder = LineBatch::new(2.0);
+    append_cylinder_wire(
+        &mut cylinder,
+        [x - radius, y + 0.02, z - radius],
+        [x + radius, y + height, z + radius],
+        color,
+    );
+    let mut marks = LineBatch::new(1.0);
+    append_circle(&mut marks, [x, y + climb, z], radius, rgba(0, 0, 0, 64));
+    let black = rgba(0, 0, 0, 196);
+    marks.segment([x, y - climb, z], [x, y + climb, z], black);
+    let half = radius / 2.0;
+    marks.segment([x - half, y + 0.02, z], [x + half, y + 0.02, z], black);
+    marks.segment([x, y + 0.02, z - half], [x, y + 0.02, z + half], black);
     DebugDraw {
-        triangles: tris,
-        lines: vec![lines],
+        lines: vec![cylinder, marks],
         ..Default::default()
     }
 }
@@ -211,7 +240,7 @@ fn off_mesh_connections(tile: &MeshTile, lines: &mut LineBatch) {
         for (end, linked) in [(0, start_linked), (1, end_linked)] {
             let p = con.pos[end];
             lines.segment(ends[end], p, color);
-            circle(
+            append_circle(
                 lines,
                 [p[0], p[1] + 0.1, p[2]],
                 con.rad,
@@ -229,24 +258,6 @@ fn off_mesh_connections(tile: &MeshTile, lines: &mut LineBatch) {
             0.25,
             if bidir { 0.6 } else { 0.0 },
             0.6,
-            color,
-        );
-    }
-}
-
-/// A horizontal circle of 40 segments (`duAppendCircle`).
-fn circle(lines: &mut LineBatch, c: [f32; 3], r: f32, color: Rgba) {
-    const SEGMENTS: usize = 40;
-    let dir = |i: usize| {
-        let a = i as f32 / SEGMENTS as f32 * std::f32::consts::PI * 2.0;
-        (a.cos(), a.sin())
-    };
-    for i in 0..SEGMENTS {
-        let (j, i) = ((i + SEGMENTS - 1) % SEGMENTS, i);
-        let (a, b) = (dir(j), dir(i));
-        lines.segment(
-            [c[0] + a.0 * r, c[1], c[2] + a.1 * r],
-            [c[0] + b.0 * r, c[1], c[2] + b.1 * r],
             color,
         );
     }

@@ -271,6 +271,45 @@ fn append_arrow_head(lines: &mut LineBatch, p: [f32; 3], q: [f32; 3], s: f32, co
     }
 }
 
+/// A horizontal circle of 40 segments (`duAppendCircle`).
+pub fn append_circle(lines: &mut LineBatch, c: [f32; 3], r: f32, color: Rgba) {
+    const SEGMENTS: usize = 40;
+    let dir = |i: usize| {
+        let a = i as f32 / SEGMENTS as f32 * std::f32::consts::PI * 2.0;
+        (a.cos(), a.sin())
+    };
+    for i in 0..SEGMENTS {
+        let (j, i) = ((i + SEGMENTS - 1) % SEGMENTS, i);
+        let (a, b) = (dir(j), dir(i));
+        lines.segment(
+            [c[0] + a.0 * r, c[1], c[2] + a.1 * r],
+            [c[0] + b.0 * r, c[1], c[2] + b.1 * r],
+            color,
+        );
+    }
+}
+
+/// A vertical wire cylinder of 16 segments inside the box `min`..`max`, with four vertical
+/// lines (`duAppendCylinderWire`).
+pub fn append_cylinder_wire(lines: &mut LineBatch, min: [f32; 3], max: [f32; 3], color: Rgba) {
+    const SEGMENTS: usize = 16;
+    let dir = |i: usize| {
+        let a = i as f32 / SEGMENTS as f32 * std::f32::consts::PI * 2.0;
+        (a.cos(), a.sin())
+    };
+    let (cx, cz) = ((max[0] + min[0]) / 2.0, (max[2] + min[2]) / 2.0);
+    let (rx, rz) = ((max[0] - min[0]) / 2.0, (max[2] - min[2]) / 2.0);
+    let at = |(dx, dz): (f32, f32), y: f32| [cx + dx * rx, y, cz + dz * rz];
+    for i in 0..SEGMENTS {
+        let (a, b) = (dir((i + SEGMENTS - 1) % SEGMENTS), dir(i));
+        lines.segment(at(a, min[1]), at(b, min[1]), color);
+        lines.segment(at(a, max[1]), at(b, max[1]), color);
+    }
+    for i in (0..SEGMENTS).step_by(SEGMENTS / 4) {
+        lines.segment(at(dir(i), min[1]), at(dir(i), max[1]), color);
+    }
+}
+
 /// The wire box of the build bounds, as RecastDemo draws around every sample.
 pub fn bounds_box(bmin: [f32; 3], bmax: [f32; 3], color: Rgba) -> LineBatch {
     let mut lines = LineBatch::new(1.0);

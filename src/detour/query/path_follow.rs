@@ -229,6 +229,186 @@ pub struct FollowResult {
     pub off_mesh_connections: usize,
 }
 
+/// Room for the corridor while walking: the tester's path buffer (`MAX_POLYS`), which bounds
+/// how far `dtMergeCorridorStartMoved` may grow it.
+pub const CORRIDOR_CAPACITY: usize = 256;
+
+/// RecastDemo's "pathfind follow" walk, one step at a time: the tester's Space key steps it,
+/// [`follow_path`] runs it to the end, and the state (corridor, position, steer target) is
+/// there to draw between steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathFollower {
+    /// The corridor buffer: the first `corridor_len` entries are the polygons still ahead,
+    /// `corridor[0]` the one under `position`. Its length is the room merges may use.
+    corridor: Vec<PolyRef>,
+    corridor_len: usize,
+    /// Where the walk is.
+    pub position: Vec3,
+    /// Where it was before the last step.
+    pub previous_position: Vec3,
+    /// The end point on the last polygon of the path.
+    pub target: Vec3,
+    /// The last step's steer target and the corners it looked at.
+    pub steer: Option<SteerTarget>,
+    pub result: FollowResult,
+    /// Why the walk stopped, once it has.
+    pub finished: Option<FollowEnd>,
+}
+
+impl PathFollower {
+    /// A walk from `start_pos` (moved onto `path[0]`) towards `end_pos` (onto the last
+    /// polygon); finished at once (corridor empty) for an empty path.
+    pub fn new(
+        query: &NavMeshQuery<'_>,
+        start_pos: &Vec3,
+        end_pos: &Vec3,
+        path: &[PolyRef],
+    ) -> PathFollower {
+        let mut corridor = path.to_vec();
+        corridor.resize(path.len().max(CORRIDOR_CAPACITY), 0);
+        let mut follower = PathFollower {
+            corridor,
+            corridor_len: path.len(),
+            position: [0.0; 3],
+            previous_position: [0.0; 3],
+            target: [0.0; 3],
+            steer: None,
+            result: FollowResult {
+                smooth_path: Vec::new(),
+                iterations: 0,
+                end: FollowEnd::CorridorEmpty,
+                off_mesh_connections: 0,
+            },
+            finished: None,
+        };
+        let (Some(&first), Some(&last)) = (path.first(), path.last()) else {
+            follower.finished = Some(FollowEnd::CorridorEmpty);
+            return follower;
+        };
+        follower.position = query.closest_point_on_poly(first, start_pos).1;
+        follower.previous_position = follower.position;
+        follower.target = query.closest_point_on_poly(last, end_pos).1;
+        follower.result.smooth_path.push(follower.position);
+        follower.result.end = FollowEnd::MaxSmooth;
+        follower
+    }
+
+    /// One step of at most [`STEP_SIZE`] towards the steer target, moved along the surface,
+    /// merged into the corridor and set onto the detail surface, crossing an off-mesh
+    /// connection when it reaches one. Returns false once the walk has finished (end of path,
+    /// no steer target, `max_smooth` points, or the corridor used up).
+    pub fn step<F: PolyFilter + ?Sized>(
+        &mut self,
+        query: &mut NavMeshQuery<'_>,
+        filter: &F,
+        max_smooth: usize,
+    ) -> bool {
+        if self.finished.is_some() {
+            return false;
+        }
+        if self.corridor_len == 0 || self.result.smooth_path.len() >= max_smooth {
+            let end = if self.corridor_len == 0 {
+                FollowEnd::CorridorEmpty
+            } else {
+                FollowEnd::MaxSmooth
+            };
+            return self.finish(end);
+        }
+        let nav = query.nav_mesh();
+        let smooth = &mut self.result.smooth_path;
+        self.result.iterations += 1;
+        self.previous_position = self.position;
+        let ahead = &self.corridor[..self.corridor_len];
+        self.steer = get_steer_target(query, &self.position, &self.target, SLOP, ahead);
+        let Some(steer) = self.steer else {
+            return self.finish(FollowEnd::NoSteerTarget);
+        };
+        let end_of_path = steer.flags & STRAIGHTPATH_END != 0;
+        let off_mesh = steer.flags & STRAIGHTPATH_OFFMESH_CONNECTION != 0;
+        let delta = vsub(&steer.pos, &self.position);
+        let mut len = super::geometry::vdot(&delta, &delta).sqrt();
+        // Do not overshoot the end or an off-mesh connection.
+        if (end_of_path || off_mesh) && len < STEP_SIZE {
+            len = 1.0;
+        } else {
+            len = STEP_SIZE / len;
+        }
+        let move_target = super::geometry::vmad(&self.position, &delta, len);
+        let mut visited = [0 as PolyRef; 16];
+        let (_, moved) = query.move_along_surface(
+            self.corridor[0],
+            &self.position,
+            &move_target,
+            filter,
+            &mut visited,
+        );
+        let polys = &mut self.corridor;
+        let mut npolys = self.corridor_len;
+        npolys = merge_corridor_start_moved(polys, npolys, &visited[..moved.visited_count]);
+        npolys = fixup_shortcuts(polys, npolys, nav);
+        self.corridor_len = npolys;
+        let mut position = moved.position;
+        position[1] = if npolys > 0 {
+            query.get_poly_height(polys[0], &position).1
+        } else {
+            0.0
+        };
+        self.position = position;
+
+        if end_of_path && in_range(&self.position, &steer.pos, SLOP, 1.0) {
+            self.position = self.target;
+            if smooth.len() < max_smooth {
+                smooth.push(self.position);
+            }
+            return self.finish(FollowEnd::EndOfPath);
+        } else if off_mesh && in_range(&self.position, &steer.pos, SLOP, 1.0) {
+            // Advance the corridor up to and over the connection.
+            let mut prev_ref = 0;
+            let mut poly_ref = polys[0];
+            let mut npos = 0;
+            while npos < npolys && poly_ref != steer.poly_ref {
+                prev_ref = poly_ref;
+                poly_ref = polys[npos];
+                npos += 1;
+            }
+            polys.copy_within(npos..npolys, 0);
+            npolys -= npos;
+            self.corridor_len = npolys;
+            if let Ok((start, end)) = nav.off_mesh_connection_poly_end_points(prev_ref, poly_ref) {
+                self.result.off_mesh_connections += 1;
+                if smooth.len() < max_smooth {
+                    smooth.push(start);
+                    // The demo doubles the point so its dashed line hides the jump.
+                    if smooth.len() & 1 == 1 {
+                        smooth.push(start);
+                    }
+                }
+                self.position = end;
+                self.position[1] = if npolys > 0 {
+                    query.get_poly_height(polys[0], &self.position).1
+                } else {
+                    0.0
+                };
+            }
+        }
+        if smooth.len() < max_smooth {
+            smooth.push(self.position);
+        }
+        true
+    }
+
+    /// The polygons still ahead.
+    pub fn corridor(&self) -> &[PolyRef] {
+        &self.corridor[..self.corridor_len]
+    }
+
+    fn finish(&mut self, end: FollowEnd) -> bool {
+        self.finished = Some(end);
+        self.result.end = end;
+        false
+    }
+}
+
 /// RecastDemo's "pathfind follow" walk: from `start_pos` on `path[0]` towards `end_pos`,
 /// steps of [`STEP_SIZE`] to the steer target, each moved along the surface, merged into the
 /// corridor and set onto the detail surface, crossing off-mesh connections, until the end,
@@ -241,95 +421,15 @@ pub fn follow_path<F: PolyFilter + ?Sized>(
     path: &[PolyRef],
     max_smooth: usize,
 ) -> FollowResult {
-    let nav = query.nav_mesh();
-    let mut polys = path.to_vec();
-    let mut npolys = polys.len();
-    let mut result = FollowResult {
-        smooth_path: Vec::new(),
-        iterations: 0,
-        end: FollowEnd::CorridorEmpty,
-        off_mesh_connections: 0,
-    };
-    if npolys == 0 || max_smooth == 0 {
-        return result;
-    }
-    let mut iter_pos = query.closest_point_on_poly(polys[0], start_pos).1;
-    let target_pos = query.closest_point_on_poly(polys[npolys - 1], end_pos).1;
-    result.smooth_path.push(iter_pos);
-    result.end = FollowEnd::MaxSmooth;
-    while npolys > 0 && result.smooth_path.len() < max_smooth {
-        result.iterations += 1;
-        let Some(steer) = get_steer_target(query, &iter_pos, &target_pos, SLOP, &polys[..npolys])
-        else {
-            result.end = FollowEnd::NoSteerTarget;
-            return result;
+    if max_smooth == 0 {
+        return FollowResult {
+            smooth_path: Vec::new(),
+            iterations: 0,
+            end: FollowEnd::CorridorEmpty,
+            off_mesh_connections: 0,
         };
-        let end_of_path = steer.flags & STRAIGHTPATH_END != 0;
-        let off_mesh = steer.flags & STRAIGHTPATH_OFFMESH_CONNECTION != 0;
-        let delta = vsub(&steer.pos, &iter_pos);
-        let mut len = super::geometry::vdot(&delta, &delta).sqrt();
-        // Do not overshoot the end or an off-mesh connection.
-        if (end_of_path || off_mesh) && len < STEP_SIZE {
-            len = 1.0;
-        } else {
-            len = STEP_SIZE / len;
-        }
-        let move_target = super::geometry::vmad(&iter_pos, &delta, len);
-        let mut visited = [0 as PolyRef; 16];
-        let (_, moved) =
-            query.move_along_surface(polys[0], &iter_pos, &move_target, filter, &mut visited);
-        npolys = merge_corridor_start_moved(&mut polys, npolys, &visited[..moved.visited_count]);
-        npolys = fixup_shortcuts(&mut polys, npolys, nav);
-        let mut position = moved.position;
-        position[1] = if npolys > 0 {
-            query.get_poly_height(polys[0], &position).1
-        } else {
-            0.0
-        };
-        iter_pos = position;
-
-        if end_of_path && in_range(&iter_pos, &steer.pos, SLOP, 1.0) {
-            iter_pos = target_pos;
-            if result.smooth_path.len() < max_smooth {
-                result.smooth_path.push(iter_pos);
-            }
-            result.end = FollowEnd::EndOfPath;
-            return result;
-        } else if off_mesh && in_range(&iter_pos, &steer.pos, SLOP, 1.0) {
-            // Advance the corridor up to and over the connection.
-            let mut prev_ref = 0;
-            let mut poly_ref = polys[0];
-            let mut npos = 0;
-            while npos < npolys && poly_ref != steer.poly_ref {
-                prev_ref = poly_ref;
-                poly_ref = polys[npos];
-                npos += 1;
-            }
-            polys.copy_within(npos..npolys, 0);
-            npolys -= npos;
-            if let Ok((start, end)) = nav.off_mesh_connection_poly_end_points(prev_ref, poly_ref) {
-                result.off_mesh_connections += 1;
-                if result.smooth_path.len() < max_smooth {
-                    result.smooth_path.push(start);
-                    // The demo doubles the point so its dashed line hides the jump.
-                    if result.smooth_path.len() & 1 == 1 {
-                        result.smooth_path.push(start);
-                    }
-                }
-                iter_pos = end;
-                iter_pos[1] = if npolys > 0 {
-                    query.get_poly_height(polys[0], &iter_pos).1
-                } else {
-                    0.0
-                };
-            }
-        }
-        if result.smooth_path.len() < max_smooth {
-            result.smooth_path.push(iter_pos);
-        }
     }
-    if npolys == 0 {
-        result.end = FollowEnd::CorridorEmpty;
-    }
-    result
+    let mut follower = PathFollower::new(query, start_pos, end_pos, path);
+    while follower.step(query, filter, max_smooth) {}
+    follower.result
 }
