@@ -2,6 +2,7 @@
 //! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
 
 mod bake;
+mod test;
 mod view;
 
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Build a solo navmesh from an OBJ file and print the stage timings.
     Bake(bake::BakeArgs),
+    /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.
+    Test(test::TestArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(view::ViewArgs),
 }
@@ -33,6 +36,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Bake(args)) => bake::run(&args),
+        Some(Command::Test(args)) => test::run(&args),
         Some(Command::View(args)) => view::run(args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -38,6 +38,15 @@ pub struct ViewArgs {
     /// window to this file, exit.
     #[arg(long, hide = true)]
     self_test: Option<PathBuf>,
+    /// The Test Navmesh tool's mode at start-up, e.g. "pathfind-straight" or "Raycast".
+    #[arg(long)]
+    test_mode: Option<String>,
+    /// The Test Navmesh tool's start point, X,Y,Z (what Shift+click sets).
+    #[arg(long, value_parser = parse_point, allow_hyphen_values = true)]
+    test_start: Option<[f32; 3]>,
+    /// The Test Navmesh tool's end point, X,Y,Z (what a click sets).
+    #[arg(long, value_parser = parse_point, allow_hyphen_values = true)]
+    test_end: Option<[f32; 3]>,
 }
 
 impl Default for ViewArgs {
@@ -52,7 +61,25 @@ impl Default for ViewArgs {
             size: (1280, 800),
             frames: 5,
             self_test: None,
+            test_mode: None,
+            test_start: None,
+            test_end: None,
         }
+    }
+}
+
+/// A point given as `X,Y,Z` with finite coordinates.
+fn parse_point(text: &str) -> std::result::Result<[f32; 3], String> {
+    let values: Vec<f32> = text
+        .split(',')
+        .map(|v| v.trim().parse::<f32>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| format!("expected X,Y,Z numbers, found `{text}`"))?;
+    match values[..] {
+        [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok([x, y, z]),
+        _ => Err(format!(
+            "expected three finite numbers X,Y,Z, found `{text}`"
+        )),
     }
 }
 
@@ -79,6 +106,7 @@ pub fn run(_args: ViewArgs) -> Result<()> {
 #[cfg(feature = "viewer")]
 /// Runs `navlab view`.
 pub fn run(args: ViewArgs) -> Result<()> {
+    use navlab::viewer::tools::test_nav_mesh::{TesterMode, TesterPreset};
     use navlab::viewer::{DrawMode, ViewerOptions};
     let draw_mode = match args.draw {
         None => DrawMode::default(),
@@ -97,6 +125,23 @@ pub fn run(args: ViewArgs) -> Result<()> {
             reason: "must be between 16 and 4096 cells".into(),
         });
     }
+    let tester = match (&args.test_mode, args.test_start, args.test_end) {
+        (None, None, None) => None,
+        (mode, start, end) => Some(TesterPreset {
+            mode: match mode {
+                None => TesterMode::default(),
+                Some(name) => name
+                    .parse()
+                    .map_err(|message| NavlabError::InvalidSetting {
+                        name: "test-mode",
+                        value: name.clone(),
+                        reason: message,
+                    })?,
+            },
+            start,
+            end,
+        }),
+    };
     navlab::viewer::run(ViewerOptions {
         mesh: args.mesh,
         settings: match args.config {
@@ -110,5 +155,6 @@ pub fn run(args: ViewArgs) -> Result<()> {
         size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
         frames: args.frames,
         self_test: args.self_test,
+        tester,
     })
 }

@@ -4,6 +4,7 @@
 
 use super::{DebugDraw, LineBatch, PointBatch, Rgba, TriangleBatch, append_arc, area_to_col};
 use super::{append_circle, append_cylinder_wire, darken_col, int_to_col, rgba, trans_col};
+use crate::detour::query::{NODE_CLOSED, NodePool};
 use crate::detour::{
     DETAIL_EDGE_BOUNDARY, EXT_LINK, NavMesh, OFFMESH_CON_BIDIR, PolyRef, detail_tri_edge_flags,
 };
@@ -31,6 +32,17 @@ impl Default for NavMeshDrawFlags {
 
 /// Every tile of `mesh` (`duDebugDrawNavMesh`).
 pub fn nav_mesh(mesh: &NavMesh, flags: NavMeshDrawFlags) -> DebugDraw {
+    nav_mesh_with_closed_list(mesh, flags, None)
+}
+
+/// Every tile of `mesh`, the polygons in the closed list of a search (`closed`, a query's
+/// node pool) tinted orange (`duDebugDrawNavMeshWithClosedList`).
+pub fn nav_mesh_with_closed_list(
+    mesh: &NavMesh,
+    flags: NavMeshDrawFlags,
+    closed: Option<&NodePool>,
+) -> DebugDraw {
+    let is_closed = |poly: PolyRef| closed.is_some_and(|pool| is_in_closed_list(pool, poly));
     let mut tris = TriangleBatch::default();
     let mut inner = LineBatch::new(1.5);
     let mut outer = LineBatch::new(2.5);
@@ -42,7 +54,9 @@ pub fn nav_mesh(mesh: &NavMesh, flags: NavMeshDrawFlags) -> DebugDraw {
             if poly.is_off_mesh_connection() {
                 continue;
             }
-            let color = if flags.color_tiles {
+            let color = if is_closed(tile_ref | i as PolyRef) {
+                rgba(255, 196, 0, 64)
+            } else if flags.color_tiles {
                 tile_color
             } else {
                 trans_col(area_to_col(poly.area()), 64)
@@ -52,7 +66,7 @@ pub fn nav_mesh(mesh: &NavMesh, flags: NavMeshDrawFlags) -> DebugDraw {
         poly_boundaries(tile, true, &mut inner);
         poly_boundaries(tile, false, &mut outer);
         if flags.off_mesh_connections {
-            off_mesh_connections(tile, &mut links);
+            off_mesh_connections(tile, tile_ref, &is_closed, &mut links);
         }
         for &v in tile.verts() {
             points.point(v, rgba(0, 0, 0, 196));
@@ -62,6 +76,32 @@ pub fn nav_mesh(mesh: &NavMesh, flags: NavMeshDrawFlags) -> DebugDraw {
         triangles: tris,
         lines: vec![inner, outer, links],
         points: vec![points],
+    }
+}
+
+/// Whether a node of `poly` was expanded by the search (`isInClosedList`).
+fn is_in_closed_list(pool: &NodePool, poly: PolyRef) -> bool {
+    pool.find_nodes(poly)
+        .any(|i| pool.node(i).is_some_and(|n| n.flags & NODE_CLOSED != 0))
+}
+
+/// A search's nodes: a dot where it entered each polygon and a line to its parent
+/// (`duDebugDrawNavMeshNodes`).
+pub fn nav_mesh_nodes(pool: &NodePool) -> DebugDraw {
+    const LIFT: f32 = 0.5;
+    let lifted = |p: [f32; 3]| [p[0], p[1] + LIFT, p[2]];
+    let mut points = PointBatch::new(4.0);
+    let mut lines = LineBatch::new(2.0);
+    for (i, node) in pool.nodes().iter().enumerate() {
+        points.point(lifted(node.pos), rgba(255, 192, 0, 255));
+        if let Some(parent) = pool.parent_of(i).and_then(|p| pool.node(p)) {
+            lines.segment(lifted(node.pos), lifted(parent.pos), rgba(255, 192, 0, 128));
+        }
+    }
+    DebugDraw {
+        lines: vec![lines],
+        points: vec![points],
+        ..Default::default()
     }
 }
 
@@ -220,7 +260,12 @@ fn off_mesh_connection_of(tile: &MeshTile, poly: usize) -> Option<&OffMeshConnec
 
 /// Off-mesh connections: the arc, the end points tied to their polygons, a circle of the
 /// connection radius at each end (red where the end found no polygon).
-fn off_mesh_connections(tile: &MeshTile, lines: &mut LineBatch) {
+fn off_mesh_connections(
+    tile: &MeshTile,
+    tile_ref: PolyRef,
+    is_closed: &dyn Fn(PolyRef) -> bool,
+    lines: &mut LineBatch,
+) {
     for (i, poly) in tile.polys().iter().enumerate() {
         if !poly.is_off_mesh_connection() {
             continue;
@@ -229,7 +274,11 @@ fn off_mesh_connections(tile: &MeshTile, lines: &mut LineBatch) {
         else {
             continue;
         };
-        let color = darken_col(trans_col(area_to_col(poly.area()), 220));
+        let color = if is_closed(tile_ref | i as PolyRef) {
+            rgba(255, 196, 0, 220)
+        } else {
+            darken_col(trans_col(area_to_col(poly.area()), 220))
+        };
         let (mut start_linked, mut end_linked) = (false, false);
         for (_, link) in tile.poly_links(i) {
             start_linked |= link.edge == 0;

@@ -139,11 +139,11 @@ impl GeomSet {
         Parser::new(text).run().map_err(fail)
     }
 
-    /// The mesh path for a geometry set read from `gset_path`: a relative path is taken from the
-    /// `.gset` file's folder.
+    /// The mesh path for a geometry set read from `gset_path`: a relative path is looked up
+    /// as [`find_named_file`] does from the `.gset` file's folder.
     pub fn mesh_path_relative_to(&self, gset_path: &Path) -> PathBuf {
         match gset_path.parent() {
-            Some(dir) if self.mesh_path.is_relative() => dir.join(&self.mesh_path),
+            Some(dir) if self.mesh_path.is_relative() => find_named_file(dir, &self.mesh_path),
             _ => self.mesh_path.clone(),
         }
     }
@@ -238,6 +238,21 @@ impl GeomSet {
             source,
         })
     }
+}
+
+/// A file that a RecastDemo file in `dir` names by the relative path `name`: RecastDemo opens
+/// it from its working directory, where `Meshes/` holds the meshes and geometry sets and
+/// `TestCases/` the test files. So the first that exists of `dir/name`, `dir/../Meshes/name`
+/// and `dir/../meshes/name`, else `dir/name` (for the error message).
+pub fn find_named_file(dir: &Path, name: &Path) -> PathBuf {
+    let beside = dir.join(name);
+    [
+        dir.join("..").join("Meshes").join(name),
+        dir.join("..").join("meshes").join(name),
+    ]
+    .into_iter()
+    .find(|p| !beside.is_file() && p.is_file())
+    .unwrap_or(beside)
 }
 
 /// A float as `%f` prints it when that text reads back exactly, else its shortest exact text.

@@ -57,6 +57,8 @@ pub struct ViewerOptions {
     /// Open a real window, rebuild after one setting change, save a screenshot of the window to
     /// this file and exit (see [`self_test`]).
     pub self_test: Option<PathBuf>,
+    /// The Test Navmesh tool's mode and end points at start-up.
+    pub tester: Option<tools::test_nav_mesh::TesterPreset>,
 }
 
 impl Default for ViewerOptions {
@@ -71,6 +73,7 @@ impl Default for ViewerOptions {
             size: UVec2::new(1280, 800),
             frames: 5,
             self_test: None,
+            tester: None,
         }
     }
 }
@@ -180,6 +183,9 @@ fn viewer_app(
             }),
             ..default()
         }));
+    }
+    if let Some(preset) = &options.tester {
+        app.insert_resource(preset.clone());
     }
     app.add_plugins(EguiPlugin::default())
         .insert_resource(options.draw_mode)

@@ -31,9 +31,14 @@ pub struct LoadedNavMesh {
     pub mesh: Arc<NavMesh>,
 }
 
-/// Which navmesh the Navmesh draw modes show: a loaded file's, or else the build's.
+/// Which navmesh the Navmesh draw modes show: a tool's edited copy (pruned flags), else a
+/// loaded file's, else the build's.
 #[derive(Resource, Default)]
 pub struct ShownNavMesh {
+    /// A copy a tool changed, shown (and exported) until what it was copied from changes.
+    edited: Option<Arc<NavMesh>>,
+    /// Bumped whenever `edited` is set.
+    edit_version: u64,
     loaded: Option<LoadedNavMesh>,
     /// A file read while a build was running, shown once it has finished (so that build does
     /// not replace it at once).
@@ -49,6 +54,9 @@ pub struct ShownNavMesh {
 impl ShownNavMesh {
     /// The navmesh to draw and export.
     pub fn get<'a>(&'a self, state: &'a BuildState) -> Option<&'a NavMesh> {
+        if let Some(edited) = &self.edited {
+            return Some(edited);
+        }
         match &self.loaded {
             Some(loaded) => Some(&loaded.mesh),
             None => match &state.tiled {
@@ -65,10 +73,21 @@ impl ShownNavMesh {
 
     /// A key that changes whenever [`ShownNavMesh::get`] may return something else.
     pub fn version(&self, state: &BuildState) -> u64 {
-        match &self.loaded {
+        let source = match &self.loaded {
             Some(_) => self.loaded_version << 32 | 1,
             None => state.stage_version(Stage::NavMesh) << 1,
+        };
+        match self.edited {
+            Some(_) => source ^ (self.edit_version << 48) ^ (1 << 63),
+            None => source,
         }
+    }
+
+    /// Shows `mesh`, an edited copy of the navmesh on screen, until a build lands or a file
+    /// is shown.
+    pub fn show_edited(&mut self, mesh: NavMesh) {
+        self.edited = Some(Arc::new(mesh));
+        self.edit_version += 1;
     }
 
     /// Shows `loaded` once no build is running.
@@ -244,6 +263,7 @@ fn follow_builds(
     if shown.seen_build != build_version {
         shown.seen_build = build_version;
         shown.build_landed = true;
+        shown.edited = None;
         if shown.loaded.take().is_some() {
             shown.loaded_version += 1;
         }
@@ -267,6 +287,7 @@ fn follow_builds(
         ));
         shown.loaded = Some(loaded);
         shown.loaded_version += 1;
+        shown.edited = None;
         if !mode.shows_nav_mesh() {
             *mode = DrawMode::Navmesh;
         }

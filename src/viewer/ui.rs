@@ -18,7 +18,7 @@ use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
-use crate::viewer::tools::{ToolContext, Tools};
+use crate::viewer::tools::{ToolOutput, Tools, tool_context};
 
 /// Panel width: RecastDemo's 250 plus room for egui's value boxes beside the sliders.
 const PANEL_WIDTH: f32 = 310.0;
@@ -89,6 +89,7 @@ struct UiParams<'w, 's> {
     log: ResMut<'w, ViewerLog>,
     mode: ResMut<'w, DrawMode>,
     tools: ResMut<'w, Tools>,
+    tool_output: ResMut<'w, ToolOutput>,
     visibility: ResMut<'w, UiVisibility>,
     recent: Res<'w, RecentFiles>,
     dialog: ResMut<'w, OpenDialog>,
@@ -557,17 +558,14 @@ fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
 
 fn tools_panel(ui: &mut egui::Ui, p: &mut UiParams) {
     ui.heading("Tools");
-    let Tools { tools, active } = &mut *p.tools;
+    let Tools { tools, active, .. } = &mut *p.tools;
     for (i, tool) in tools.iter().enumerate() {
         ui.radio_value(active, i, tool.name());
     }
     ui.separator();
-    let ctx = ToolContext {
-        state: &p.state,
-        hover: p.pointer.hit,
-    };
+    let ctx = tool_context(&p.state, &p.shown_nav_mesh, &p.pointer);
     if let Some(tool) = tools.get_mut(*active) {
-        tool.ui(ui, &ctx);
+        tool.ui(ui, &ctx, &mut p.tool_output);
     }
 }
 

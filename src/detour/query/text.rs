@@ -132,8 +132,24 @@ impl TestFile {
     /// skipped, rows starting with `s`, `f`, `pf` or `rc` read, everything else ignored.
     /// Numbers the demo's `sscanf` would not read stay 0.
     pub fn parse(text: &str) -> TestFile {
+        Self::parse_rows(text).0
+    }
+
+    /// Parses like [`TestFile::parse`] but refuses what the demo would silently read as
+    /// zeros: a `pf`/`rc` row without six finite coordinates and two 16-bit hexadecimal flag
+    /// words, or with more fields. The error names the 1-based line.
+    pub fn parse_checked(text: &str) -> Result<TestFile, TestFileError> {
+        match Self::parse_rows(text) {
+            (_, Some(error)) => Err(error),
+            (file, None) => Ok(file),
+        }
+    }
+
+    /// The file and the first malformed test row.
+    fn parse_rows(text: &str) -> (TestFile, Option<TestFileError>) {
         let mut file = TestFile::default();
-        for raw in text.split('\n') {
+        let mut first_error = None;
+        for (index, raw) in text.split('\n').enumerate() {
             let row: String = raw.chars().filter(|&c| c != '\r').collect();
             let row = row.trim_start_matches([' ', '\t']);
             if row.is_empty() {
@@ -141,53 +157,102 @@ impl TestFile {
             }
             // The demo truncates rows at 511 characters.
             let row: String = row.chars().take(511).collect();
-            if let Some(rest) = row.strip_prefix("pf") {
-                file.tests.push(parse_test(TestKind::Pathfind, &row, rest));
-            } else if let Some(rest) = row.strip_prefix("rc") {
-                file.tests.push(parse_test(TestKind::Raycast, &row, rest));
+            let kind = if row.starts_with("pf") {
+                Some(TestKind::Pathfind)
+            } else if row.starts_with("rc") {
+                Some(TestKind::Raycast)
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                let (line, problem) = parse_test(kind, &row, &row[2..]);
+                if let (Some(message), None) = (problem, &first_error) {
+                    first_error = Some(TestFileError {
+                        line: index + 1,
+                        message,
+                    });
+                }
+                file.tests.push(line);
             } else if let Some(rest) = row.strip_prefix('s') {
                 file.sample_name = rest.trim_start().to_string();
             } else if let Some(rest) = row.strip_prefix('f') {
                 file.geom_file_name = rest.trim_start().to_string();
             }
         }
-        file
+        (file, first_error)
+    }
+}
+
+/// A malformed row of a test-case file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestFileError {
+    /// 1-based line number.
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for TestFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
     }
 }
 
 /// `sscanf(row + 2, "%f %f %f %f %f %f %hx %hx")`, stopping at the first field that does not
-/// parse.
-fn parse_test(kind: TestKind, row: &str, rest: &str) -> TestLine {
+/// parse; the problem, if any, comes back beside the line (the lenient parse ignores it).
+fn parse_test(kind: TestKind, row: &str, rest: &str) -> (TestLine, Option<String>) {
     let mut fields = rest.split_whitespace();
     let mut coords = [0.0f32; 6];
     let mut flags = [0u16; 2];
-    'parse: {
-        for c in &mut coords {
-            match fields.next().and_then(|f| f.parse::<f32>().ok()) {
-                Some(v) => *c = v,
-                None => break 'parse,
+    // Values the demo reads but that cannot be meant: reported after any field it stops at.
+    let mut out_of_range = None;
+    let problem = 'parse: {
+        for (i, c) in coords.iter_mut().enumerate() {
+            match fields.next().map(|f| (f, f.parse::<f32>())) {
+                Some((_, Ok(v))) => {
+                    *c = v;
+                    if !v.is_finite() && out_of_range.is_none() {
+                        out_of_range = Some(format!("coordinate {} is {v}", i + 1));
+                    }
+                }
+                Some((f, Err(_))) => {
+                    break 'parse Some(format!("coordinate {} `{f}` is not a number", i + 1));
+                }
+                None => break 'parse Some(format!("{i} coordinates where 6 are needed")),
             }
         }
-        for f in &mut flags {
+        for (i, f) in flags.iter_mut().enumerate() {
+            let name = ["include", "exclude"][i];
             let Some(field) = fields.next() else {
-                break 'parse;
+                break 'parse Some(format!("the {name} flags are missing"));
             };
             let digits = field
                 .strip_prefix("0x")
                 .or_else(|| field.strip_prefix("0X"))
                 .unwrap_or(field);
             match u64::from_str_radix(digits, 16) {
-                Ok(v) => *f = v as u16,
-                Err(_) => break 'parse,
+                Ok(v) => {
+                    *f = v as u16;
+                    if v > 0xffff && out_of_range.is_none() {
+                        out_of_range = Some(format!("the {name} flags {field} exceed 16 bits"));
+                    }
+                }
+                Err(_) => {
+                    break 'parse Some(format!("the {name} flags `{field}` are not hexadecimal"));
+                }
             }
         }
+        fields
+            .next()
+            .map(|extra| format!("unexpected `{extra}` after the flags"))
     }
-    TestLine {
+    .or(out_of_range);
+    let line = TestLine {
         kind,
         text: row.to_string(),
         start: [coords[0], coords[1], coords[2]],
         end: [coords[3], coords[4], coords[5]],
         include_flags: flags[0],
         exclude_flags: flags[1],
-    }
+    };
+    (line, problem)
 }

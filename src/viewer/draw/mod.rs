@@ -52,12 +52,14 @@ pub enum DrawMode {
     NavmeshInvis,
     NavmeshTrans,
     NavmeshBVTree,
+    /// The navmesh with the search nodes of the last Test Navmesh query.
+    NavmeshNodes,
     NavmeshPortals,
 }
 
 impl DrawMode {
     /// Every mode, in pipeline order (the order Prev/Next step through).
-    pub const ALL: [DrawMode; 17] = [
+    pub const ALL: [DrawMode; 18] = [
         DrawMode::InputMesh,
         DrawMode::Voxels,
         DrawMode::WalkableVoxels,
@@ -74,6 +76,7 @@ impl DrawMode {
         DrawMode::NavmeshInvis,
         DrawMode::NavmeshTrans,
         DrawMode::NavmeshBVTree,
+        DrawMode::NavmeshNodes,
         DrawMode::NavmeshPortals,
     ];
 
@@ -96,6 +99,7 @@ impl DrawMode {
             DrawMode::NavmeshInvis => "Navmesh Invis",
             DrawMode::NavmeshTrans => "Navmesh Trans",
             DrawMode::NavmeshBVTree => "Navmesh BVTree",
+            DrawMode::NavmeshNodes => "Navmesh Nodes",
             DrawMode::NavmeshPortals => "Navmesh Portals",
         }
     }
@@ -124,6 +128,7 @@ impl DrawMode {
             | DrawMode::NavmeshInvis
             | DrawMode::NavmeshTrans
             | DrawMode::NavmeshBVTree
+            | DrawMode::NavmeshNodes
             | DrawMode::NavmeshPortals => Stage::NavMesh,
         })
     }

@@ -1,7 +1,8 @@
 //! Draw plugin for the Detour navmesh: "Navmesh" (polygons by area, edges, off-mesh links),
 //! "Navmesh Trans" (the same without the input mesh under it), "Navmesh Invis" (only the
-//! disabled polygons' veil), "Navmesh BVTree" and "Navmesh Portals" (tile portals), as
-//! RecastDemo draws them. Shows a loaded navmesh file when there is one.
+//! disabled polygons' veil), "Navmesh BVTree", "Navmesh Nodes" (the last Test Navmesh query's
+//! search nodes) and "Navmesh Portals" (tile portals), as RecastDemo draws them, with the
+//! query's closed list tinted. Shows a loaded navmesh file when there is one.
 
 use std::hash::{Hash, Hasher};
 
@@ -13,6 +14,7 @@ use crate::debug_draw::detour::{self as detour_draw, NavMeshDrawFlags};
 use crate::debug_draw::rgba;
 use crate::viewer::build::BuildState;
 use crate::viewer::navmesh::ShownNavMesh;
+use crate::viewer::tools::QueryNodes;
 
 pub struct NavMeshDrawPlugin;
 
@@ -26,15 +28,17 @@ fn sync_nav_mesh(
     mode: Res<DrawMode>,
     state: Res<BuildState>,
     shown: Res<ShownNavMesh>,
+    nodes: Res<QueryNodes>,
     mut params: LayerParams,
 ) {
     let mode = *mode;
     let mesh = shown.get(&state);
     let version = (mode.shows_nav_mesh() && mesh.is_some()).then(|| {
         let mut key = std::collections::hash_map::DefaultHasher::new();
-        (shown.version(&state), mode).hash(&mut key);
+        (shown.version(&state), mode, nodes.version).hash(&mut key);
         key.finish()
     });
+    let closed = nodes.pool.as_ref();
     sync_layer(&mut params, "Navmesh", version, || {
         let Some(mesh) = mesh else {
             return Default::default();
@@ -42,10 +46,15 @@ fn sync_nav_mesh(
         let mut drawing = if mode == DrawMode::NavmeshInvis {
             Default::default()
         } else {
-            detour_draw::nav_mesh(mesh, NavMeshDrawFlags::default())
+            detour_draw::nav_mesh_with_closed_list(mesh, NavMeshDrawFlags::default(), closed)
         };
         match mode {
             DrawMode::NavmeshBVTree => drawing.append(detour_draw::nav_mesh_bv_tree(mesh)),
+            DrawMode::NavmeshNodes => {
+                if let Some(pool) = closed {
+                    drawing.append(detour_draw::nav_mesh_nodes(pool));
+                }
+            }
             DrawMode::NavmeshPortals => drawing.append(detour_draw::nav_mesh_portals(mesh)),
             _ => {}
         }

@@ -1,21 +1,69 @@
 //! Tools: each is a plugin registering one [`Tool`], which gets a panel in the Tools window, the
-//! clicks on the mesh while active, and a chance to draw. This module is the framework; each tool
-//! has a file of its own ([`pick`]).
+//! clicks on the mesh and a call every frame while active, and a chance to draw: gizmos each frame,
+//! and a retained overlay ([`ToolOutput::overlay`]) for what RecastDemo fills in (polygons,
+//! paths). This module is the framework; each tool has a file of its own ([`test_nav_mesh`],
+//! [`prune`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
 
 pub mod pick;
+pub mod prune;
+pub mod test_nav_mesh;
 
 use pick::PickToolPlugin;
+use prune::PruneToolPlugin;
+use test_nav_mesh::TestNavMeshToolPlugin;
 
-use crate::viewer::build::BuildState;
+use crate::debug_draw::DebugDraw;
+use crate::detour::NavMesh;
+use crate::detour::query::{NavMeshQuery, NodePool};
+use crate::viewer::build::{BuildState, ViewerLog};
+use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
+use crate::viewer::navmesh::ShownNavMesh;
 use crate::viewer::picking::{Hit, MeshClick, PointerHit};
 
-/// What a tool can see: the scene and build on screen, and what the mouse is over.
+/// What a tool can see: the scene and build on screen, the navmesh shown, and what the mouse
+/// is over.
 pub struct ToolContext<'a> {
     pub state: &'a BuildState,
+    /// The navmesh on screen (an edited copy, a loaded file's or the build's).
+    pub nav_mesh: Option<&'a NavMesh>,
+    /// Changes whenever `nav_mesh` may be another one, so tools know to recalculate.
+    pub nav_mesh_version: u64,
     pub hover: Option<Hit>,
+}
+
+/// What tools ask of the viewer besides their gizmos; applied once per frame.
+#[derive(Resource, Default)]
+pub struct ToolOutput {
+    /// Replaces the tool overlay, a retained drawing (filled polygons, paths, nodes).
+    pub overlay: Option<DebugDraw>,
+    /// Shows this edited copy of the navmesh until the next build (Prune Navmesh).
+    pub edited_nav_mesh: Option<NavMesh>,
+    /// Lines for the Log panel.
+    pub log: Vec<String>,
+    /// Replaces the search nodes the Navmesh modes draw.
+    pub query_nodes: Option<QueryNodes>,
+}
+
+/// The search nodes of the last query a tool ran (the sample's `dtNavMeshQuery` in
+/// RecastDemo): drawn by Navmesh Nodes, and its closed list tints the Navmesh mode.
+#[derive(Resource, Clone, Default)]
+pub struct QueryNodes {
+    pub pool: Option<NodePool>,
+    /// Bumped whenever `pool` is replaced.
+    pub version: u64,
+}
+
+impl QueryNodes {
+    /// The main node pool of `query`, copied.
+    pub fn of(query: &NavMeshQuery) -> Self {
+        Self {
+            pool: Some(query.node_pool().clone()),
+            version: 0,
+        }
+    }
 }
 
 /// An interactive tool, RecastDemo style.
@@ -23,9 +71,14 @@ pub trait Tool: Send + Sync + 'static {
     /// The name in the Tools panel.
     fn name(&self) -> &'static str;
     /// The tool's own controls and read-outs.
-    fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext);
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext, out: &mut ToolOutput);
     /// A click on the mesh (`shift` for Shift+click or a right click without dragging).
-    fn on_click(&mut self, ctx: &ToolContext, hit: Hit, shift: bool);
+    fn on_click(&mut self, ctx: &ToolContext, hit: Hit, shift: bool, out: &mut ToolOutput);
+    /// Every frame while the tool is active: follow navmesh changes, step animations.
+    fn update(&mut self, _ctx: &ToolContext, _keys: &ButtonInput<KeyCode>, _out: &mut ToolOutput) {}
+    /// The tool became active (`true`) or another one did (`false`); a tool that draws an
+    /// overlay sets it again, or clears it.
+    fn activated(&mut self, _active: bool, _ctx: &ToolContext, _out: &mut ToolOutput) {}
     /// Draws the tool's markers for this frame.
     fn draw(&self, ctx: &ToolContext, gizmos: &mut Gizmos);
 }
@@ -35,6 +88,8 @@ pub trait Tool: Send + Sync + 'static {
 pub struct Tools {
     pub tools: Vec<Box<dyn Tool>>,
     pub active: usize,
+    /// The tool that was active last frame, to tell tools when they are switched.
+    seen_active: Option<usize>,
 }
 
 /// Registers tools from their plugins.
@@ -52,51 +107,118 @@ impl ToolAppExt for App {
     }
 }
 
-/// Dispatches clicks to the active tool and lets it draw.
+/// The tool overlay on screen and its version.
+#[derive(Resource, Default)]
+struct ToolOverlay {
+    version: u64,
+    drawing: DebugDraw,
+}
+
+/// Dispatches clicks and frames to the active tool, lets it draw, and applies what it asks.
 pub struct ToolsPlugin;
 
 impl Plugin for ToolsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Tools>()
-            .add_plugins(PickToolPlugin)
+            .init_resource::<ToolOutput>()
+            .init_resource::<ToolOverlay>()
+            .init_resource::<QueryNodes>()
+            .add_plugins((TestNavMeshToolPlugin, PruneToolPlugin, PickToolPlugin))
             .add_systems(
                 Update,
-                (dispatch_clicks, draw_active_tool)
+                (run_active_tool, draw_active_tool, apply_tool_output)
                     .chain()
-                    .after(crate::viewer::picking::PickingSystems),
-            );
+                    .after(crate::viewer::picking::PickingSystems)
+                    .before(DrawSystems),
+            )
+            .add_systems(Update, sync_tool_overlay.in_set(DrawSystems));
     }
 }
 
-fn dispatch_clicks(
+/// The context tools see this frame.
+pub fn tool_context<'a>(
+    state: &'a BuildState,
+    shown: &'a ShownNavMesh,
+    pointer: &PointerHit,
+) -> ToolContext<'a> {
+    ToolContext {
+        state,
+        nav_mesh: shown.get(state),
+        nav_mesh_version: shown.version(state),
+        hover: pointer.hit,
+    }
+}
+
+fn run_active_tool(
     mut clicks: MessageReader<MeshClick>,
     state: Res<BuildState>,
+    shown: Res<ShownNavMesh>,
     pointer: Res<PointerHit>,
+    keys: Res<ButtonInput<KeyCode>>,
     mut tools: ResMut<Tools>,
+    mut out: ResMut<ToolOutput>,
 ) {
-    let ctx = ToolContext {
-        state: &state,
-        hover: pointer.hit,
-    };
+    let ctx = tool_context(&state, &shown, &pointer);
+    let tools = &mut *tools;
     let active = tools.active;
-    for click in clicks.read() {
-        if let Some(tool) = tools.tools.get_mut(active) {
-            tool.on_click(&ctx, click.hit, click.shift);
+    if tools.seen_active != Some(active) {
+        if let Some(tool) = tools.seen_active.and_then(|i| tools.tools.get_mut(i)) {
+            tool.activated(false, &ctx, &mut out);
         }
+        if let Some(tool) = tools.tools.get_mut(active) {
+            tool.activated(true, &ctx, &mut out);
+        }
+        tools.seen_active = Some(active);
     }
+    let Some(tool) = tools.tools.get_mut(active) else {
+        return;
+    };
+    for click in clicks.read() {
+        tool.on_click(&ctx, click.hit, click.shift, &mut out);
+    }
+    tool.update(&ctx, &keys, &mut out);
 }
 
 fn draw_active_tool(
     state: Res<BuildState>,
+    shown: Res<ShownNavMesh>,
     pointer: Res<PointerHit>,
     tools: Res<Tools>,
     mut gizmos: Gizmos,
 ) {
-    let ctx = ToolContext {
-        state: &state,
-        hover: pointer.hit,
-    };
+    let ctx = tool_context(&state, &shown, &pointer);
     if let Some(tool) = tools.tools.get(tools.active) {
         tool.draw(&ctx, &mut gizmos);
     }
+}
+
+fn apply_tool_output(
+    mut out: ResMut<ToolOutput>,
+    mut overlay: ResMut<ToolOverlay>,
+    mut shown: ResMut<ShownNavMesh>,
+    mut log: ResMut<ViewerLog>,
+    mut nodes: ResMut<QueryNodes>,
+) {
+    if let Some(new_nodes) = out.query_nodes.take() {
+        let version = nodes.version + 1;
+        *nodes = QueryNodes {
+            version,
+            ..new_nodes
+        };
+    }
+    if let Some(drawing) = out.overlay.take() {
+        overlay.drawing = drawing;
+        overlay.version += 1;
+    }
+    if let Some(mesh) = out.edited_nav_mesh.take() {
+        shown.show_edited(mesh);
+    }
+    for line in out.log.drain(..) {
+        log.info(line);
+    }
+}
+
+fn sync_tool_overlay(overlay: Res<ToolOverlay>, mut params: LayerParams) {
+    let version = (!overlay.drawing.is_empty()).then_some(overlay.version);
+    sync_layer(&mut params, "Tool", version, || overlay.drawing.clone());
 }

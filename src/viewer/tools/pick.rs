@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext};
+use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::bake::solo::Build;
 use crate::input::obj::TriMesh;
 use crate::recast::compact::CompactHeightfield;
@@ -155,7 +155,7 @@ impl Tool for PickTool {
         "Pick"
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext) {
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext, _out: &mut ToolOutput) {
         ui.label("Hover the mesh to inspect it; click to pin a point.");
         let Some(hit) = self.point(ctx) else {
             ui.label("Nothing under the cursor.");
@@ -210,7 +210,7 @@ impl Tool for PickTool {
         }
     }
 
-    fn on_click(&mut self, _ctx: &ToolContext, hit: Hit, _shift: bool) {
+    fn on_click(&mut self, _ctx: &ToolContext, hit: Hit, _shift: bool, _out: &mut ToolOutput) {
         self.pinned = Some(hit);
     }
 

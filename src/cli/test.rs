@@ -1,0 +1,428 @@
+//! `navlab test`: RecastDemo's test-case runner. Builds the sample a test file names (Solo
+//! Mesh, or Tile Mesh with tiles of 32 cells) for the mesh it names, runs every `pf` and `rc`
+//! line as `TestCase::doTests` does, prints RecastDemo's per-test times, and writes the results
+//! in the schema of the C++ reference (`queries/*_results.json`). With `--tester`, the eight
+//! Test Navmesh modes per `pf` line instead (`detour/*_tester.json`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Build;
+use navlab::bake::tiled::TiledBuild;
+use navlab::detour::NavMesh;
+use navlab::detour::nav_mesh_file::load_nav_mesh;
+use navlab::detour::query::NavMeshQuery;
+use navlab::detour::query::test_case::{TestCaseReport, run_test_case};
+use navlab::detour::query::tester::{AgentParams, QUERY_NODES, TesterInput, run_tester};
+use navlab::detour::query::text::TestFile;
+use navlab::detour::query::workloads::{QueryCase, run_queries};
+use navlab::error::{NavlabError, Result};
+use navlab::input::InputGeom;
+use navlab::input::geomset::find_named_file;
+
+/// RecastDemo's Tile Mesh tile size, used when the geometry set does not save one.
+const DEFAULT_TILE_SIZE: i32 = 32;
+/// How the reference describes a navmesh built with RecastDemo's defaults.
+const TEST_CASE_SETTINGS: &str = "RecastDemo defaults (Sample::resetCommonSettings), watershed; Tile Mesh tileSize 32; polyPickExt {2,4,2}; dtNavMeshQuery::init(nav, 2048); default dtQueryFilter costs";
+
+/// What `navlab test` was asked to do.
+#[derive(clap::Args)]
+pub struct TestArgs {
+    /// A RecastDemo test-case file (`s` sample, `f` mesh, `pf` path and `rc` raycast lines).
+    cases: PathBuf,
+    /// Write the results as JSON in the C++ reference schema.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Run the eight Test Navmesh modes for every `pf` line instead of the test cases.
+    #[arg(long)]
+    tester: bool,
+    /// The mesh (OBJ or RecastDemo `.gset`) to build, instead of the one the file names.
+    #[arg(long)]
+    mesh: Option<PathBuf>,
+    /// The sample to build instead of the one the file names: "Solo Mesh" or "Tile Mesh".
+    #[arg(long)]
+    sample: Option<String>,
+    /// Query this navmesh file (RecastDemo's all-tiles format) instead of building one.
+    #[arg(long, conflicts_with_all = ["mesh", "sample"])]
+    navmesh: Option<PathBuf>,
+    /// Also run the whole list this many times through `run_queries` (the tester's path and
+    /// raycast queries, for benchmarks and callgrind) and print the time per pass.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: Option<u32>,
+    /// Print nothing but errors.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// RecastDemo's two samples a test file can name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sample {
+    Solo,
+    Tile,
+}
+
+impl Sample {
+    fn parse(name: &str) -> Option<Sample> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "solo mesh" | "solo" => Some(Sample::Solo),
+            "tile mesh" | "tile" => Some(Sample::Tile),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Sample::Solo => "Solo Mesh",
+            Sample::Tile => "Tile Mesh",
+        }
+    }
+
+    fn other(self) -> Sample {
+        match self {
+            Sample::Solo => Sample::Tile,
+            Sample::Tile => Sample::Solo,
+        }
+    }
+}
+
+/// A navmesh to query and how it was made.
+struct Subject {
+    nav: NavMesh,
+    sample: Option<Sample>,
+    build: String,
+}
+
+/// The input a test file's samples are built from, with its settings.
+struct Source {
+    input: InputGeom,
+    settings: BuildSettings,
+}
+
+impl Source {
+    fn build(&self, sample: Sample) -> Result<Subject> {
+        let defaults = self.settings == BuildSettings::default();
+        let partition = self.settings.partition_type.name();
+        let (nav, build) = match sample {
+            Sample::Solo => {
+                let build = Build::from_input(&self.input, self.settings.clone())?;
+                let nav = build
+                    .nav_mesh
+                    .as_deref()
+                    .cloned()
+                    .ok_or_else(|| NavlabError::Stage {
+                        stage: "dtCreateNavMeshData",
+                        message: format!(
+                            "Detour polygons have at most {} vertices; vertsPerPoly is {}",
+                            navlab::detour::VERTS_PER_POLYGON,
+                            build.config.max_verts_per_poly
+                        ),
+                    })?;
+                let description = if defaults {
+                    "Sample_SoloMesh::build, RecastDemo defaults (resetCommonSettings), watershed"
+                        .to_string()
+                } else {
+                    format!("Sample_SoloMesh::build, the input's settings, {partition}")
+                };
+                (nav, description)
+            }
+            Sample::Tile => {
+                let tile_size = self
+                    .input
+                    .geom_set
+                    .settings
+                    .as_ref()
+                    .and_then(|s| s.tile_size_cells())
+                    .unwrap_or(DEFAULT_TILE_SIZE);
+                let build = TiledBuild::new(&self.input, self.settings.clone(), tile_size)?;
+                let description = if defaults && tile_size == DEFAULT_TILE_SIZE {
+                    "Sample_TileMesh::build, RecastDemo defaults, watershed, tileSize 32"
+                        .to_string()
+                } else {
+                    format!(
+                        "Sample_TileMesh::build, the input's settings, {partition}, tileSize {tile_size}"
+                    )
+                };
+                (build.nav_mesh, description)
+            }
+        };
+        Ok(Subject {
+            nav,
+            sample: Some(sample),
+            build,
+        })
+    }
+}
+
+/// Runs `navlab test`.
+pub fn run(args: &TestArgs) -> Result<()> {
+    let (text, file) = read_test_file(&args.cases)?;
+    let test_file_name = args
+        .cases
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let named = Sample::parse(&file.sample_name);
+    let (subject, source) = match &args.navmesh {
+        Some(path) => {
+            let subject = Subject {
+                nav: load_nav_mesh(path)?,
+                sample: None,
+                build: format!("loaded from {}", path.display()),
+            };
+            (subject, None)
+        }
+        None => {
+            let sample = match &args.sample {
+                Some(name) => Sample::parse(name).ok_or_else(|| NavlabError::InvalidSetting {
+                    name: "sample",
+                    value: name.clone(),
+                    reason: "expected \"Solo Mesh\" or \"Tile Mesh\"".into(),
+                })?,
+                None => named.ok_or_else(|| {
+                    bad_file(
+                        &args.cases,
+                        line_of(&text, 's'),
+                        format!(
+                            "names the sample `{}`; navlab builds \"Solo Mesh\" and \"Tile Mesh\" (or pass --sample or --navmesh)",
+                            file.sample_name
+                        ),
+                    )
+                })?,
+            };
+            let source = load_source(args, &file, &text)?;
+            (source.build(sample)?, Some(source))
+        }
+    };
+    if let Some(passes) = args.repeat {
+        repeat_queries(&subject.nav, &file, passes, args.quiet)?;
+    }
+    let printout;
+    let json = if args.tester {
+        let report = run_tester(
+            &subject.nav,
+            &file.tests,
+            &agent_params(source.as_ref()),
+            &TesterInput {
+                test_file: test_file_name,
+                sample_named_in_file: file.sample_name.clone(),
+                sample_used: subject
+                    .sample
+                    .map_or_else(|| subject.build.clone(), |s| s.name().to_string()),
+                geom: file.geom_file_name.clone(),
+                build: subject.build.clone(),
+            },
+        )
+        .map_err(query_error)?;
+        printout = tester_summary(&report.cases);
+        serde_json::to_value(&report)
+    } else {
+        let report = run_cases(&subject.nav, &file, &test_file_name)?;
+        printout = test_results(&report);
+        let mut value = serde_json::to_value(&report);
+        if let (Ok(object), Some(source), Some(sample)) = (
+            value.as_mut().map(|v| v.as_object_mut()),
+            &source,
+            subject.sample,
+        ) && let Some(object) = object
+        {
+            let saved = NavMesh::from_mset_bytes(&subject.nav.to_mset_bytes())?;
+            let again = run_cases(&saved, &file, &test_file_name)?;
+            let same = strip_times(&again) == strip_times(&report);
+            object.insert(
+                "results_identical_when_run_on_saved_bin".into(),
+                same.into(),
+            );
+            let other = sample.other();
+            object.insert(
+                "extra_other_sample".into(),
+                format!(
+                    "{} (not what the test file names; provided for extra coverage)",
+                    other.name()
+                )
+                .into(),
+            );
+            let other_report = run_cases(&source.build(other)?.nav, &file, &test_file_name)?;
+            object.insert(
+                "results_other_sample".into(),
+                serde_json::to_value(&other_report.results).expect("results serialise"),
+            );
+        }
+        value
+    };
+    if let Some(out) = &args.json {
+        let text = serde_json::to_string_pretty(&json.expect("reports serialise"))
+            .expect("a JSON value always serialises");
+        std::fs::write(out, text).map_err(|source| NavlabError::Io {
+            path: out.clone(),
+            source,
+        })?;
+    }
+    if !args.quiet {
+        // After the file is written, so a closed pipe cannot lose it.
+        for line in printout {
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+/// Reads and checks the test file: every malformed row is an error naming its line.
+fn read_test_file(path: &Path) -> Result<(String, TestFile)> {
+    let bytes = std::fs::read(path).map_err(|source| NavlabError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| bad_file(path, None, "is not a text file (not UTF-8)".into()))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
+    let file =
+        TestFile::parse_checked(&text).map_err(|e| bad_file(path, Some(e.line), e.message))?;
+    if file.tests.is_empty() {
+        return Err(bad_file(path, None, "has no `pf` or `rc` lines".into()));
+    }
+    Ok((text, file))
+}
+
+fn bad_file(path: &Path, line: Option<usize>, message: String) -> NavlabError {
+    let message = match line {
+        Some(line) => format!("line {line}: {message}"),
+        None => message,
+    };
+    NavlabError::InvalidSettingsFile {
+        path: path.to_owned(),
+        message,
+    }
+}
+
+/// The 1-based line of the first row starting with `prefix` (after blanks).
+fn line_of(text: &str, prefix: char) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(prefix))
+        .map(|i| i + 1)
+}
+
+/// The mesh to build: `--mesh`, or the file's `f` row, looked up next to the test file and in
+/// RecastDemo's layout (`Meshes/` beside `TestCases/`).
+fn load_source(args: &TestArgs, file: &TestFile, text: &str) -> Result<Source> {
+    let path = match &args.mesh {
+        Some(path) => path.clone(),
+        None => {
+            let name = file.geom_file_name.trim();
+            if name.is_empty() {
+                return Err(bad_file(
+                    &args.cases,
+                    None,
+                    "names no mesh (no `f` line); pass --mesh or --navmesh".into(),
+                ));
+            }
+            let dir = args.cases.parent().unwrap_or(Path::new("."));
+            let found = find_named_file(dir, Path::new(name));
+            if !found.is_file() {
+                return Err(bad_file(
+                    &args.cases,
+                    line_of(text, 'f'),
+                    format!(
+                        "names the mesh `{name}`, which is not in {} nor in ../Meshes or ../meshes beside it; pass --mesh",
+                        dir.display()
+                    ),
+                ));
+            }
+            found
+        }
+    };
+    let input = InputGeom::load(&path)?;
+    let settings = BuildSettings::for_input(&input);
+    Ok(Source { input, settings })
+}
+
+fn agent_params(source: Option<&Source>) -> AgentParams {
+    let settings = source.map_or_else(BuildSettings::default, |s| s.settings.clone());
+    AgentParams {
+        radius: settings.agent_radius,
+        height: settings.agent_height,
+    }
+}
+
+fn query_error(status: navlab::detour::query::Status) -> NavlabError {
+    NavlabError::Stage {
+        stage: "dtNavMeshQuery::init",
+        message: format!("failed with status {status}"),
+    }
+}
+
+fn run_cases(nav: &NavMesh, file: &TestFile, name: &str) -> Result<TestCaseReport> {
+    run_test_case(nav, file, name, TEST_CASE_SETTINGS).map_err(query_error)
+}
+
+/// The report without its timings, to compare two runs.
+fn strip_times(report: &TestCaseReport) -> Vec<serde_json::Value> {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            let mut value = serde_json::to_value(r).expect("results serialise");
+            if let Some(object) = value.as_object_mut() {
+                object.retain(|k, _| !k.ends_with("Time"));
+            }
+            value
+        })
+        .collect()
+}
+
+/// `--repeat`: the whole list `passes` times in one call of `run_queries`, so callgrind's
+/// `--toggle-collect='*run_queries*'` counts just the queries.
+fn repeat_queries(nav: &NavMesh, file: &TestFile, passes: u32, quiet: bool) -> Result<()> {
+    let cases = QueryCase::from_lines(&file.tests);
+    let mut query = NavMeshQuery::new(nav, QUERY_NODES).map_err(query_error)?;
+    let started = Instant::now();
+    let sums = run_queries::<false>(&mut query, &cases, passes as usize, |_, _| {});
+    let elapsed = started.elapsed();
+    if !quiet {
+        let lines = (cases.len() * passes as usize).max(1);
+        println!(
+            "{passes} passes of {} lines: {:.3} ms, {:.2} µs per line ({} path polys, {} straight points)",
+            cases.len(),
+            elapsed.as_secs_f64() * 1e3,
+            elapsed.as_secs_f64() * 1e6 / lines as f64,
+            sums.path_polys,
+            sums.straight_points
+        );
+    }
+    Ok(())
+}
+
+/// RecastDemo's `doTests` print-out.
+fn test_results(report: &TestCaseReport) -> Vec<String> {
+    let mut lines = vec!["Test Results:".to_string()];
+    for (n, result) in report.results.iter().enumerate() {
+        let ms = |us: u64| us as f64 / 1000.0;
+        let total =
+            result.find_nearest_poly_time + result.find_path_time + result.find_straight_path_time;
+        lines.push(format!(" - Path {n:02}:     {:.4} ms", ms(total)));
+        lines.push(format!(
+            "    - poly:     {:.4} ms",
+            ms(result.find_nearest_poly_time)
+        ));
+        lines.push(format!(
+            "    - path:     {:.4} ms",
+            ms(result.find_path_time)
+        ));
+        lines.push(format!(
+            "    - straight: {:.4} ms",
+            ms(result.find_straight_path_time)
+        ));
+    }
+    lines
+}
+
+fn tester_summary(cases: &[navlab::detour::query::tester::TesterCase]) -> Vec<String> {
+    let mut lines = vec![format!(
+        "Tester: {} pf lines, eight modes each",
+        cases.len()
+    )];
+    for case in cases {
+        let polys = case.pathfind_straight.as_ref().map_or(0, |p| p.npolys);
+        lines.push(format!(" - pf {:02}: {polys} path polys", case.pf_index));
+    }
+    lines
+}

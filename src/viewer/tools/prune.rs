@@ -1,0 +1,167 @@
+//! The Prune Navmesh tool (RecastDemo's NavMeshPruneTool): each click floods the polygons
+//! reachable from the nearest polygon, through every link and off-mesh connection, and
+//! "Prune Unselected" disables the rest. Beyond RecastDemo, the read-out says how many
+//! polygons each seed reached and how many pruning would keep and disable; the pruned flags
+//! are on the navmesh on screen, so Export writes them into the file.
+
+use bevy::prelude::*;
+use bevy_egui::egui;
+
+use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use crate::bake::prune::{Reachable, disable_unreachable};
+use crate::debug_draw::detour::append_nav_mesh_poly;
+use crate::debug_draw::{DebugDraw, LineBatch, rgba};
+use crate::detour::NavMesh;
+use crate::detour::query::tester::POLY_PICK_EXT;
+use crate::detour::query::{NavMeshQuery, QueryFilter};
+use crate::viewer::picking::Hit;
+
+/// Registers the Prune Navmesh tool.
+pub struct PruneToolPlugin;
+
+impl Plugin for PruneToolPlugin {
+    fn build(&self, app: &mut App) {
+        app.register_tool(PruneTool::default());
+    }
+}
+
+/// Nodes of the query that finds the clicked polygon (a nearest-polygon search uses none).
+const PICK_QUERY_NODES: usize = 16;
+
+/// A seed point and how many polygons its flood added.
+struct Seed {
+    point: Vec3,
+    added: usize,
+}
+
+#[derive(Default)]
+pub struct PruneTool {
+    /// The navmesh version the selection belongs to; a new navmesh starts over.
+    nav_mesh_version: Option<u64>,
+    reachable: Option<Reachable>,
+    seeds: Vec<Seed>,
+}
+
+impl PruneTool {
+    /// Forgets the selection when the navmesh on screen is another one.
+    fn follow(&mut self, ctx: &ToolContext, out: &mut ToolOutput) {
+        if self.nav_mesh_version != Some(ctx.nav_mesh_version) {
+            self.nav_mesh_version = Some(ctx.nav_mesh_version);
+            self.reachable = None;
+            self.seeds.clear();
+            out.overlay = Some(DebugDraw::default());
+        }
+    }
+
+    fn overlay(&self, mesh: &NavMesh) -> DebugDraw {
+        let mut drawing = DebugDraw {
+            lines: vec![LineBatch::new(2.0)],
+            ..Default::default()
+        };
+        if let Some(reachable) = &self.reachable {
+            for poly in reachable.polys(mesh) {
+                append_nav_mesh_poly(&mut drawing, mesh, poly, rgba(255, 255, 255, 128));
+            }
+        }
+        drawing
+    }
+}
+
+impl Tool for PruneTool {
+    fn name(&self) -> &'static str {
+        "Prune Navmesh"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext, out: &mut ToolOutput) {
+        self.follow(ctx, out);
+        let Some(mesh) = ctx.nav_mesh else {
+            ui.label("Build a navmesh first.");
+            return;
+        };
+        ui.label("Click: flood from the polygon under the cursor. Clicks add up (spawn points).");
+        let total: usize = mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+        let kept = self.reachable.as_ref().map_or(0, Reachable::count);
+        for (i, seed) in self.seeds.iter().enumerate() {
+            ui.small(format!("Seed {}: +{} polygons", i + 1, seed.added));
+        }
+        ui.label(format!(
+            "{kept} of {total} polygons selected; pruning disables {}",
+            total - kept
+        ));
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(!self.seeds.is_empty(), egui::Button::new("Clear Selection"))
+                .clicked()
+            {
+                if let Some(reachable) = &mut self.reachable {
+                    reachable.clear();
+                }
+                self.seeds.clear();
+                out.overlay = Some(DebugDraw::default());
+            }
+            if ui
+                .add_enabled(kept > 0, egui::Button::new("Prune Unselected"))
+                .clicked()
+                && let Some(reachable) = self.reachable.take()
+            {
+                let mut pruned = mesh.clone();
+                let counts = disable_unreachable(&mut pruned, &reachable);
+                out.log.push(format!(
+                    "Pruned the navmesh: {} polygons kept, {} disabled (export to keep them)",
+                    counts.kept, counts.disabled
+                ));
+                out.edited_nav_mesh = Some(pruned);
+                self.seeds.clear();
+                out.overlay = Some(DebugDraw::default());
+            }
+        });
+    }
+
+    fn on_click(&mut self, ctx: &ToolContext, hit: Hit, _shift: bool, out: &mut ToolOutput) {
+        self.follow(ctx, out);
+        let Some(mesh) = ctx.nav_mesh else {
+            return;
+        };
+        let Ok(query) = NavMeshQuery::new(mesh, PICK_QUERY_NODES) else {
+            return;
+        };
+        let point = hit.point.to_array();
+        let (_, nearest) = query.find_nearest_poly(&point, &POLY_PICK_EXT, &QueryFilter::default());
+        if nearest.poly_ref == 0 {
+            out.log
+                .push("Prune: no polygon near the clicked point (within 2 × 4 × 2 m)".into());
+            return;
+        }
+        let reachable = self.reachable.get_or_insert_with(|| Reachable::new(mesh));
+        let added = reachable.flood(mesh, nearest.poly_ref);
+        self.seeds.push(Seed {
+            point: hit.point,
+            added,
+        });
+        out.overlay = Some(self.overlay(mesh));
+    }
+
+    fn update(&mut self, ctx: &ToolContext, _keys: &ButtonInput<KeyCode>, out: &mut ToolOutput) {
+        self.follow(ctx, out);
+    }
+
+    fn activated(&mut self, active: bool, ctx: &ToolContext, out: &mut ToolOutput) {
+        out.overlay = Some(match (active, ctx.nav_mesh) {
+            (true, Some(mesh)) => self.overlay(mesh),
+            _ => DebugDraw::default(),
+        });
+    }
+
+    fn draw(&self, ctx: &ToolContext, gizmos: &mut Gizmos) {
+        let radius = ctx.state.settings.agent_radius;
+        for seed in &self.seeds {
+            for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+                gizmos.line(
+                    seed.point - axis * radius,
+                    seed.point + axis * radius,
+                    Color::WHITE,
+                );
+            }
+        }
+    }
+}
