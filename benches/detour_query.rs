@@ -3,6 +3,8 @@
 //! made of. Instruction counts for comparing with C++ come from callgrind over
 //! `examples/query_workloads.rs`; this measures wall time.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 #[path = "../tests/query_common/mod.rs"]
 mod query_common;
 

@@ -3,6 +3,7 @@
 //! C++ result where C++ accepts the input) and nothing panics. Skipped without the reference
 //! navmeshes.
 
+mod common;
 mod query_common;
 
 use navlab::detour::NavMesh;

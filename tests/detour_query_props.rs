@@ -3,6 +3,7 @@
 //! partial, and step only between linked polygons; straight-path corners lie on their
 //! polygons; raycast `t` is in [0, 1] or `f32::MAX`; nothing panics.
 
+mod common;
 mod query_common;
 
 use std::sync::OnceLock;

@@ -2,6 +2,7 @@
 //! NavMeshTesterTool's 8 modes on the 21 cases of `nav_mesh_test.txt` (solo and tiled
 //! navmesh), and RecastDemo's TestCase results for every test file, field by field.
 
+mod common;
 mod query_common;
 
 use navlab::detour::query::test_case::run_test_case;

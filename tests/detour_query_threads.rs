@@ -1,6 +1,7 @@
 //! One navmesh, many threads: each thread's own query object gives exactly the results of a
 //! serial run (skipped without the reference navmeshes).
 
+mod common;
 mod query_common;
 
 use navlab::detour::query::workloads::{PathHashes, generate_path_pairs, run_paths};

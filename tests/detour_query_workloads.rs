@@ -2,6 +2,7 @@
 //! data): per-pass sums, pair generation with the phantom BV node, every pair of the CSV,
 //! and the FNV hashes of all paths and straight paths.
 
+mod common;
 mod query_common;
 
 use navlab::detour::query::text::TestKind;

@@ -5,7 +5,8 @@
 //! One plugin per concern: [`build::BuildPlugin`] (background rebuilds), [`camera::CameraPlugin`],
 //! [`draw::DrawPlugin`] (one plugin per stage's debug drawing), [`picking::PickingPlugin`],
 //! [`tools::ToolsPlugin`], [`ui::UiPlugin`], [`files::FilesPlugin`],
-//! [`navmesh::NavMeshPlugin`] (export, load, the navmesh on screen) and, for
+//! [`navmesh::NavMeshPlugin`] (export, load, the navmesh on screen),
+//! [`test_cases::TestCasesPlugin`] (RecastDemo's test-case files) and, for
 //! `--screenshot`, [`screenshot::ScreenshotPlugin`], which renders without any window.
 
 pub mod build;
@@ -16,6 +17,7 @@ pub mod navmesh;
 pub mod picking;
 pub mod screenshot;
 pub mod self_test;
+pub mod test_cases;
 pub mod tools;
 pub mod ui;
 
@@ -203,6 +205,7 @@ fn viewer_app(
                 persist_recent: !headless,
             },
             navmesh::NavMeshPlugin,
+            test_cases::TestCasesPlugin,
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {

@@ -18,6 +18,7 @@ use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
+use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::{ToolOutput, Tools, tool_context};
 
 /// Panel width: RecastDemo's 250 plus room for egui's value boxes beside the sliders.
@@ -90,6 +91,7 @@ struct UiParams<'w, 's> {
     mode: ResMut<'w, DrawMode>,
     tools: ResMut<'w, Tools>,
     tool_output: ResMut<'w, ToolOutput>,
+    test_cases: ResMut<'w, TestCases>,
     visibility: ResMut<'w, UiVisibility>,
     recent: Res<'w, RecentFiles>,
     dialog: ResMut<'w, OpenDialog>,
@@ -239,6 +241,9 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
             }
             if ui.button("Load navmesh…").clicked() {
                 p.nav_mesh_requests.write(NavMeshRequest::LoadDialog);
+            }
+            if ui.button("Run test cases…  (T)").clicked() {
+                p.test_cases.pick_file();
             }
             ui.separator();
             if ui.button("Quit").clicked() {

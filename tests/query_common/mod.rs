@@ -1,47 +1,15 @@
-//! Helpers of the Detour query tests. They only touch `navlab::detour`, so they do not
-//! depend on where the Recast modules live.
+//! Helpers of the Detour query tests: reference files, navmeshes, test files, and a JSON
+//! comparison that follows `compare_json.py`. The reference directory comes from
+//! `tests/common` (include it as `mod common;` beside this module).
 #![allow(dead_code)]
-
-use std::path::PathBuf;
 
 use navlab::detour::NavMesh;
 use navlab::detour::query::text::TestFile;
 use serde_json::Value;
 
-/// The reference directory (as `tests/common`'s `reference_dir`): `$NAVLAB_REFERENCE_DIR`,
-/// else the nearest `shared/reference` above the checkout. `None` with a notice when absent;
-/// with `NAVLAB_REQUIRE_REFERENCE=1` a missing directory fails the test.
-pub fn reference_dir() -> Option<PathBuf> {
-    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            manifest_dir
-                .ancestors()
-                .skip(1)
-                .map(|a| a.join("shared/reference"))
-                .find(|d| d.is_dir())
-        })
-        .unwrap_or_else(|| manifest_dir.join("../shared/reference"));
-    if dir.join("navmesh").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("NAVLAB_REQUIRE_REFERENCE").is_ok_and(|v| v == "1") {
-        panic!(
-            "reference data not found at {} and NAVLAB_REQUIRE_REFERENCE=1",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "notice: reference data not found at {}; skipping (set NAVLAB_REFERENCE_DIR)",
-        dir.display()
-    );
-    None
-}
-
 /// A file under the reference directory.
 pub fn read(relative: &str) -> Option<Vec<u8>> {
-    let path = reference_dir()?.join(relative);
+    let path = crate::common::reference_dir()?.join(relative);
     Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 

@@ -391,9 +391,9 @@ fn straight_json(
     options: u32,
 ) -> StraightJson {
     let nav = query.nav_mesh();
-    let mut out = [StraightPathPoint::default(); MAX_POLYS];
-    let (status, n) = query.find_straight_path(start, end, path, &mut out, options);
-    let points = &out[..n];
+    let (status, points) = straight_path(query, start, end, path, options);
+    let n = points.len();
+    let points = &points[..];
     let refs: Vec<PolyRef> = points.iter().map(|p| p.poly_ref).collect();
     StraightJson {
         straight_path_options: options,
@@ -406,9 +406,22 @@ fn straight_json(
     }
 }
 
+/// The tester's straight path along `path` (at most [`MAX_POLYS`] points) and its status.
+pub fn straight_path(
+    query: &NavMeshQuery<'_>,
+    start: &Vec3,
+    end: &Vec3,
+    path: &[PolyRef],
+    options: u32,
+) -> (Status, Vec<StraightPathPoint>) {
+    let mut out = [StraightPathPoint::default(); MAX_POLYS];
+    let (status, n) = query.find_straight_path(start, end, path, &mut out, options);
+    (status, out[..n].to_vec())
+}
+
 /// The end point the demo's straight modes use: `epos`, clamped onto the last polygon when
-/// the path is partial.
-fn clamped_end(
+/// the path is partial (and whether it was).
+pub fn clamped_end(
     query: &NavMeshQuery<'_>,
     path: &[PolyRef],
     end_ref: PolyRef,

@@ -151,24 +151,38 @@ impl std::str::FromStr for DrawMode {
     /// Accepts the label in any case with spaces, dashes or underscores ("Poly Mesh",
     /// "poly-mesh", "polymesh").
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let squash = |t: &str| {
-            t.chars()
-                .filter(|c| c.is_ascii_alphanumeric())
-                .collect::<String>()
-                .to_ascii_lowercase()
-        };
-        let wanted = squash(s);
-        DrawMode::ALL
-            .into_iter()
-            .find(|m| squash(m.label()) == wanted)
-            .ok_or_else(|| {
-                let names: Vec<String> = DrawMode::ALL.iter().map(|m| m.slug()).collect();
-                format!(
-                    "unknown draw mode `{s}` (expected one of {})",
-                    names.join(", ")
-                )
-            })
+        parse_label(s, &DrawMode::ALL, |m| m.label(), "draw mode")
     }
+}
+
+/// The item of `all` whose label matches `text` ignoring case, spaces, dashes and
+/// underscores, or an error listing the labels in kebab case.
+pub fn parse_label<T: Copy>(
+    text: &str,
+    all: &[T],
+    label: impl Fn(T) -> &'static str,
+    what: &str,
+) -> Result<T, String> {
+    let squash = |t: &str| {
+        t.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let wanted = squash(text);
+    all.iter()
+        .copied()
+        .find(|&item| squash(label(item)) == wanted)
+        .ok_or_else(|| {
+            let names: Vec<String> = all
+                .iter()
+                .map(|&item| label(item).to_ascii_lowercase().replace(' ', "-"))
+                .collect();
+            format!(
+                "unknown {what} `{text}` (expected one of {})",
+                names.join(", ")
+            )
+        })
 }
 
 /// Time spent turning stage outputs into retained meshes, for the status line and the report.

@@ -149,16 +149,35 @@ pub fn tool_context<'a>(
     }
 }
 
+/// What tool systems read to make a [`ToolContext`].
+#[derive(bevy::ecs::system::SystemParam)]
+struct ToolView<'w> {
+    state: Res<'w, BuildState>,
+    shown: Res<'w, ShownNavMesh>,
+    pointer: Res<'w, PointerHit>,
+}
+
+impl ToolView<'_> {
+    fn context(&self) -> ToolContext<'_> {
+        tool_context(&self.state, &self.shown, &self.pointer)
+    }
+}
+
 fn run_active_tool(
     mut clicks: MessageReader<MeshClick>,
-    state: Res<BuildState>,
-    shown: Res<ShownNavMesh>,
-    pointer: Res<PointerHit>,
+    view: ToolView,
     keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
     mut tools: ResMut<Tools>,
     mut out: ResMut<ToolOutput>,
 ) {
-    let ctx = tool_context(&state, &shown, &pointer);
+    let ctx = view.context();
+    // Keys typed into a text field are not the tool's.
+    let no_keys = ButtonInput::default();
+    let keys = match egui_input {
+        Some(e) if e.wants_keyboard_input() => &no_keys,
+        _ => &*keys,
+    };
     let tools = &mut *tools;
     let active = tools.active;
     if tools.seen_active != Some(active) {
@@ -176,17 +195,11 @@ fn run_active_tool(
     for click in clicks.read() {
         tool.on_click(&ctx, click.hit, click.shift, &mut out);
     }
-    tool.update(&ctx, &keys, &mut out);
+    tool.update(&ctx, keys, &mut out);
 }
 
-fn draw_active_tool(
-    state: Res<BuildState>,
-    shown: Res<ShownNavMesh>,
-    pointer: Res<PointerHit>,
-    tools: Res<Tools>,
-    mut gizmos: Gizmos,
-) {
-    let ctx = tool_context(&state, &shown, &pointer);
+fn draw_active_tool(view: ToolView, tools: Res<Tools>, mut gizmos: Gizmos) {
+    let ctx = view.context();
     if let Some(tool) = tools.tools.get(tools.active) {
         tool.draw(&ctx, &mut gizmos);
     }

@@ -165,3 +165,52 @@ impl Tool for PruneTool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bake::sample_areas::flags::DISABLED;
+    use crate::viewer::build::BuildState;
+    use crate::viewer::build::tests::{build_app, settle};
+    use crate::viewer::navmesh::ShownNavMesh;
+    use crate::viewer::picking::PointerHit;
+    use crate::viewer::tools::tool_context;
+
+    #[test]
+    fn clicks_flood_and_pruning_disables_the_rest() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        let shown = ShownNavMesh::default();
+        let ctx = tool_context(state, &shown, &PointerHit::default());
+        let mesh = ctx.nav_mesh.unwrap();
+        let total: usize = mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+        let mut tool = PruneTool::default();
+        let mut out = ToolOutput::default();
+        tool.update(&ctx, &ButtonInput::default(), &mut out);
+        let click = |point: [f32; 3]| Hit {
+            point: Vec3::from(point),
+            triangle: [0; 3],
+            distance: 0.0,
+        };
+        tool.on_click(&ctx, click([-20.0, 0.0, -20.0]), false, &mut out);
+        // Far from any polygon: a log line, no seed.
+        tool.on_click(&ctx, click([500.0, 0.0, 500.0]), false, &mut out);
+        assert_eq!(tool.seeds.len(), 1);
+        assert_eq!(out.log.len(), 1);
+        let kept = tool.reachable.as_ref().unwrap().count();
+        assert!(kept > 0 && kept < total, "{kept} of {total}");
+        assert!(out.overlay.take().is_some_and(|d| !d.is_empty()));
+
+        let reachable = tool.reachable.take().unwrap();
+        let mut pruned = mesh.clone();
+        let counts = disable_unreachable(&mut pruned, &reachable);
+        assert_eq!((counts.kept, counts.disabled), (kept, total - kept));
+        let disabled = pruned
+            .tiles()
+            .flat_map(|(_, t)| t.polys().iter())
+            .filter(|p| p.flags & DISABLED != 0)
+            .count();
+        assert_eq!(disabled, total - kept);
+    }
+}

@@ -18,14 +18,15 @@ use crate::debug_draw::{
 };
 use crate::detour::common::{Vec3 as DtVec3, distance_pt_seg_sqr_2d, sqr, vlerp};
 use crate::detour::query::path_follow::{MAX_STEER_POINTS, PathFollower};
-use crate::detour::query::tester::demo_query_shape;
 use crate::detour::query::tester::{MAX_POLYS, MAX_SMOOTH, POLY_PICK_EXT, QUERY_NODES};
+use crate::detour::query::tester::{clamped_end, demo_query_shape, straight_path};
 use crate::detour::query::{
     FINDPATH_ANY_ANGLE, NavMeshQuery, NeighbourPoly, QueryFilter, STRAIGHTPATH_ALL_CROSSINGS,
     STRAIGHTPATH_AREA_CROSSINGS, STRAIGHTPATH_END, STRAIGHTPATH_OFFMESH_CONNECTION,
     STRAIGHTPATH_START, Status, StraightPathPoint, VisitedPoly, WallSegment,
 };
 use crate::detour::{NavMesh, PolyRef};
+use crate::viewer::draw::parse_label;
 use crate::viewer::picking::Hit;
 
 /// Registers the Test Navmesh tool.
@@ -71,22 +72,7 @@ impl std::str::FromStr for TesterMode {
 
     /// Accepts the label in any case, with spaces, dashes or underscores.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let squash = |t: &str| {
-            t.chars()
-                .filter(|c| c.is_ascii_alphanumeric())
-                .collect::<String>()
-                .to_ascii_lowercase()
-        };
-        TesterMode::ALL
-            .into_iter()
-            .find(|m| squash(m.label()) == squash(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = TesterMode::ALL.iter().map(|m| m.label()).collect();
-                format!(
-                    "unknown test mode `{s}` (expected one of {})",
-                    names.join(", ")
-                )
-            })
+        parse_label(s, &TesterMode::ALL, TesterMode::label, "test mode")
     }
 }
 
@@ -335,9 +321,9 @@ impl TestNavMeshTool {
                     while walk.step(query, filter, MAX_SMOOTH) {}
                     outcome.smooth_path = walk.result.smooth_path;
                 } else {
-                    let end = clamped_end(query, &path[..n], end_ref, &epos);
+                    let (end, _) = clamped_end(query, &path[..n], end_ref, &epos);
                     outcome.straight_path =
-                        straight_path(query, &spos, &end, &path[..n], self.straight_options);
+                        straight_path(query, &spos, &end, &path[..n], self.straight_options).1;
                 }
             }
             TesterMode::PathfindSliced if end_ref != 0 => {
@@ -469,9 +455,10 @@ impl TestNavMeshTool {
                 let (_, n) = query.finalize_sliced_find_path(&filter, &mut path);
                 self.outcome.polys = path[..n].to_vec();
                 if n > 0 {
-                    let end = clamped_end(&query, &path[..n], end_ref, &epos);
+                    let (end, _) = clamped_end(&query, &path[..n], end_ref, &epos);
                     self.outcome.straight_path =
-                        straight_path(&query, &spos, &end, &path[..n], STRAIGHTPATH_ALL_CROSSINGS);
+                        straight_path(&query, &spos, &end, &path[..n], STRAIGHTPATH_ALL_CROSSINGS)
+                            .1;
                 }
             }
         }
@@ -765,27 +752,6 @@ impl TestNavMeshTool {
     }
 }
 
-/// The end point the straight modes use: the end, moved onto the last polygon when the path
-/// stops short of the end polygon (a partial path).
-fn clamped_end(query: &NavMeshQuery, path: &[PolyRef], end_ref: PolyRef, epos: &DtVec3) -> DtVec3 {
-    match path.last() {
-        Some(&last) if last != end_ref => query.closest_point_on_poly(last, epos).1,
-        _ => *epos,
-    }
-}
-
-fn straight_path(
-    query: &NavMeshQuery,
-    start: &DtVec3,
-    end: &DtVec3,
-    path: &[PolyRef],
-    options: u32,
-) -> Vec<StraightPathPoint> {
-    let mut points = [StraightPathPoint::default(); MAX_POLYS];
-    let (_, n) = query.find_straight_path(start, end, path, &mut points, options);
-    points[..n].to_vec()
-}
-
 fn neighbourhood_radius(agent: AgentSize) -> f32 {
     agent.radius * 20.0
 }
@@ -1020,10 +986,15 @@ impl TestNavMeshTool {
             .sliced
             .map(|s| format!(", {} iterations", s.iterations))
             .unwrap_or_default();
+        let length = match self.mode {
+            TesterMode::PathfindFollow
+            | TesterMode::PathfindStraight
+            | TesterMode::PathfindSliced => format!(", {:.2} m", self.path_length()),
+            _ => String::new(),
+        };
         ui.small(format!(
-            "{} polys, {:.2} m, {:.0} µs, status {status}{sliced}",
+            "{} polys{length}, {:.0} µs, status {status}{sliced}",
             o.polys.len(),
-            self.path_length(),
             o.micros
         ));
     }
@@ -1036,4 +1007,141 @@ fn flag_checkbox(ui: &mut egui::Ui, flags: &mut u16, flag: u16) -> bool {
         *flags ^= flag;
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detour::query::tester::{AgentParams, TesterInput, run_tester};
+    use crate::detour::query::text::{TestKind, TestLine};
+    use crate::viewer::build::BuildState;
+    use crate::viewer::build::tests::{build_app, settle};
+    use crate::viewer::navmesh::ShownNavMesh;
+    use crate::viewer::picking::PointerHit;
+    use crate::viewer::tools::tool_context;
+
+    const START: [f32; 3] = [-20.0, 0.0, -20.0];
+    const END: [f32; 3] = [18.0, 0.0, 18.0];
+
+    fn hit(p: [f32; 3]) -> Hit {
+        Hit {
+            point: Vec3::from(p),
+            triangle: [0; 3],
+            distance: 0.0,
+        }
+    }
+
+    /// The library tester's results for the same two points, with the tool's default flags.
+    fn library_case(nav: &NavMesh, state: &BuildState) -> crate::detour::query::tester::TesterCase {
+        let line = TestLine {
+            kind: TestKind::Pathfind,
+            text: String::new(),
+            start: START,
+            end: END,
+            include_flags: flags::ALL ^ flags::DISABLED,
+            exclude_flags: 0,
+        };
+        let agent = AgentParams {
+            radius: state.settings.agent_radius,
+            height: state.settings.agent_height,
+        };
+        let input = TesterInput {
+            test_file: String::new(),
+            sample_named_in_file: String::new(),
+            sample_used: String::new(),
+            geom: String::new(),
+            build: String::new(),
+        };
+        let mut report = run_tester(nav, &[line], &agent, &input).unwrap();
+        report.cases.remove(0)
+    }
+
+    #[test]
+    fn path_modes_find_what_the_library_tester_finds() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        let shown = ShownNavMesh::default();
+        let ctx = tool_context(state, &shown, &PointerHit::default());
+        let nav = ctx.nav_mesh.expect("the default scene has a navmesh");
+        let expected = library_case(nav, state);
+        let mut tool = TestNavMeshTool::default();
+        let mut out = ToolOutput::default();
+
+        tool.mode = TesterMode::PathfindStraight;
+        tool.on_click(&ctx, hit(START), true, &mut out);
+        tool.on_click(&ctx, hit(END), false, &mut out);
+        let straight = expected.pathfind_straight.as_ref().unwrap();
+        assert_eq!(tool.outcome.polys, straight.path);
+        let none = straight.none.as_ref().unwrap();
+        assert_eq!(tool.outcome.straight_path.len(), none.nstraight_path);
+        assert!(out.overlay.take().is_some_and(|d| !d.is_empty()));
+        assert!(out.query_nodes.take().is_some_and(|n| n.pool.is_some()));
+
+        tool.mode = TesterMode::PathfindFollow;
+        tool.recalc(&ctx, &mut out);
+        let follow = expected.pathfind_follow.as_ref().unwrap();
+        assert_eq!(tool.outcome.smooth_path.len(), follow.nsmooth_path);
+        // Space steps the same walk from the start.
+        let keys = ButtonInput::<KeyCode>::default();
+        tool.step_follow(&ctx, &mut out);
+        let walk = tool.stepping.as_ref().unwrap();
+        assert_eq!(walk.result.smooth_path[..], tool.outcome.smooth_path[..2]);
+        tool.update(&ctx, &keys, &mut out);
+
+        tool.mode = TesterMode::PathfindSliced;
+        tool.recalc(&ctx, &mut out);
+        for _ in 0..10_000 {
+            if tool.sliced.is_some_and(|s| s.done) {
+                break;
+            }
+            tool.update(&ctx, &keys, &mut out);
+        }
+        let sliced = expected.pathfind_sliced.as_ref().unwrap();
+        assert_eq!(
+            tool.sliced.map(|s| s.iterations),
+            Some(sliced.update_sliced_find_path_calls)
+        );
+        assert_eq!(tool.outcome.polys, sliced.path);
+    }
+
+    #[test]
+    fn every_mode_draws_and_reports_without_a_navmesh_too() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        let shown = ShownNavMesh::default();
+        let with_mesh = tool_context(state, &shown, &PointerHit::default());
+        let mut without_mesh = tool_context(state, &shown, &PointerHit::default());
+        without_mesh.nav_mesh = None;
+        without_mesh.nav_mesh_version += 1;
+        for ctx in [&with_mesh, &without_mesh] {
+            for mode in TesterMode::ALL {
+                let mut tool = TestNavMeshTool {
+                    mode,
+                    ..TestNavMeshTool::default()
+                };
+                let mut out = ToolOutput::default();
+                tool.on_click(ctx, hit(START), true, &mut out);
+                tool.on_click(ctx, hit(END), false, &mut out);
+                tool.random_points(ctx, true, &mut out);
+                tool.random_end(ctx, false, &mut out);
+                assert!(out.overlay.is_some(), "{mode:?}");
+                if ctx.nav_mesh.is_some() {
+                    assert!(tool.outcome.start_ref != 0, "{mode:?}");
+                    assert!(!tool.random_points.is_empty(), "{mode:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mode_names_parse_as_labels_or_slugs() {
+        for mode in TesterMode::ALL {
+            let slug = mode.label().to_ascii_lowercase().replace(' ', "-");
+            assert_eq!(slug.parse::<TesterMode>(), Ok(mode));
+            assert_eq!(mode.label().parse::<TesterMode>(), Ok(mode));
+        }
+        assert!("pathfind".parse::<TesterMode>().is_err());
+    }
 }
