@@ -47,6 +47,9 @@ pub struct ViewArgs {
     /// The Test Navmesh tool's end point, X,Y,Z (what a click sets).
     #[arg(long, value_parser = parse_point, allow_hyphen_values = true)]
     test_end: Option<[f32; 3]>,
+    /// Run this RecastDemo test-case file in the Test Cases window.
+    #[arg(long)]
+    test_cases: Option<PathBuf>,
 }
 
 impl Default for ViewArgs {
@@ -64,6 +67,7 @@ impl Default for ViewArgs {
             test_mode: None,
             test_start: None,
             test_end: None,
+            test_cases: None,
         }
     }
 }
@@ -156,5 +160,6 @@ pub fn run(args: ViewArgs) -> Result<()> {
         frames: args.frames,
         self_test: args.self_test,
         tester,
+        test_cases: args.test_cases,
     })
 }

@@ -61,6 +61,8 @@ pub struct ViewerOptions {
     pub self_test: Option<PathBuf>,
     /// The Test Navmesh tool's mode and end points at start-up.
     pub tester: Option<tools::test_nav_mesh::TesterPreset>,
+    /// A RecastDemo test-case file to run in the Test Cases window.
+    pub test_cases: Option<PathBuf>,
 }
 
 impl Default for ViewerOptions {
@@ -76,6 +78,7 @@ impl Default for ViewerOptions {
             frames: 5,
             self_test: None,
             tester: None,
+            test_cases: None,
         }
     }
 }
@@ -128,6 +131,21 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
         app.world_mut()
             .resource_mut::<navmesh::ShownNavMesh>()
             .show_file(loaded);
+    }
+    if let Some(path) = &options.test_cases {
+        let mut tests = app.world_mut().resource_mut::<test_cases::TestCases>();
+        tests.open = true;
+        if let Err(error) = tests.load(path.clone()) {
+            if options.screenshot.is_some() {
+                return Err(NavlabError::Stage {
+                    stage: "navlab view --test-cases",
+                    message: error,
+                });
+            }
+            app.world_mut()
+                .resource_mut::<build::ViewerLog>()
+                .error(format!("Could not read the test cases {error}"));
+        }
     }
     match app.run() {
         AppExit::Success => Ok(()),

@@ -1,7 +1,7 @@
 //! The Test Cases window (key T, File → Run test cases…): RecastDemo's test-case files run on
 //! the navmesh on screen, as `navlab test` runs them. Each test is listed with its times and
-//! drawn as in RecastDemo (start and end markers, the straight path or ray), labelled
-//! "Path N", failures in red. The tests run again whenever the navmesh on screen changes.
+//! drawn as in RecastDemo (start and end markers, the straight path or ray) in orange,
+//! labelled "Path N", failures in red. The tests run again whenever the navmesh on screen changes.
 
 use std::path::PathBuf;
 
@@ -179,31 +179,31 @@ fn sync_test_paths(tests: Res<TestCases>, mut params: LayerParams) {
         &mut params,
         "Test cases",
         shown.then_some(tests.version),
-        || {
-            let Some(report) = &tests.report else {
-                return DebugDraw::default();
-            };
-            let mut lines = LineBatch::new(2.0);
-            let lift = |p: [f32; 3], dy: f32| [p[0], p[1] + dy, p[2]];
-            for result in &report.results {
-                let (spos, epos) = (point_of(&result.spos), point_of(&result.epos));
-                lines.segment(lift(spos, -0.3), lift(spos, 0.3), rgba(128, 25, 0, 192));
-                lines.segment(lift(epos, -0.3), lift(epos, 0.3), rgba(51, 102, 0, 129));
-                let color: Rgba = if failed(result) {
-                    rgba(220, 32, 16, 220)
-                } else {
-                    rgba(0, 0, 0, 128)
-                };
-                for pair in straight_points(result).windows(2) {
-                    lines.segment(lift(pair[0], 0.3), lift(pair[1], 0.3), color);
-                }
-            }
-            DebugDraw {
-                lines: vec![lines],
-                ..Default::default()
-            }
-        },
+        || tests.report.as_ref().map(test_paths).unwrap_or_default(),
     );
+}
+
+/// Every test's start and end markers and its straight path or ray, failures in red.
+fn test_paths(report: &TestCaseReport) -> DebugDraw {
+    let mut lines = LineBatch::new(3.0);
+    let lift = |p: [f32; 3], dy: f32| [p[0], p[1] + dy, p[2]];
+    for result in &report.results {
+        let (spos, epos) = (point_of(&result.spos), point_of(&result.epos));
+        lines.segment(lift(spos, -0.3), lift(spos, 0.5), rgba(128, 25, 0, 192));
+        lines.segment(lift(epos, -0.3), lift(epos, 0.3), rgba(51, 102, 0, 129));
+        let color: Rgba = if failed(result) {
+            rgba(220, 32, 16, 230)
+        } else {
+            rgba(255, 192, 0, 230)
+        };
+        for pair in straight_points(result).windows(2) {
+            lines.segment(lift(pair[0], 0.5), lift(pair[1], 0.5), color);
+        }
+    }
+    DebugDraw {
+        lines: vec![lines],
+        ..Default::default()
+    }
 }
 
 fn test_cases_window(
@@ -219,6 +219,7 @@ fn test_cases_window(
     egui::Window::new("Test Cases")
         .open(&mut open)
         .default_width(330.0)
+        .default_pos(egui::pos2(620.0, 330.0))
         .show(&ctx, |ui| {
             if ui.button("Open test file…").clicked() {
                 tests.pick_file();
@@ -234,7 +235,7 @@ fn test_cases_window(
                 "{} ({}, {}): {} tests",
                 report.test_file, report.sample, report.geom, report.num_tests
             ));
-            egui::ScrollArea::vertical().max_height(300.0).show(ui, |ui| {
+            egui::ScrollArea::vertical().max_height(200.0).show(ui, |ui| {
                 for (n, result) in report.results.iter().enumerate() {
                     let total = result.find_nearest_poly_time
                         + result.find_path_time
@@ -288,4 +289,50 @@ fn test_cases_window(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detour::query::text::{TestKind, TestLine};
+
+    #[test]
+    fn every_test_is_drawn_with_its_path() {
+        let Some(nav) = crate::bake::solo::Build::new(
+            std::sync::Arc::new(crate::input::scene::default_scene()),
+            Default::default(),
+        )
+        .unwrap()
+        .nav_mesh
+        .clone() else {
+            panic!("no navmesh")
+        };
+        let line = |kind, end: [f32; 3]| TestLine {
+            kind,
+            text: String::new(),
+            start: [-20.0, 0.0, -20.0],
+            end,
+            include_flags: 0xffff,
+            exclude_flags: 0,
+        };
+        let file = TestFile {
+            sample_name: "Solo Mesh".into(),
+            geom_file_name: String::new(),
+            tests: vec![
+                line(TestKind::Pathfind, [18.0, 0.0, 18.0]),
+                line(TestKind::Raycast, [18.0, 0.0, 18.0]),
+                line(TestKind::Pathfind, [500.0, 0.0, 500.0]),
+            ],
+        };
+        let report = run_test_case(&nav, &file, "t.txt", "").unwrap();
+        assert_eq!(
+            report.results.iter().map(failed).collect::<Vec<_>>(),
+            [false, false, true]
+        );
+        let drawing = test_paths(&report);
+        let straight = straight_points(&report.results[0]).len();
+        assert!(straight >= 2);
+        // Two markers per test, then the path segments and the ray.
+        assert_eq!(drawing.lines[0].segments.len(), 3 * 2 + (straight - 1) + 1);
+    }
 }
