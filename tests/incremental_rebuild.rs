@@ -141,3 +141,44 @@ fn incremental_rebuild_equals_full_build() {
         assert_same_outputs(&incremental, &full, &format!("from {stage:?}"));
     }
 }
+
+/// Adding, changing and removing convex volumes and off-mesh links re-runs from erosion or
+/// only the Detour data, and each result equals a full build of the edited input.
+#[test]
+fn authored_edits_rebuild_from_their_stage_and_equal_a_full_build() {
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    let authored =
+        navlab::input::GeomSet::load(&dir.join("authoring/nav_test_authoring.gset")).unwrap();
+    let mesh = navlab::input::obj::load_obj(&dir.join("meshes/nav_test.obj")).unwrap();
+    let mut input = navlab::input::InputGeom::from_mesh(mesh).unwrap();
+    let settings = BuildSettings::default();
+    let mut build = Build::from_input(&input, settings.clone()).unwrap();
+
+    let mut volumes_only = input.geom_set.clone();
+    volumes_only.convex_volumes = authored.convex_volumes.clone();
+    let mut with_links = volumes_only.clone();
+    with_links.off_mesh_connections = authored.off_mesh_connections.clone();
+    let mut one_volume_less = with_links.clone();
+    one_volume_less.convex_volumes.pop();
+    let steps = [
+        (volumes_only, Some(Stage::Erode)),
+        (with_links.clone(), Some(Stage::NavMesh)),
+        (with_links, None),
+        (one_volume_less, Some(Stage::Erode)),
+        (input.geom_set.clone(), Some(Stage::Erode)),
+    ];
+    for (i, (geom_set, expected)) in steps.into_iter().enumerate() {
+        let stage = build.update_authored(settings.clone(), &geom_set).unwrap();
+        assert_eq!(stage, expected, "step {i}");
+        input.geom_set = geom_set;
+        let full = Build::from_input(&input, settings.clone()).unwrap();
+        assert_same_outputs(&build, &full, &format!("step {i}"));
+        assert_eq!(
+            build.nav_mesh.as_ref().map(|m| m.to_mset_bytes()),
+            full.nav_mesh.as_ref().map(|m| m.to_mset_bytes()),
+            "step {i}: navmesh"
+        );
+    }
+}

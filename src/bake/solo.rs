@@ -25,7 +25,7 @@ use crate::bake::settings::BuildSettings;
 use crate::detour::VERTS_PER_POLYGON;
 use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
 use crate::error::Result;
-use crate::input::geomset::ConvexVolume;
+use crate::input::geomset::{ConvexVolume, GeomSet};
 use crate::input::input_geom::InputGeom;
 use crate::input::obj::TriMesh;
 use crate::recast::compact::{CompactHeightfield, build_compact_heightfield};
@@ -244,6 +244,44 @@ impl Build {
             self.rebuild_from(stage)?;
         }
         Ok(stage)
+    }
+
+    /// Switches to `settings` and to an input's authored content (convex volumes, off-mesh
+    /// connections), re-running from the earliest stage any of them affects: volumes reach
+    /// back to erosion (where they paint areas), connections only to the Detour data. Returns
+    /// that stage, or `None` when nothing changed. The result equals a full build of the same
+    /// input and settings.
+    pub fn update_authored(
+        &mut self,
+        settings: BuildSettings,
+        geom_set: &GeomSet,
+    ) -> Result<Option<Stage>> {
+        let stage = self.stage_to_rerun(&settings, geom_set);
+        if let Some(stage) = stage {
+            self.config = settings.to_config(self.bmin, self.bmax)?;
+            self.settings = settings;
+            self.convex_volumes = geom_set.convex_volumes.clone();
+            self.off_mesh_connections = crate::bake::detour_input::off_mesh_connections(geom_set);
+            self.rebuild_from(stage)?;
+        }
+        Ok(stage)
+    }
+
+    /// The stage [`Build::update_authored`] would re-run from, or `None` when nothing changed.
+    pub fn stage_to_rerun(&self, settings: &BuildSettings, geom_set: &GeomSet) -> Option<Stage> {
+        let authored = if geom_set.convex_volumes != self.convex_volumes {
+            Some(Stage::Erode)
+        } else if crate::bake::detour_input::off_mesh_connections(geom_set)
+            != self.off_mesh_connections
+        {
+            Some(Stage::NavMesh)
+        } else {
+            None
+        };
+        match (earliest_affected_stage(&self.settings, settings), authored) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Re-runs `stage` and every stage after it with the current settings. On error the build

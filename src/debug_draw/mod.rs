@@ -3,9 +3,11 @@
 //!
 //! Nothing here depends on a graphics library: the viewer turns a [`DebugDraw`] into meshes and
 //! line gizmos once per stage output, and tests can inspect it directly. This module holds the
-//! colours and batches; [`recast`] draws Recast's stages and [`detour`] the navmesh.
+//! colours and batches; [`recast`] draws Recast's stages, [`detour`] the navmesh and
+//! [`input`] a geometry set's convex volumes and off-mesh connections.
 
 pub mod detour;
+pub mod input;
 pub mod recast;
 
 /// A colour packed as Recast's `duRGBA`: red in the lowest byte, alpha in the highest.

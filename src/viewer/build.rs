@@ -12,8 +12,9 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 
 use crate::bake::settings::BuildSettings;
-use crate::bake::solo::{Build, Stage, earliest_affected_stage};
+use crate::bake::solo::{Build, Stage};
 use crate::bake::tiled::TiledBuild;
+use crate::input::geomset::GeomSet;
 use crate::input::input_geom::InputGeom;
 use crate::recast::context::LogCategory;
 
@@ -86,6 +87,9 @@ pub enum BuildRequest {
     Sample(Sample),
     /// The Tile Mesh sample's tile edge in cells.
     TileSize(i32),
+    /// The scene's authored content (convex volumes, off-mesh connections) replaced by this
+    /// geometry set's; rebuilds from erosion for volumes, only the Detour data for links.
+    Authored(GeomSet),
 }
 
 /// How serious a viewer log line is.
@@ -172,6 +176,9 @@ pub struct BuildState {
     pub tiled: Option<Arc<TiledBuild>>,
     /// Bumped whenever `scene` changes.
     pub scene_version: u64,
+    /// Bumped whenever the scene's convex volumes or off-mesh connections change (a new
+    /// scene included).
+    pub authored_version: u64,
     /// Per stage, bumped whenever that stage's output on screen changes.
     pub stage_versions: [u64; Stage::ALL.len()],
     pub status: BuildStatus,
@@ -243,6 +250,7 @@ impl BuildState {
             tile_size: DEFAULT_TILE_SIZE,
             tiled: None,
             scene_version: 1,
+            authored_version: 1,
             stage_versions: [0; Stage::ALL.len()],
             status: BuildStatus::Idle,
             last_build: None,
@@ -299,6 +307,21 @@ impl BuildState {
                     self.pending_mut().full = true;
                 }
             }
+            BuildRequest::Authored(geom_set) => {
+                let mut input = self.base_scene.input.clone();
+                input.geom_set = geom_set;
+                let scene = Arc::new(SceneData {
+                    input,
+                    name: self.base_scene.name.clone(),
+                });
+                // Shown at once (the volumes and links are drawn from the scene), built next.
+                self.base_scene = scene.clone();
+                self.scene = scene;
+                self.authored_version += 1;
+                let tiled = self.sample == Sample::TileMesh;
+                let pending = self.pending_mut();
+                pending.full |= tiled;
+            }
             BuildRequest::TileSize(size) => {
                 if size != self.tile_size {
                     self.tile_size = size;
@@ -343,7 +366,9 @@ impl BuildState {
             None => {
                 let base = self.base_build.clone().filter(|_| !pending.full);
                 let from = match &base {
-                    Some(base) => match earliest_affected_stage(&base.settings, &settings) {
+                    Some(base) => match base
+                        .stage_to_rerun(&settings, &self.base_scene.input.geom_set)
+                    {
                         Some(stage) => stage,
                         None => {
                             // Nothing to build; show a superseded result that already matches.
@@ -446,6 +471,7 @@ impl BuildState {
         if scene_changed {
             self.scene = self.base_scene.clone();
             self.scene_version = self.next_version;
+            self.authored_version += 1;
             // A `.gset` brings its own settings; the panel shows what was built.
             if let Some(build) = &build {
                 self.settings = build.settings.clone();
@@ -590,7 +616,9 @@ fn rebuild(
         // Copy the stage outputs before `from` and re-run the rest.
         Some(base) => {
             let mut build = (*base).clone();
-            build.update(settings).map(|stage| stage.map(|_| build))
+            build
+                .update_authored(settings, &scene.input.geom_set)
+                .map(|stage| stage.map(|_| build))
         }
         None => Build::from_input(&scene.input, settings).map(Some),
     };
@@ -693,6 +721,45 @@ pub(crate) mod tests {
         assert_eq!(state.last_build.map(|b| b.0), Some(Stage::Rasterize));
         assert_eq!(state.scene.name, "Default scene");
         assert!(state.stage_versions.iter().all(|&v| v > 0));
+    }
+
+    #[test]
+    fn authored_edits_rebuild_from_erosion_or_the_navmesh_only() {
+        use crate::input::geomset::{ConvexVolume, OffMeshConnection};
+        let mut app = build_app();
+        settle(&mut app);
+        let mut geom_set = state(&app).scene.input.geom_set.clone();
+        geom_set.off_mesh_connections.push(OffMeshConnection {
+            start: [0.0, 0.0, 0.0],
+            end: [3.0, 0.0, 0.0],
+            radius: 0.6,
+            bidirectional: true,
+            area: 5,
+            flags: 8,
+        });
+        let scene_version = state(&app).scene_version;
+        request(&mut app, BuildRequest::Authored(geom_set.clone()));
+        settle(&mut app);
+        assert_eq!(state(&app).last_build.map(|b| b.0), Some(Stage::NavMesh));
+        assert_eq!(state(&app).scene_version, scene_version, "no new scene");
+        let build = state(&app).build.clone().unwrap();
+        assert_eq!(build.off_mesh_connections.len(), 1);
+
+        geom_set.convex_volumes.push(ConvexVolume {
+            verts: vec![
+                [-5.0, 0.0, -5.0],
+                [5.0, 0.0, -5.0],
+                [5.0, 0.0, 5.0],
+                [-5.0, 0.0, 5.0],
+            ],
+            area: 4,
+            hmin: -1.0,
+            hmax: 5.0,
+        });
+        request(&mut app, BuildRequest::Authored(geom_set));
+        settle(&mut app);
+        assert_eq!(state(&app).last_build.map(|b| b.0), Some(Stage::Erode));
+        assert_eq!(state(&app).build.as_ref().unwrap().convex_volumes.len(), 1);
     }
 
     #[test]

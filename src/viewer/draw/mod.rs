@@ -2,6 +2,7 @@
 //! modes; all of them share [`sync_layer`], which rebuilds a mode's meshes only when the stage
 //! output it shows has changed, and otherwise just hides or shows them.
 
+mod authored;
 mod compact;
 mod contours;
 mod detail_mesh;
@@ -23,6 +24,7 @@ use crate::bake::solo::Stage;
 use crate::debug_draw::{self, DebugDraw, Rgba};
 use crate::viewer::build::BuildState;
 
+pub use authored::AuthoredDrawPlugin;
 pub use compact::{CompactDrawPlugin, WatershedView};
 pub use contours::ContourDrawPlugin;
 pub use detail_mesh::DetailMeshDrawPlugin;
@@ -234,6 +236,7 @@ impl Plugin for DrawPlugin {
                 PolyMeshDrawPlugin,
                 DetailMeshDrawPlugin,
                 NavMeshDrawPlugin,
+                AuthoredDrawPlugin,
             ));
     }
 }
@@ -478,7 +481,8 @@ mod tests {
         }
         assert_eq!("polymeshdetail".parse(), Ok(DrawMode::PolyMeshDetail));
         assert_eq!("navmesh-bvtree".parse(), Ok(DrawMode::NavmeshBVTree));
-        assert!("navmesh-nodes".parse::<DrawMode>().is_err());
+        assert_eq!("navmesh-nodes".parse(), Ok(DrawMode::NavmeshNodes));
+        assert!("navmesh-crowds".parse::<DrawMode>().is_err());
     }
 
     /// The build plugin plus the draw plugins over bare asset storage (no renderer).

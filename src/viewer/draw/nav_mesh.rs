@@ -20,7 +20,9 @@ pub struct NavMeshDrawPlugin;
 
 impl Plugin for NavMeshDrawPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, sync_nav_mesh.in_set(DrawSystems));
+        // The Test Navmesh tool fills the search nodes; without tools they stay empty.
+        app.init_resource::<QueryNodes>()
+            .add_systems(Update, sync_nav_mesh.in_set(DrawSystems));
     }
 }
 

@@ -7,10 +7,12 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
+pub mod off_mesh_links;
 pub mod pick;
 pub mod prune;
 pub mod test_nav_mesh;
 
+use off_mesh_links::OffMeshLinkToolPlugin;
 use pick::PickToolPlugin;
 use prune::PruneToolPlugin;
 use test_nav_mesh::TestNavMeshToolPlugin;
@@ -18,7 +20,8 @@ use test_nav_mesh::TestNavMeshToolPlugin;
 use crate::debug_draw::DebugDraw;
 use crate::detour::NavMesh;
 use crate::detour::query::{NavMeshQuery, NodePool};
-use crate::viewer::build::{BuildState, ViewerLog};
+use crate::input::GeomSet;
+use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::navmesh::ShownNavMesh;
 use crate::viewer::picking::{Hit, MeshClick, PointerHit};
@@ -45,6 +48,23 @@ pub struct ToolOutput {
     pub log: Vec<String>,
     /// Replaces the search nodes the Navmesh modes draw.
     pub query_nodes: Option<QueryNodes>,
+    /// Replaces the scene's authored content (convex volumes, off-mesh connections) with this
+    /// geometry set's, as one undoable edit.
+    pub authored: Option<GeomSet>,
+}
+
+/// Authored edits that Ctrl+Z undoes and Ctrl+Shift+Z redoes: the geometry sets before them.
+#[derive(Resource, Default)]
+pub struct EditHistory {
+    undo: Vec<GeomSet>,
+    redo: Vec<GeomSet>,
+}
+
+impl EditHistory {
+    /// How many edits can be undone and redone.
+    pub fn depth(&self) -> (usize, usize) {
+        (self.undo.len(), self.redo.len())
+    }
 }
 
 /// The search nodes of the last query a tool ran (the sample's `dtNavMeshQuery` in
@@ -123,10 +143,21 @@ impl Plugin for ToolsPlugin {
             .init_resource::<ToolOutput>()
             .init_resource::<ToolOverlay>()
             .init_resource::<QueryNodes>()
-            .add_plugins((TestNavMeshToolPlugin, PruneToolPlugin, PickToolPlugin))
+            .init_resource::<EditHistory>()
+            .add_plugins((
+                TestNavMeshToolPlugin,
+                PruneToolPlugin,
+                OffMeshLinkToolPlugin,
+                PickToolPlugin,
+            ))
             .add_systems(
                 Update,
-                (run_active_tool, draw_active_tool, apply_tool_output)
+                (
+                    run_active_tool,
+                    undo_redo,
+                    draw_active_tool,
+                    apply_tool_output,
+                )
                     .chain()
                     .after(crate::viewer::picking::PickingSystems)
                     .before(DrawSystems),
@@ -205,13 +236,58 @@ fn draw_active_tool(view: ToolView, tools: Res<Tools>, mut gizmos: Gizmos) {
     }
 }
 
+/// Ctrl+Z / Ctrl+Shift+Z: the authored content before the last edit, or after the last undo.
+fn undo_redo(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    state: Res<BuildState>,
+    mut history: ResMut<EditHistory>,
+    mut requests: MessageWriter<BuildRequest>,
+    mut log: ResMut<ViewerLog>,
+) {
+    if egui_input.is_some_and(|e| e.wants_keyboard_input()) || !keys.just_pressed(KeyCode::KeyZ) {
+        return;
+    }
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    if !ctrl {
+        return;
+    }
+    let history = &mut *history;
+    let (from, to, what) = if shift {
+        (&mut history.redo, &mut history.undo, "Redo")
+    } else {
+        (&mut history.undo, &mut history.redo, "Undo")
+    };
+    if let Some(geom_set) = from.pop() {
+        to.push(state.scene.input.geom_set.clone());
+        requests.write(BuildRequest::Authored(geom_set));
+        log.info(format!("{what}: volumes and links restored"));
+    }
+}
+
+/// Where authored edits go: the history, then the build.
+#[derive(bevy::ecs::system::SystemParam)]
+struct AuthoredEdits<'w> {
+    state: Res<'w, BuildState>,
+    history: ResMut<'w, EditHistory>,
+    requests: MessageWriter<'w, BuildRequest>,
+}
+
 fn apply_tool_output(
     mut out: ResMut<ToolOutput>,
     mut overlay: ResMut<ToolOverlay>,
     mut shown: ResMut<ShownNavMesh>,
     mut log: ResMut<ViewerLog>,
     mut nodes: ResMut<QueryNodes>,
+    mut edits: AuthoredEdits,
 ) {
+    if let Some(geom_set) = out.authored.take() {
+        let before = edits.state.scene.input.geom_set.clone();
+        edits.history.undo.push(before);
+        edits.history.redo.clear();
+        edits.requests.write(BuildRequest::Authored(geom_set));
+    }
     if let Some(new_nodes) = out.query_nodes.take() {
         let version = nodes.version + 1;
         *nodes = QueryNodes {
