@@ -13,6 +13,7 @@ pub mod build;
 pub mod camera;
 pub mod draw;
 pub mod files;
+pub mod labels;
 pub mod navmesh;
 pub mod picking;
 pub mod screenshot;
@@ -224,6 +225,7 @@ fn viewer_app(
             },
             navmesh::NavMeshPlugin,
             test_cases::TestCasesPlugin,
+            labels::LabelsPlugin,
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {

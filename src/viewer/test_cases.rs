@@ -12,9 +12,9 @@ use crate::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
 use crate::detour::query::test_case::{TestCaseReport, TestResult, run_test_case};
 use crate::detour::query::text::TestFile;
 use crate::viewer::build::{BuildState, ViewerLog};
-use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::files::{FileDialog, FileFilter};
+use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::ShownNavMesh;
 
 /// Test-case files are small; anything bigger is not one.
@@ -25,7 +25,10 @@ pub struct TestCasesPlugin;
 impl Plugin for TestCasesPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<TestCases>()
-            .add_systems(Update, (toggle_window, load_picked_file, run_tests).chain())
+            .add_systems(
+                Update,
+                (toggle_window, load_picked_file, run_tests, label_tests).chain(),
+            )
             .add_systems(Update, sync_test_paths.in_set(DrawSystems))
             .add_systems(EguiPrimaryContextPass, test_cases_window);
     }
@@ -206,11 +209,7 @@ fn test_paths(report: &TestCaseReport) -> DebugDraw {
     }
 }
 
-fn test_cases_window(
-    mut contexts: EguiContexts,
-    mut tests: ResMut<TestCases>,
-    cameras: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
-) -> Result {
+fn test_cases_window(mut contexts: EguiContexts, mut tests: ResMut<TestCases>) -> Result {
     if !tests.open {
         return Ok(());
     }
@@ -264,31 +263,41 @@ fn test_cases_window(
             });
         });
     tests.open = open;
-    if let (Some(report), Ok((camera, transform))) = (&tests.report, cameras.single()) {
-        let painter = ctx.layer_painter(egui::LayerId::new(
-            egui::Order::Background,
-            egui::Id::new("test-case-labels"),
-        ));
-        for (n, result) in report.results.iter().enumerate() {
-            let spos = point_of(&result.spos);
-            let at = Vec3::new(spos[0], spos[1] + 0.5, spos[2]);
-            if let Ok(p) = camera.world_to_viewport(transform, at) {
-                let color = if failed(result) {
-                    egui::Color32::from_rgb(240, 90, 80)
-                } else {
-                    egui::Color32::from_black_alpha(220)
-                };
-                painter.text(
-                    egui::pos2(p.x, p.y),
-                    egui::Align2::CENTER_BOTTOM,
-                    format!("Path {n}"),
-                    egui::FontId::proportional(12.0),
-                    color,
-                );
-            }
-        }
-    }
     Ok(())
+}
+
+/// "Path N" beside every test's start while the window is open, red for failures.
+fn label_tests(
+    tests: Res<TestCases>,
+    mut labels: ResMut<WorldLabels>,
+    mut labelled: Local<Option<(u64, bool)>>,
+) {
+    let now = (tests.version, tests.open);
+    if *labelled == Some(now) {
+        return;
+    }
+    *labelled = Some(now);
+    let list = match (&tests.report, tests.open) {
+        (Some(report), true) => report
+            .results
+            .iter()
+            .enumerate()
+            .map(|(n, result)| {
+                let spos = point_of(&result.spos);
+                Label {
+                    position: Vec3::new(spos[0], spos[1] + 0.5, spos[2]),
+                    text: format!("Path {n}"),
+                    color: if failed(result) {
+                        egui::Color32::from_rgb(240, 90, 80)
+                    } else {
+                        egui::Color32::from_black_alpha(220)
+                    },
+                }
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    labels.set("Test cases", list);
 }
 
 #[cfg(test)]

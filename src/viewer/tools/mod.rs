@@ -23,6 +23,7 @@ use crate::detour::query::{NavMeshQuery, NodePool};
 use crate::input::GeomSet;
 use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
+use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::ShownNavMesh;
 use crate::viewer::picking::{Hit, MeshClick, PointerHit};
 
@@ -48,6 +49,8 @@ pub struct ToolOutput {
     pub log: Vec<String>,
     /// Replaces the search nodes the Navmesh modes draw.
     pub query_nodes: Option<QueryNodes>,
+    /// Replaces the tool's text labels in the 3D view.
+    pub labels: Option<Vec<Label>>,
     /// Replaces the scene's authored content (convex volumes, off-mesh connections) with this
     /// geometry set's, as one undoable edit.
     pub authored: Option<GeomSet>,
@@ -144,6 +147,7 @@ impl Plugin for ToolsPlugin {
             .init_resource::<ToolOverlay>()
             .init_resource::<QueryNodes>()
             .init_resource::<EditHistory>()
+            .init_resource::<WorldLabels>()
             .add_plugins((
                 TestNavMeshToolPlugin,
                 PruneToolPlugin,
@@ -281,7 +285,11 @@ fn apply_tool_output(
     mut log: ResMut<ViewerLog>,
     mut nodes: ResMut<QueryNodes>,
     mut edits: AuthoredEdits,
+    mut labels: ResMut<WorldLabels>,
 ) {
+    if let Some(list) = out.labels.take() {
+        labels.set("Tool", list);
+    }
     if let Some(geom_set) = out.authored.take() {
         let before = edits.state.scene.input.geom_set.clone();
         edits.history.undo.push(before);

@@ -27,6 +27,7 @@ use crate::detour::query::{
 };
 use crate::detour::{NavMesh, PolyRef};
 use crate::viewer::draw::parse_label;
+use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;
 
 /// Registers the Test Navmesh tool.
@@ -195,6 +196,8 @@ pub struct TestNavMeshTool {
     random_points: Vec<DtVec3>,
     random_around_start: bool,
     rng: Xorshift,
+    /// Label every polygon with the cost of its area.
+    show_costs: bool,
 }
 
 impl Default for TestNavMeshTool {
@@ -214,6 +217,7 @@ impl Default for TestNavMeshTool {
             random_points: Vec::new(),
             random_around_start: false,
             rng: Xorshift(0x9e37_79b9),
+            show_costs: false,
         }
     }
 }
@@ -253,6 +257,7 @@ impl TestNavMeshTool {
         let Some(nav) = ctx.nav_mesh else {
             out.overlay = Some(self.drawing(None, agent_size(ctx)));
             out.query_nodes = Some(QueryNodes::default());
+            out.labels = Some(Vec::new());
             return;
         };
         let Ok(mut query) = NavMeshQuery::new(nav, QUERY_NODES) else {
@@ -293,6 +298,29 @@ impl TestNavMeshTool {
         }
         out.query_nodes = Some(QueryNodes::of(&query));
         out.overlay = Some(self.drawing(Some(nav), agent));
+        out.labels = Some(self.cost_labels(nav, &filter));
+    }
+
+    /// The filter's cost of each polygon's area at the polygon's centre, when asked for.
+    fn cost_labels(&self, nav: &NavMesh, filter: &QueryFilter) -> Vec<Label> {
+        if !self.show_costs {
+            return Vec::new();
+        }
+        let mut labels = Vec::new();
+        for (tile_ref, tile) in nav.tiles() {
+            for (i, poly) in tile.polys().iter().enumerate() {
+                if poly.is_off_mesh_connection() {
+                    continue;
+                }
+                let c = poly_center(nav, tile_ref | i as PolyRef);
+                labels.push(Label {
+                    position: Vec3::new(c[0], c[1] + 0.2, c[2]),
+                    text: format!("{}", filter.area_cost(poly.area())),
+                    color: egui::Color32::from_black_alpha(200),
+                });
+            }
+        }
+        labels
     }
 
     /// The modes that need both ends.
@@ -930,6 +958,9 @@ impl Tool for TestNavMeshTool {
                 ui.end_row();
             }
         });
+        changed |= ui
+            .checkbox(&mut self.show_costs, "Show area costs on polygons")
+            .changed();
         if changed {
             self.recalc(ctx, out);
         }
@@ -962,6 +993,7 @@ impl Tool for TestNavMeshTool {
         } else {
             out.overlay = Some(DebugDraw::default());
             out.query_nodes = Some(QueryNodes::default());
+            out.labels = Some(Vec::new());
         }
     }
 
@@ -1133,6 +1165,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn area_costs_label_every_polygon_when_shown() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        let shown = ShownNavMesh::default();
+        let ctx = tool_context(state, &shown, &PointerHit::default());
+        let nav = ctx.nav_mesh.unwrap();
+        let polys: usize = nav.tiles().map(|(_, t)| t.poly_count()).sum();
+        let mut tool = TestNavMeshTool::default();
+        let mut out = ToolOutput::default();
+        tool.recalc(&ctx, &mut out);
+        assert_eq!(out.labels.take().map(|l| l.len()), Some(0));
+        tool.show_costs = true;
+        tool.area_costs[0] = 3.5;
+        tool.recalc(&ctx, &mut out);
+        let labels = out.labels.take().unwrap();
+        assert_eq!(labels.len(), polys);
+        assert!(
+            labels.iter().all(|l| l.text == "3.5"),
+            "the default scene is all ground"
+        );
     }
 
     #[test]
