@@ -37,6 +37,14 @@ pub enum NavlabError {
         limit: i64,
         cell_size: f32,
     },
+    /// A buffer of the build would not fit in memory (`limit` is the machine's memory when that
+    /// was the reason, `None` when the allocator refused).
+    #[error("{}", out_of_memory(.what, *.bytes, *.limit))]
+    OutOfMemory {
+        what: String,
+        bytes: u64,
+        limit: Option<u64>,
+    },
     /// A navmesh file is unreadable as Detour data (see [`crate::detour::DetourError`]).
     #[error("{path}: {source}")]
     InvalidNavMeshFile {
@@ -53,6 +61,18 @@ pub enum NavlabError {
         stage: &'static str,
         message: String,
     },
+}
+
+fn out_of_memory(what: &str, bytes: u64, limit: Option<u64>) -> String {
+    let size = crate::memory::format_bytes(bytes);
+    let why = match limit {
+        Some(limit) => format!(
+            "{what} would need {size}, more than the {} of memory here",
+            crate::memory::format_bytes(limit)
+        ),
+        None => format!("{what} would need {size}, which could not be allocated"),
+    };
+    format!("{why}; raise cellSize or cellHeight")
 }
 
 /// Shorthand used across the crate.

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use navlab::bake::settings::BuildSettings;
-use navlab::bake::solo::Build;
+use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::TiledBuild;
 use navlab::error::{NavlabError, Result};
 use navlab::input::geomset::GeomSet;
@@ -75,7 +75,8 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     if let Some(tile_size) = args.tile_size {
         return bake_tiled(args, &input, settings, tile_size);
     }
-    let build = Build::from_input(&input, settings)?;
+    // Nothing draws the intermediate stages here: free each as soon as the next one has run.
+    let build = Build::from_input_keeping(&input, settings, Retention::Final)?;
     if !quiet {
         print_log(build.context.entries());
         for line in build.timing_report() {

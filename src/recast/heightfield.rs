@@ -60,6 +60,40 @@ impl Heightfield {
         }
     }
 
+    /// [`Heightfield::new`] for a grid that may not fit in memory: an error instead of an abort.
+    pub fn try_new(
+        width: i32,
+        height: i32,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        cs: f32,
+        ch: f32,
+    ) -> crate::Result<Self> {
+        let cells = width.max(0) as usize * height.max(0) as usize;
+        let columns = crate::memory::try_filled(cells, NO_SPAN, || {
+            format!("the heightfield of {width} x {height} cells")
+        })?;
+        Ok(Self {
+            width,
+            height,
+            bmin,
+            bmax,
+            cs,
+            ch,
+            columns,
+            pool: Vec::new(),
+            free_head: NO_SPAN,
+        })
+    }
+
+    /// Whether [`Heightfield::alloc_span`] can take one more span without growing the pool
+    /// beyond memory or its `u32` indices; grows the pool (fallibly) when needed.
+    pub fn make_room_for_span(&mut self) -> bool {
+        self.free_head != NO_SPAN
+            || (self.pool.len() < NO_SPAN as usize
+                && crate::memory::try_grow_for_one(&mut self.pool))
+    }
+
     /// Takes a span slot from the free list or grows the pool.
     pub fn alloc_span(&mut self, span: Span) -> u32 {
         if self.free_head != NO_SPAN {
@@ -98,6 +132,25 @@ impl Heightfield {
     /// Number of spans in the heightfield.
     pub fn span_count(&self) -> usize {
         self.spans().count()
+    }
+
+    /// Both [`Heightfield::span_count`] and [`Heightfield::walkable_span_count`], read from the
+    /// pool in memory order (less the free slots) rather than column by column.
+    pub fn span_counts(&self) -> (usize, usize) {
+        let mut spans = self.pool.len();
+        let mut walkable = self
+            .pool
+            .iter()
+            .filter(|s| s.area != crate::recast::NULL_AREA)
+            .count();
+        let mut free = self.free_head;
+        while free != NO_SPAN {
+            let span = &self.pool[free as usize];
+            spans -= 1;
+            walkable -= usize::from(span.area != crate::recast::NULL_AREA);
+            free = span.next;
+        }
+        (spans, walkable)
     }
 
     /// Number of spans with a non-null area (Recast's `rcGetHeightFieldSpanCount`).
