@@ -37,6 +37,21 @@ pub enum NavlabError {
         limit: i64,
         cell_size: f32,
     },
+    /// The bounds are taller than a span's height bits can hold at this cell height (Recast
+    /// would clamp everything above to the top silently).
+    #[error(
+        "the mesh is {} m tall (y {} to {}), more than {} cells of cellHeight {cell_height} can hold; raise cellHeight to at least {min_cell_height}",
+        round_tenth(*.tall),
+        round_tenth(*.bottom),
+        round_tenth(*.bottom + *.tall),
+        crate::recast::heightfield::SPAN_MAX_HEIGHT
+    )]
+    TooTall {
+        tall: f32,
+        bottom: f32,
+        cell_height: f32,
+        min_cell_height: f32,
+    },
     /// A buffer of the build would not fit in memory (`limit` is the machine's memory when that
     /// was the reason, `None` when the allocator refused).
     #[error("{}", out_of_memory(.what, *.bytes, *.limit))]
@@ -61,6 +76,11 @@ pub enum NavlabError {
         stage: &'static str,
         message: String,
     },
+}
+
+/// A length in metres for messages, to a tenth.
+fn round_tenth(metres: f32) -> f32 {
+    (metres * 10.0).round() / 10.0
 }
 
 fn out_of_memory(what: &str, bytes: u64, limit: Option<u64>) -> String {

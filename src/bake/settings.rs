@@ -169,6 +169,15 @@ impl BuildSettings {
                 cell_size: cs,
             });
         }
+        let tall = bmax[1] - bmin[1];
+        if !crate::recast::heightfield::span_heights_fit(tall, ch) {
+            return Err(NavlabError::TooTall {
+                tall,
+                bottom: bmin[1],
+                cell_height: ch,
+                min_cell_height: crate::recast::heightfield::min_cell_height_for(tall),
+            });
+        }
         let (width, height) = calc_grid_size(&bmin, &bmax, cs);
         Ok(Config {
             width,

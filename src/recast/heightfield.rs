@@ -6,6 +6,28 @@
 pub const SPAN_HEIGHT_BITS: u32 = 13;
 /// The largest span height value (Recast's `RC_SPAN_MAX_HEIGHT`).
 pub const SPAN_MAX_HEIGHT: u16 = (1 << SPAN_HEIGHT_BITS) - 1;
+/// Whether bounds `tall` units high fit in the span height bits at cell height `ch`, with no
+/// span clamped: the rasterizer's highest floor, `tall / ch` rounded down, stays below
+/// [`SPAN_MAX_HEIGHT`] so that its span top fits too (computed as the rasterizer does).
+pub fn span_heights_fit(tall: f32, ch: f32) -> bool {
+    tall * (1.0 / ch) < f32::from(SPAN_MAX_HEIGHT)
+}
+
+/// The smallest cell height at which bounds `tall` units high fit ([`span_heights_fit`]),
+/// rounded up to three significant digits for people to type.
+pub fn min_cell_height_for(tall: f32) -> f32 {
+    let mut ch = tall / f32::from(SPAN_MAX_HEIGHT);
+    while !span_heights_fit(tall, ch) {
+        ch = ch.next_up();
+    }
+    let step = 10f64.powi(ch.log10().floor() as i32 - 2);
+    let mut rounded = ((f64::from(ch) / step).ceil() * step) as f32;
+    while !span_heights_fit(tall, rounded) {
+        rounded = (f64::from(rounded) + step) as f32;
+    }
+    rounded
+}
+
 /// Index meaning "no span" in columns and `next` links.
 pub const NO_SPAN: u32 = u32::MAX;
 

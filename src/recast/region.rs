@@ -16,6 +16,7 @@ use std::hash::BuildHasherDefault;
 
 use serde::{Deserialize, Serialize};
 
+use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::distance_field::{SpanLinks, layout_problem, neighbour};
@@ -161,7 +162,7 @@ pub fn build_regions_monotone(
     ctx.start_timer(TimerLabel::BuildRegions);
     let result = (|| {
         check_input(ctx, chf, STAGE, border_size, false)?;
-        let mut regs = vec![0u16; chf.spans.len()];
+        let mut regs = try_filled(chf.spans.len(), 0u16, || chf.describe("region ids"))?;
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
         let merged =
@@ -186,7 +187,7 @@ pub fn build_layer_regions(
     ctx.start_timer(TimerLabel::BuildRegions);
     let result = (|| {
         check_input(ctx, chf, STAGE, border_size, false)?;
-        let mut regs = vec![0u16; chf.spans.len()];
+        let mut regs = try_filled(chf.spans.len(), 0u16, || chf.describe("region ids"))?;
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
         let merged = merge_and_filter_layer_regions(min_region_area, next_id, chf, &regs);
@@ -292,16 +293,15 @@ fn watershed(
     const STAGE: &str = "rcBuildRegions";
     check_input(ctx, chf, STAGE, border_size, true)?;
     let span_count = chf.spans.len();
-    ctx.start_timer(TimerLabel::BuildRegionsWatershed);
-
     let mut ws = Watershed {
-        links: SpanLinks::new(chf),
-        regs: vec![0; span_count],
-        dists: vec![0; span_count],
+        links: SpanLinks::new(chf)?,
+        regs: try_filled(span_count, 0, || chf.describe("region ids"))?,
+        dists: try_filled(span_count, 0, || chf.describe("region seed distances"))?,
         level_stacks: Default::default(),
         flood_stack: Vec::with_capacity(256),
         assignments: Vec::new(),
     };
+    ctx.start_timer(TimerLabel::BuildRegionsWatershed);
     let mut region_id = paint_border_regions(chf, border_size, 1, &mut ws.regs);
     chf.border_size = border_size;
 
