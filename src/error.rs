@@ -60,6 +60,23 @@ pub enum NavlabError {
         bytes: u64,
         limit: Option<u64>,
     },
+    /// The build made no polygon; `what` says which stage removed the last walkable geometry.
+    #[error("nothing is walkable: {what}; check {check}")]
+    NothingWalkable { what: String, check: String },
+    /// The tile grid has more tiles than a Detour navmesh can address.
+    #[error(
+        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh can address; {}",
+        match .min_tile_size {
+            Some(size) => format!("use --tile-size {size} or more"),
+            None => "no tile size up to 4096 is enough: raise cellSize".to_string(),
+        }
+    )]
+    TooManyTiles {
+        tiles_x: i64,
+        tiles_y: i64,
+        max_tiles: i64,
+        min_tile_size: Option<i32>,
+    },
     /// A navmesh file is unreadable as Detour data (see [`crate::detour::DetourError`]).
     #[error("{path}: {source}")]
     InvalidNavMeshFile {

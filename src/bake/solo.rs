@@ -24,6 +24,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::detour::VERTS_PER_POLYGON;
@@ -500,10 +501,32 @@ impl Build {
                     cfg.detail_sample_max_error,
                 )?);
             }
-            Stage::NavMesh => self.nav_mesh = self.create_nav_mesh()?.map(Arc::new),
+            Stage::NavMesh => {
+                if self.poly_mesh.npolys == 0 {
+                    return Err(nothing_walkable(
+                        &self.mesh,
+                        self.config.bmin,
+                        self.config.bmax,
+                        &self.settings,
+                        &self.walkable_counts(),
+                    ));
+                }
+                self.nav_mesh = self.create_nav_mesh()?.map(Arc::new);
+            }
         }
         self.stage_times[stage as usize] = Some(started.elapsed());
         Ok(())
+    }
+
+    /// What was left walkable after each stage.
+    pub fn walkable_counts(&self) -> WalkableCounts {
+        WalkableCounts {
+            rasterized: self.span_counts.rasterized_walkable,
+            filtered: self.span_counts.filtered_walkable,
+            eroded: self.span_counts.eroded_walkable,
+            in_regions: spans_in_regions(&self.regions),
+            polygons: self.poly_mesh.npolys,
+        }
     }
 
     /// Sample_SoloMesh's step 8: RecastDemo's area → flag rule on a copy of the poly mesh, one
