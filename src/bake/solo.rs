@@ -10,7 +10,7 @@
 //! | `DistanceField`  | `regions.dist` (watershed only)  | `partitionType`                                     |
 //! | `Regions`        | `regions` (region id per span)   | `regionMinSize`, `regionMergeSize`                  |
 //! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
-//! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`                                      |
+//! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`, `removeDegeneratePolygons`          |
 //! | `DetailMesh`     | `detail_mesh`                    | `detailSampleDist`, `detailSampleMaxError`          |
 //! | `NavMesh`        | `nav_mesh` (Detour, one tile)    | off-mesh connections                                |
 //!
@@ -121,7 +121,9 @@ pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Opti
         || changed(old.edge_max_error, new.edge_max_error)
     {
         Some(Stage::Contours)
-    } else if changed(old.verts_per_poly, new.verts_per_poly) {
+    } else if changed(old.verts_per_poly, new.verts_per_poly)
+        || old.remove_degenerate_polygons != new.remove_degenerate_polygons
+    {
         Some(Stage::PolyMesh)
     } else if changed(old.detail_sample_dist, new.detail_sample_dist)
         || changed(old.detail_sample_max_error, new.detail_sample_max_error)
@@ -486,11 +488,12 @@ impl Build {
                 )?);
             }
             Stage::PolyMesh => {
-                self.poly_mesh = Arc::new(build_poly_mesh(
-                    ctx,
-                    &self.contours,
-                    cfg.max_verts_per_poly as usize,
-                )?);
+                let mut poly_mesh =
+                    build_poly_mesh(ctx, &self.contours, cfg.max_verts_per_poly as usize)?;
+                if self.settings.remove_degenerate_polygons {
+                    remove_degenerate_polygons(ctx, &mut poly_mesh);
+                }
+                self.poly_mesh = Arc::new(poly_mesh);
             }
             Stage::DetailMesh => {
                 self.detail_mesh = Arc::new(build_poly_mesh_detail(
@@ -576,6 +579,15 @@ impl Build {
         }
         lines.push(format!("=== TOTAL:\t{total:.2}ms"));
         lines
+    }
+}
+
+/// Drops the poly mesh's degenerate polygons (the `removeDegeneratePolygons` setting), saying
+/// how many in the log.
+pub(crate) fn remove_degenerate_polygons(ctx: &mut BuildContext, poly_mesh: &mut PolyMesh) {
+    let removed = poly_mesh.remove_degenerate_polygons();
+    if removed > 0 {
+        ctx.progress(format!("Removed {removed} degenerate polygons."));
     }
 }
 

@@ -320,6 +320,9 @@ fn run_tile_pipeline(
         return Ok(Err(EmptyTile::NoContours));
     }
     let mut poly_mesh = build_poly_mesh(ctx, &contours, cfg.max_verts_per_poly as usize)?;
+    if settings.remove_degenerate_polygons {
+        crate::bake::solo::remove_degenerate_polygons(ctx, &mut poly_mesh);
+    }
     walkable.polygons = poly_mesh.npolys;
     let detail_mesh = build_poly_mesh_detail(
         ctx,
