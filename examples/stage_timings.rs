@@ -5,7 +5,6 @@
 //! `cargo run --release --no-default-features --example stage_timings -- MESH.obj PARTITION RUNS`;
 //! `... -- --write-city PATH` writes `navlab::input::scene::city(35)` as OBJ for the C++ side.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,15 +58,9 @@ fn main() -> navlab::Result<()> {
     Ok(())
 }
 
-/// Writes `mesh` as a Wavefront OBJ; `{}` prints each `f32` so that it parses back exactly.
+/// Writes `mesh` as a Wavefront OBJ.
 fn write_obj(mesh: &navlab::input::obj::TriMesh, path: &str) -> navlab::Result<()> {
-    let mut text = String::new();
-    for v in mesh.verts.chunks_exact(3) {
-        writeln!(text, "v {} {} {}", v[0], v[1], v[2]).expect("writing to a String");
-    }
-    for t in mesh.tris.chunks_exact(3) {
-        writeln!(text, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1).expect("writing to a String");
-    }
+    let text = navlab::input::scene::obj_text(mesh);
     std::fs::write(path, text).map_err(|source| navlab::NavlabError::Io {
         path: path.into(),
         source,

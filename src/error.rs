@@ -37,6 +37,46 @@ pub enum NavlabError {
         limit: i64,
         cell_size: f32,
     },
+    /// The bounds are taller than a span's height bits can hold at this cell height (Recast
+    /// would clamp everything above to the top silently).
+    #[error(
+        "the mesh is {} m tall (y {} to {}), more than {} cells of cellHeight {cell_height} can hold; raise cellHeight to at least {min_cell_height}",
+        round_tenth(*.tall),
+        round_tenth(*.bottom),
+        round_tenth(*.bottom + *.tall),
+        crate::recast::heightfield::SPAN_MAX_HEIGHT
+    )]
+    TooTall {
+        tall: f32,
+        bottom: f32,
+        cell_height: f32,
+        min_cell_height: f32,
+    },
+    /// A buffer of the build would not fit in memory (`limit` is the machine's memory when that
+    /// was the reason, `None` when the allocator refused).
+    #[error("{}", out_of_memory(.what, *.bytes, *.limit))]
+    OutOfMemory {
+        what: String,
+        bytes: u64,
+        limit: Option<u64>,
+    },
+    /// The build made no polygon; `what` says which stage removed the last walkable geometry.
+    #[error("nothing is walkable: {what}; check {check}")]
+    NothingWalkable { what: String, check: String },
+    /// The tile grid has more tiles than a Detour navmesh can address.
+    #[error(
+        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh can address; {}",
+        match .min_tile_size {
+            Some(size) => format!("use --tile-size {size} or more"),
+            None => "no tile size up to 4096 is enough: raise cellSize".to_string(),
+        }
+    )]
+    TooManyTiles {
+        tiles_x: i64,
+        tiles_y: i64,
+        max_tiles: i64,
+        min_tile_size: Option<i32>,
+    },
     /// A navmesh file is unreadable as Detour data (see [`crate::detour::DetourError`]).
     #[error("{path}: {source}")]
     InvalidNavMeshFile {
@@ -53,6 +93,23 @@ pub enum NavlabError {
         stage: &'static str,
         message: String,
     },
+}
+
+/// A length in metres for messages, to a tenth.
+fn round_tenth(metres: f32) -> f32 {
+    (metres * 10.0).round() / 10.0
+}
+
+fn out_of_memory(what: &str, bytes: u64, limit: Option<u64>) -> String {
+    let size = crate::memory::format_bytes(bytes);
+    let why = match limit {
+        Some(limit) => format!(
+            "{what} would need {size}, more than the {} of memory here",
+            crate::memory::format_bytes(limit)
+        ),
+        None => format!("{what} would need {size}, which could not be allocated"),
+    };
+    format!("{why}; raise cellSize or cellHeight")
 }
 
 /// Shorthand used across the crate.

@@ -1,7 +1,7 @@
 //! Navlab: Recast & Detour navigation-mesh building, rewritten in Rust.
 //!
 //! The folders follow recastnavigation's own split, and dependencies run one way, downwards in
-//! this table: a module uses only rows above it (and `error`, `math`).
+//! this table: a module uses only rows above it (and `error`, `math`, `memory`).
 //!
 //! | module | what lives there | C++ counterpart |
 //! |---|---|---|
@@ -27,6 +27,7 @@ pub mod detour;
 pub mod error;
 pub mod input;
 pub mod math;
+pub mod memory;
 pub mod recast;
 #[cfg(feature = "viewer")]
 pub mod viewer;

@@ -38,24 +38,25 @@ fn summary_values(mesh_name: &str, build: &Build) -> Value {
     let poly_mesh = &build.poly_mesh;
     let detail = &build.detail_mesh;
     let compact = &build.regions;
+    let counts = &build.span_counts;
     json!({
         "mesh": mesh_name,
         "partition": build.settings.partition_type.name(),
         "sample": "Sample_SoloMesh",
         "config": config,
         "heightfield": {
-            "width": build.heightfield_rasterized.width,
-            "height": build.heightfield_rasterized.height,
-            "spanCountAfterRasterize": build.heightfield_rasterized.span_count(),
-            "walkableSpansAfterRasterize": build.heightfield_rasterized.walkable_span_count(),
-            "spanCountAfterFilters": build.heightfield_filtered.span_count(),
-            "walkableSpansAfterFilters": build.heightfield_filtered.walkable_span_count(),
+            "width": config.width,
+            "height": config.height,
+            "spanCountAfterRasterize": counts.rasterized,
+            "walkableSpansAfterRasterize": counts.rasterized_walkable,
+            "spanCountAfterFilters": counts.rasterized,
+            "walkableSpansAfterFilters": counts.filtered_walkable,
         },
         "compactHeightfield": {
             "width": compact.width,
             "height": compact.height,
             "spanCount": compact.span_count(),
-            "walkableSpansAfterErode": build.compact_eroded.walkable_span_count(),
+            "walkableSpansAfterErode": counts.eroded_walkable,
             "maxDistance": compact.max_distance,
             "maxRegions": compact.max_regions,
             "borderSize": compact.border_size,

@@ -5,6 +5,7 @@
 
 pub mod detour_input;
 pub mod dump;
+pub mod nothing_walkable;
 pub mod prune;
 pub mod sample_areas;
 pub mod settings;

@@ -36,6 +36,11 @@ pub struct BuildSettings {
     pub filter_ledge_spans: bool,
     pub filter_walkable_low_height_spans: bool,
     pub partition_type: PartitionType,
+    /// Drop the poly mesh's degenerate polygons (no area on the xz-plane, or a vertex position
+    /// visited twice) before the detail mesh and Detour. Off by default: C++ Recast keeps them
+    /// (random triangle soups make a few; recastnavigation issue #414), and so does Navlab
+    /// unless asked.
+    pub remove_degenerate_polygons: bool,
     /// Refuse grids with more cells than this (protects against a tiny cell size on a huge map).
     pub max_grid_cells: i64,
 }
@@ -60,6 +65,7 @@ impl Default for BuildSettings {
             filter_ledge_spans: true,
             filter_walkable_low_height_spans: true,
             partition_type: PartitionType::Watershed,
+            remove_degenerate_polygons: false,
             max_grid_cells: DEFAULT_MAX_GRID_CELLS,
         }
     }
@@ -167,6 +173,15 @@ impl BuildSettings {
                 cells,
                 limit: self.max_grid_cells,
                 cell_size: cs,
+            });
+        }
+        let tall = bmax[1] - bmin[1];
+        if !crate::recast::heightfield::span_heights_fit(tall, ch) {
+            return Err(NavlabError::TooTall {
+                tall,
+                bottom: bmin[1],
+                cell_height: ch,
+                min_cell_height: crate::recast::heightfield::min_cell_height_for(tall),
             });
         }
         let (width, height) = calc_grid_size(&bmin, &bmax, cs);

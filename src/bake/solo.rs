@@ -10,16 +10,21 @@
 //! | `DistanceField`  | `regions.dist` (watershed only)  | `partitionType`                                     |
 //! | `Regions`        | `regions` (region id per span)   | `regionMinSize`, `regionMergeSize`                  |
 //! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
-//! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`                                      |
+//! | `PolyMesh`       | `poly_mesh`                      | `vertsPerPoly`, `removeDegeneratePolygons`          |
 //! | `DetailMesh`     | `detail_mesh`                    | `detailSampleDist`, `detailSampleMaxError`          |
 //! | `NavMesh`        | `nav_mesh` (Detour, one tile)    | off-mesh connections                                |
 //!
 //! `agentMaxClimb` reaches back to rasterization because Recast merges spans whose tops are
 //! within the climb; `agentHeight` reaches back to filtering, which also re-runs everything after.
+//!
+//! What a build holds on to is its [`Retention`]: the viewer keeps every stage (within
+//! [`INTERMEDIATE_BUDGET`]), `navlab bake` only what the later stages need, so that a big map
+//! needs one heightfield or one compact heightfield at a time instead of five copies.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::detour::VERTS_PER_POLYGON;
@@ -116,7 +121,9 @@ pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Opti
         || changed(old.edge_max_error, new.edge_max_error)
     {
         Some(Stage::Contours)
-    } else if changed(old.verts_per_poly, new.verts_per_poly) {
+    } else if changed(old.verts_per_poly, new.verts_per_poly)
+        || old.remove_degenerate_polygons != new.remove_degenerate_polygons
+    {
         Some(Stage::PolyMesh)
     } else if changed(old.detail_sample_dist, new.detail_sample_dist)
         || changed(old.detail_sample_max_error, new.detail_sample_max_error)
@@ -125,6 +132,38 @@ pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Opti
     } else {
         None
     }
+}
+
+/// Which stage outputs a [`Build`] keeps once the next stage has used them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Retention {
+    /// Every stage's output, to draw each stage and re-run any stage alone (the viewer). When
+    /// the copies would need more than [`INTERMEDIATE_BUDGET`] bytes, the build keeps only
+    /// what [`Retention::Final`] keeps and logs a warning.
+    #[default]
+    Everything,
+    /// Only what later stages, the navmesh and the stage summary need (a headless bake): the
+    /// heightfields and the compact heightfield before region building are freed once used,
+    /// and filtering and erosion work in place.
+    Final,
+}
+
+/// How much memory [`Retention::Everything`] may spend on copies of intermediate stages (the
+/// rasterized heightfield, and the compact heightfield before erosion and before regions).
+pub const INTERMEDIATE_BUDGET: u64 = 1 << 30;
+
+/// The span counts of the stage summary, recorded as the stages run so that they survive
+/// the heightfields ([`Retention::Final`] frees them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpanCounts {
+    /// Spans after rasterization (the filters only change areas, so also after filtering).
+    pub rasterized: usize,
+    /// Spans with an area after rasterization.
+    pub rasterized_walkable: usize,
+    /// Spans with an area after the filters (the compact heightfield's spans).
+    pub filtered_walkable: usize,
+    /// Compact spans still walkable after erosion and convex volumes.
+    pub eroded_walkable: usize,
 }
 
 /// A solo navmesh build with every stage's output.
@@ -162,6 +201,13 @@ pub struct Build {
     pub context: BuildContext,
     /// Wall time of each stage in the last (re)build that ran it.
     pub stage_times: [Option<Duration>; Stage::ALL.len()],
+    /// What the build keeps of the stages it ran.
+    pub retention: Retention,
+    /// Span counts for the stage summary.
+    pub span_counts: SpanCounts,
+    /// Whether the heightfields and the compact heightfields before `regions` are held (else
+    /// they are empty, and re-running any stage before `Regions` starts from rasterization).
+    intermediates_held: bool,
 }
 
 impl Build {
@@ -173,6 +219,15 @@ impl Build {
 
     /// Builds everything for a loaded input: its navmesh bounds and convex volumes.
     pub fn from_input(input: &InputGeom, settings: BuildSettings) -> Result<Self> {
+        Self::from_input_keeping(input, settings, Retention::Everything)
+    }
+
+    /// [`Build::from_input`], keeping what `retention` says.
+    pub fn from_input_keeping(
+        input: &InputGeom,
+        settings: BuildSettings,
+        retention: Retention,
+    ) -> Result<Self> {
         let (bmin, bmax) = input.nav_mesh_bounds();
         let mut build = Self::unbuilt(
             input.mesh.clone(),
@@ -181,6 +236,7 @@ impl Build {
             settings,
             BuildContext::new(),
         )?;
+        build.retention = retention;
         build.convex_volumes = input.geom_set.convex_volumes.clone();
         build.off_mesh_connections =
             crate::bake::detour_input::off_mesh_connections(&input.geom_set);
@@ -210,7 +266,7 @@ impl Build {
         context: BuildContext,
     ) -> Result<Self> {
         let config = settings.to_config(bmin, bmax)?;
-        let empty_hf = Arc::new(Heightfield::new(0, 0, bmin, bmax, config.cs, config.ch));
+        let empty_hf = Arc::new(empty_heightfield(&config));
         Ok(Build {
             mesh,
             bmin,
@@ -231,7 +287,16 @@ impl Build {
             nav_mesh: None,
             context,
             stage_times: [None; Stage::ALL.len()],
+            retention: Retention::default(),
+            span_counts: SpanCounts::default(),
+            intermediates_held: false,
         })
+    }
+
+    /// Whether the intermediate stage outputs (both heightfields, `compact`, `compact_eroded`)
+    /// are held; when not, they are empty.
+    pub fn holds_intermediates(&self) -> bool {
+        self.intermediates_held
     }
 
     /// Switches to `settings` and re-runs from the earliest stage they affect. Returns that
@@ -284,9 +349,15 @@ impl Build {
         }
     }
 
-    /// Re-runs `stage` and every stage after it with the current settings. On error the build
-    /// is left partly updated: keep a clone if the previous result must survive.
+    /// Re-runs `stage` and every stage after it with the current settings (from rasterization
+    /// when the intermediate outputs `stage` starts from were not kept). On error the build is
+    /// left partly updated: keep a clone if the previous result must survive.
     pub fn rebuild_from(&mut self, stage: Stage) -> Result<()> {
+        let stage = if stage < Stage::Regions && !self.intermediates_held {
+            Stage::Rasterize
+        } else {
+            stage
+        };
         self.context.reset_timers();
         self.context.reset_log();
         self.context.start_timer(TimerLabel::Total);
@@ -316,8 +387,9 @@ impl Build {
                     self.mesh.vert_count() as f32 / 1000.0,
                     self.mesh.tri_count() as f32 / 1000.0
                 ));
-                let mut hf =
-                    Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+                let mut hf = Heightfield::try_new(
+                    cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch,
+                )?;
                 let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
                 rasterize::mark_walkable_triangles(
                     ctx,
@@ -335,10 +407,31 @@ impl Build {
                     cfg.walkable_climb,
                 )?;
                 self.triangle_areas = areas;
+                let (rasterized, rasterized_walkable) = hf.span_counts();
+                self.span_counts.rasterized = rasterized;
+                self.span_counts.rasterized_walkable = rasterized_walkable;
+                self.intermediates_held = match self.retention {
+                    Retention::Final => false,
+                    Retention::Everything => {
+                        let copies = intermediate_copies_bytes(&hf);
+                        let fits = copies <= INTERMEDIATE_BUDGET;
+                        if !fits {
+                            ctx.warning(format!(
+                                "Keeping every stage would need {} more; only the final stages are kept (the heightfield and compact views stay empty).",
+                                crate::memory::format_bytes(copies)
+                            ));
+                        }
+                        fits
+                    }
+                };
                 self.heightfield_rasterized = Arc::new(hf);
             }
             Stage::Filter => {
-                let mut hf = Heightfield::clone(&self.heightfield_rasterized);
+                let mut hf = take_or_copy(
+                    &mut self.heightfield_rasterized,
+                    self.intermediates_held,
+                    || empty_heightfield(cfg),
+                );
                 if self.settings.filter_low_hanging_obstacles {
                     filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
                 }
@@ -362,9 +455,14 @@ impl Build {
                     cfg.walkable_climb,
                     &self.heightfield_filtered,
                 )?);
+                self.span_counts.filtered_walkable = self.compact.span_count();
+                if !self.intermediates_held {
+                    self.heightfield_filtered = Arc::new(empty_heightfield(cfg));
+                }
             }
             Stage::Erode => {
-                let mut chf = CompactHeightfield::clone(&self.compact);
+                let mut chf =
+                    take_or_copy(&mut self.compact, self.intermediates_held, Default::default);
                 area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
                 for volume in &self.convex_volumes {
                     let verts: Vec<f32> = volume.verts.iter().flatten().copied().collect();
@@ -377,10 +475,15 @@ impl Build {
                         &mut chf,
                     );
                 }
+                self.span_counts.eroded_walkable = chf.walkable_span_count();
                 self.compact_eroded = Arc::new(chf);
             }
             Stage::DistanceField => {
-                let mut chf = CompactHeightfield::clone(&self.compact_eroded);
+                let mut chf = take_or_copy(
+                    &mut self.compact_eroded,
+                    self.intermediates_held,
+                    Default::default,
+                );
                 if self.settings.partition_type == PartitionType::Watershed {
                     distance_field::build_distance_field(ctx, &mut chf)?;
                 }
@@ -423,11 +526,12 @@ impl Build {
                 )?);
             }
             Stage::PolyMesh => {
-                self.poly_mesh = Arc::new(build_poly_mesh(
-                    ctx,
-                    &self.contours,
-                    cfg.max_verts_per_poly as usize,
-                )?);
+                let mut poly_mesh =
+                    build_poly_mesh(ctx, &self.contours, cfg.max_verts_per_poly as usize)?;
+                if self.settings.remove_degenerate_polygons {
+                    remove_degenerate_polygons(ctx, &mut poly_mesh);
+                }
+                self.poly_mesh = Arc::new(poly_mesh);
             }
             Stage::DetailMesh => {
                 self.detail_mesh = Arc::new(build_poly_mesh_detail(
@@ -438,10 +542,32 @@ impl Build {
                     cfg.detail_sample_max_error,
                 )?);
             }
-            Stage::NavMesh => self.nav_mesh = self.create_nav_mesh()?.map(Arc::new),
+            Stage::NavMesh => {
+                if self.poly_mesh.npolys == 0 {
+                    return Err(nothing_walkable(
+                        &self.mesh,
+                        self.config.bmin,
+                        self.config.bmax,
+                        &self.settings,
+                        &self.walkable_counts(),
+                    ));
+                }
+                self.nav_mesh = self.create_nav_mesh()?.map(Arc::new);
+            }
         }
         self.stage_times[stage as usize] = Some(started.elapsed());
         Ok(())
+    }
+
+    /// What was left walkable after each stage.
+    pub fn walkable_counts(&self) -> WalkableCounts {
+        WalkableCounts {
+            rasterized: self.span_counts.rasterized_walkable,
+            filtered: self.span_counts.filtered_walkable,
+            eroded: self.span_counts.eroded_walkable,
+            in_regions: spans_in_regions(&self.regions),
+            polygons: self.poly_mesh.npolys,
+        }
     }
 
     /// Sample_SoloMesh's step 8: RecastDemo's area → flag rule on a copy of the poly mesh, one
@@ -492,6 +618,44 @@ impl Build {
         lines.push(format!("=== TOTAL:\t{total:.2}ms"));
         lines
     }
+}
+
+/// Drops the poly mesh's degenerate polygons (the `removeDegeneratePolygons` setting), saying
+/// how many in the log.
+pub(crate) fn remove_degenerate_polygons(ctx: &mut BuildContext, poly_mesh: &mut PolyMesh) {
+    let removed = poly_mesh.remove_degenerate_polygons();
+    if removed > 0 {
+        ctx.progress(format!("Removed {removed} degenerate polygons."));
+    }
+}
+
+/// The stand-in for a heightfield that is not held: no cells, the config's bounds.
+fn empty_heightfield(cfg: &Config) -> Heightfield {
+    Heightfield::new(0, 0, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch)
+}
+
+/// The input of an in-place stage: a copy of `slot` when intermediates are held, else `slot`'s
+/// own value (copied only if a clone of the build still shares it), leaving `empty()` behind.
+fn take_or_copy<T: Clone>(slot: &mut Arc<T>, held: bool, empty: impl FnOnce() -> T) -> T {
+    if held {
+        T::clone(slot)
+    } else {
+        Arc::unwrap_or_clone(std::mem::replace(slot, Arc::new(empty())))
+    }
+}
+
+/// The memory [`Retention::Everything`] spends beyond [`Retention::Final`] after rasterizing
+/// `hf`: a second heightfield and two more compact heightfields, estimated from the span pool
+/// (every span walkable, the upper bound).
+fn intermediate_copies_bytes(hf: &Heightfield) -> u64 {
+    use crate::memory::bytes_of;
+    use crate::recast::compact::{CompactCell, CompactSpan};
+    let heightfield = bytes_of::<crate::recast::heightfield::Span>(hf.pool.len())
+        + bytes_of::<u32>(hf.columns.len());
+    let compact = bytes_of::<CompactSpan>(hf.pool.len())
+        + bytes_of::<u8>(hf.pool.len())
+        + bytes_of::<CompactCell>(hf.columns.len());
+    heightfield + 2 * compact
 }
 
 /// The order and indentation of RecastDemo's build-time report.

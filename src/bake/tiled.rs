@@ -4,8 +4,10 @@
 
 use rayon::prelude::*;
 
+use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
+use crate::detour::nav_mesh::MAX_TILE_BITS;
 use crate::detour::{MeshTile, NavMesh, NavMeshParams, VERTS_PER_POLYGON, create_nav_mesh_data};
 use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
@@ -20,6 +22,9 @@ use crate::recast::region::PartitionType;
 use crate::{
     recast::area, recast::distance_field, recast::filter, recast::rasterize, recast::region,
 };
+
+/// The largest tile edge in cells.
+pub const MAX_TILE_SIZE: i32 = 4096;
 
 /// Why a tile has no navmesh data, in the reference dumps' words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +53,8 @@ pub struct Tile {
     pub y: i32,
     /// Input triangles the tile rasterized (from the overlapping chunks).
     pub triangle_count: usize,
+    /// What was left walkable after each stage of the tile.
+    pub walkable: WalkableCounts,
     pub output: std::result::Result<TileOutput, EmptyTile>,
     /// Log lines and Recast timers of this tile's build.
     pub context: BuildContext,
@@ -69,7 +76,7 @@ pub struct TiledBuild {
 impl TiledBuild {
     /// Builds every tile of `input` with `tile_size`-cell tiles.
     pub fn new(input: &InputGeom, settings: BuildSettings, tile_size: i32) -> Result<Self> {
-        if !(1..=4096).contains(&tile_size) {
+        if !(1..=MAX_TILE_SIZE).contains(&tile_size) {
             return Err(NavlabError::InvalidSetting {
                 name: "tileSize",
                 value: tile_size.to_string(),
@@ -80,6 +87,7 @@ impl TiledBuild {
         // Validates the settings and the grid size over the whole area.
         settings.to_config(bmin, bmax)?;
         let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
+        check_tile_count(grid_width, grid_height, tile_size)?;
         let tiles_x = (grid_width + tile_size - 1) / tile_size;
         let tiles_y = (grid_height + tile_size - 1) / tile_size;
         let tile_world = tile_size as f32 * settings.cell_size;
@@ -104,6 +112,20 @@ impl TiledBuild {
             })
             .collect::<Result<Vec<Tile>>>()?;
 
+        let mut walkable = WalkableCounts::default();
+        for tile in &tiles {
+            walkable.add(&tile.walkable);
+        }
+        if walkable.polygons == 0 {
+            return Err(nothing_walkable(
+                &input.mesh,
+                bmin,
+                bmax,
+                &settings,
+                &walkable,
+            ));
+        }
+
         let params =
             NavMeshParams::for_tile_grid(bmin, tile_size, settings.cell_size, tiles_x, tiles_y);
         let mut nav_mesh = NavMesh::new(params)?;
@@ -124,6 +146,35 @@ impl TiledBuild {
             nav_mesh,
         })
     }
+}
+
+/// Refuses a grid of more tiles than a Detour navmesh can number (RecastDemo's tile bits are
+/// capped at [`MAX_TILE_BITS`]), before anything is built, naming the smallest tile size that
+/// fits.
+fn check_tile_count(grid_width: i32, grid_height: i32, tile_size: i32) -> Result<()> {
+    let max_tiles = 1i64 << MAX_TILE_BITS;
+    let tiles_along =
+        |cells: i32, size: i32| (i64::from(cells) + i64::from(size) - 1) / i64::from(size);
+    let tile_count = |size: i32| tiles_along(grid_width, size) * tiles_along(grid_height, size);
+    if tile_count(tile_size) <= max_tiles {
+        return Ok(());
+    }
+    // The count only falls as tiles grow: bisect for the first size that fits.
+    let (mut too_small, mut fits) = (tile_size, MAX_TILE_SIZE + 1);
+    while fits - too_small > 1 {
+        let mid = too_small + (fits - too_small) / 2;
+        if tile_count(mid) <= max_tiles {
+            fits = mid;
+        } else {
+            too_small = mid;
+        }
+    }
+    Err(NavlabError::TooManyTiles {
+        tiles_x: tiles_along(grid_width, tile_size),
+        tiles_y: tiles_along(grid_height, tile_size),
+        max_tiles,
+        min_tile_size: (fits <= MAX_TILE_SIZE).then_some(fits),
+    })
 }
 
 /// Sample_TileMesh's per-tile config: the common derivation plus the tile's grid with a border
@@ -163,45 +214,41 @@ fn build_tile(
         x,
         y,
         triangle_count: 0,
+        walkable: WalkableCounts::default(),
         output: Err(EmptyTile::NoOverlappingChunks),
         context: BuildContext::new(),
     };
     ctx.start_timer(TimerLabel::Total);
-    let output = run_tile_pipeline(
-        &mut ctx,
-        input,
-        settings,
-        &cfg,
-        x,
-        y,
-        &mut tile.triangle_count,
-    );
+    let output = run_tile_pipeline(&mut ctx, input, settings, &cfg, &mut tile);
     ctx.stop_timer(TimerLabel::Total);
     tile.output = output?;
     tile.context = ctx;
     Ok(tile)
 }
 
+/// Runs the pipeline for `tile`, counting its triangles and walkable geometry into it.
 fn run_tile_pipeline(
     ctx: &mut BuildContext,
     input: &InputGeom,
     settings: &BuildSettings,
     cfg: &Config,
-    tile_x: i32,
-    tile_y: i32,
-    triangle_count: &mut usize,
+    tile: &mut Tile,
 ) -> Result<std::result::Result<TileOutput, EmptyTile>> {
+    let walkable = &mut tile.walkable;
     let mesh = &input.mesh;
     let partitioned = &input.partitioned;
-    let mut hf = Heightfield::new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+    // An empty tile allocates nothing.
+    let mut chunks = partitioned
+        .chunks_overlapping_rect([cfg.bmin[0], cfg.bmin[2]], [cfg.bmax[0], cfg.bmax[2]])
+        .peekable();
+    if chunks.peek().is_none() {
+        return Ok(Err(EmptyTile::NoOverlappingChunks));
+    }
+    let mut hf = Heightfield::try_new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch)?;
     let mut areas = Vec::with_capacity(partitioned.max_tris_per_chunk());
-    let mut any_chunk = false;
-    for node in
-        partitioned.chunks_overlapping_rect([cfg.bmin[0], cfg.bmin[2]], [cfg.bmax[0], cfg.bmax[2]])
-    {
-        any_chunk = true;
+    for node in chunks {
         let tris = partitioned.chunk_tris(node);
-        *triangle_count += tris.len() / 3;
+        tile.triangle_count += tris.len() / 3;
         areas.clear();
         areas.resize(tris.len() / 3, crate::recast::NULL_AREA);
         rasterize::mark_walkable_triangles(
@@ -220,9 +267,7 @@ fn run_tile_pipeline(
             cfg.walkable_climb,
         )?;
     }
-    if !any_chunk {
-        return Ok(Err(EmptyTile::NoOverlappingChunks));
-    }
+    walkable.rasterized = hf.span_counts().1;
     if settings.filter_low_hanging_obstacles {
         filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
     }
@@ -234,11 +279,13 @@ fn run_tile_pipeline(
     }
     let mut chf = build_compact_heightfield(ctx, cfg.walkable_height, cfg.walkable_climb, &hf)?;
     drop(hf);
+    walkable.filtered = chf.span_count();
     area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
     for volume in &input.geom_set.convex_volumes {
         let verts: Vec<f32> = volume.verts.iter().flatten().copied().collect();
         area::mark_convex_poly_area(ctx, &verts, volume.hmin, volume.hmax, volume.area, &mut chf);
     }
+    walkable.eroded = chf.walkable_span_count();
     match settings.partition_type {
         PartitionType::Watershed => {
             distance_field::build_distance_field(ctx, &mut chf)?;
@@ -261,6 +308,7 @@ fn run_tile_pipeline(
             region::build_layer_regions(ctx, &mut chf, cfg.border_size, cfg.min_region_area)?
         }
     }
+    walkable.in_regions = spans_in_regions(&chf);
     let contours = build_contours(
         ctx,
         &chf,
@@ -272,6 +320,10 @@ fn run_tile_pipeline(
         return Ok(Err(EmptyTile::NoContours));
     }
     let mut poly_mesh = build_poly_mesh(ctx, &contours, cfg.max_verts_per_poly as usize)?;
+    if settings.remove_degenerate_polygons {
+        crate::bake::solo::remove_degenerate_polygons(ctx, &mut poly_mesh);
+    }
+    walkable.polygons = poly_mesh.npolys;
     let detail_mesh = build_poly_mesh_detail(
         ctx,
         &poly_mesh,
@@ -302,8 +354,8 @@ fn run_tile_pipeline(
             settings.agent_radius,
             settings.agent_max_climb,
         )?;
-        params.tile_x = tile_x;
-        params.tile_y = tile_y;
+        params.tile_x = tile.x;
+        params.tile_y = tile.y;
         if poly_mesh.npolys == 0 || poly_mesh.nverts == 0 {
             ctx.error("Could not build Detour navmesh.");
             return Ok(Err(EmptyTile::NoDetourData));

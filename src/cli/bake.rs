@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use navlab::bake::settings::BuildSettings;
-use navlab::bake::solo::Build;
+use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::TiledBuild;
+use navlab::detour::VERTS_PER_POLYGON;
 use navlab::error::{NavlabError, Result};
 use navlab::input::geomset::GeomSet;
 use navlab::input::input_geom::InputGeom;
@@ -72,10 +73,14 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             eprintln!("warning: {warning}");
         }
     }
+    if args.output.is_some() && settings.verts_per_poly as usize > VERTS_PER_POLYGON {
+        return Err(too_many_verts_for_detour(&settings));
+    }
     if let Some(tile_size) = args.tile_size {
         return bake_tiled(args, &input, settings, tile_size);
     }
-    let build = Build::from_input(&input, settings)?;
+    // Nothing draws the intermediate stages here: free each as soon as the next one has run.
+    let build = Build::from_input_keeping(&input, settings, Retention::Final)?;
     if !quiet {
         print_log(build.context.entries());
         for line in build.timing_report() {
@@ -83,14 +88,10 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         }
     }
     if let Some(out) = &args.output {
-        let nav_mesh = build.nav_mesh.as_ref().ok_or_else(|| NavlabError::Stage {
-            stage: "dtCreateNavMeshData",
-            message: format!(
-                "Detour polygons have at most {} vertices; vertsPerPoly is {}",
-                navlab::detour::VERTS_PER_POLYGON,
-                build.config.max_verts_per_poly
-            ),
-        })?;
+        let nav_mesh = build
+            .nav_mesh
+            .as_ref()
+            .ok_or_else(|| too_many_verts_for_detour(&build.settings))?;
         navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)?;
     }
     if let Some(out) = &args.dump_json {
@@ -106,6 +107,17 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Solo and tiled bakes alike refuse to write a navmesh Detour cannot hold, before building.
+fn too_many_verts_for_detour(settings: &BuildSettings) -> NavlabError {
+    NavlabError::InvalidSetting {
+        name: "vertsPerPoly",
+        value: settings.verts_per_poly.to_string(),
+        reason: format!(
+            "Detour polygons have at most {VERTS_PER_POLYGON} vertices, so no navmesh can be written (-o); lower vertsPerPoly"
+        ),
+    }
 }
 
 fn print_log(entries: &[navlab::recast::context::LogEntry]) {

@@ -19,6 +19,9 @@ pub struct NavMeshParams {
     pub max_polys: i32,
 }
 
+/// The most tile bits Sample_TileMesh gives a navmesh (the rest of the 22 go to polygons).
+pub const MAX_TILE_BITS: u32 = 14;
+
 impl NavMeshParams {
     /// Sample_TileMesh's parameters for a `tiles_x` × `tiles_y` grid of `tile_size`-cell tiles:
     /// 22 bits shared between tile and poly ids, the tile bits enough for the grid but at
@@ -30,8 +33,8 @@ impl NavMeshParams {
         tiles_x: i32,
         tiles_y: i32,
     ) -> Self {
-        let tile_bits =
-            common::ilog2(common::next_pow2(tiles_x.wrapping_mul(tiles_y) as u32)).min(14);
+        let tile_bits = common::ilog2(common::next_pow2(tiles_x.wrapping_mul(tiles_y) as u32))
+            .min(MAX_TILE_BITS);
         let poly_bits = 22 - tile_bits;
         let tile_world_size = tile_size as f32 * cell_size;
         NavMeshParams {

@@ -1,5 +1,6 @@
-//! Generated scenes: the viewer's built-in scene (so Navlab ships no third-party assets) and a
-//! large city grid for benchmarks.
+//! Generated scenes: the viewer's built-in scene (so Navlab ships no third-party assets), a
+//! large city grid for benchmarks, and the hostile shapes the robustness tests and memory
+//! measurements use (a stack of floors, random triangle soups).
 //!
 //! It is laid out so that every stage and filter has something to show with RecastDemo's default
 //! settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
@@ -84,6 +85,61 @@ pub fn city(blocks: usize) -> TriMesh {
         }
     }
     TriMesh::from_parts(verts, tris).expect("the generated city is valid")
+}
+
+/// A parking garage reduced to its floors: `floors` squares `width` metres wide, `spacing` apart,
+/// facing up. Every column holds one walkable span per floor, the worst case of the per-column
+/// work (and, before it was fixed, of the region merges' memory).
+pub fn garage(floors: usize, width: f32, spacing: f32) -> TriMesh {
+    let mut verts = Vec::with_capacity(floors * 12);
+    let mut tris = Vec::with_capacity(floors * 6);
+    for floor in 0..floors {
+        let y = floor as f32 * spacing;
+        verts.extend_from_slice(&[0.0, y, 0.0, 0.0, y, width, width, y, width, width, y, 0.0]);
+        let base = (floor * 4) as i32;
+        tris.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+    }
+    TriMesh::from_parts(verts, tris).expect("the generated garage is valid")
+}
+
+/// `triangles` triangles with corners drawn uniformly in the cube `0..extent` on every axis,
+/// seeded: arbitrary slopes, windings, overlaps and slivers.
+pub fn random_soup(seed: u64, triangles: usize, extent: f32) -> TriMesh {
+    let mut random = SplitMix64(seed);
+    let verts: Vec<f32> = (0..triangles * 9).map(|_| random.unit() * extent).collect();
+    let tris: Vec<i32> = (0..(triangles * 3) as i32).collect();
+    TriMesh::from_parts(verts, tris).expect("the generated soup has finite vertices")
+}
+
+/// Writes `mesh` as Wavefront OBJ text; `{}` prints each `f32` so that it parses back exactly.
+pub fn obj_text(mesh: &TriMesh) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for v in mesh.verts.chunks_exact(3) {
+        let _ = writeln!(text, "v {} {} {}", v[0], v[1], v[2]);
+    }
+    for t in mesh.tris.chunks_exact(3) {
+        let _ = writeln!(text, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    text
+}
+
+/// A small, seedable generator (SplitMix64): reproducible scenes without a dependency.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..1`.
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
 }
 
 /// Accumulates closed convex solids as one triangle soup.

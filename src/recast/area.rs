@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use crate::math::{fmax, fmin};
+use crate::memory::try_filled;
 use crate::recast::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::{NavlabError, Result, recast::NULL_AREA};
@@ -81,13 +82,15 @@ pub fn erode_walkable_area(
     chf: &mut CompactHeightfield,
 ) -> Result<()> {
     check_areas(ctx, "rcErodeWalkableArea", chf)?;
+    let mut dist = try_filled(chf.spans.len(), u8::MAX, || {
+        chf.describe("erosion distances")
+    })?;
     ctx.start_timer(TimerLabel::ErodeArea);
     // Recast keeps the threshold in a byte.
     let min_boundary_distance = radius.wrapping_mul(2) as u8;
     let links = Links::new(chf);
     let areas = &chf.areas;
     let (width, height) = (chf.width.max(0) as usize, chf.height.max(0) as usize);
-    let mut dist = vec![u8::MAX; chf.spans.len()];
 
     // Spans that are not walkable, or miss a walkable neighbour on any side, are the boundary.
     let mut near_boundary = ColumnSet::new(width, height);
@@ -260,10 +263,10 @@ pub fn median_filter_walkable_area(
     chf: &mut CompactHeightfield,
 ) -> Result<()> {
     check_areas(ctx, "rcMedianFilterWalkableArea", chf)?;
+    let mut filtered = try_filled(chf.spans.len(), u8::MAX, || chf.describe("median areas"))?;
     ctx.start_timer(TimerLabel::MedianArea);
     let links = Links::new(chf);
     let areas = &chf.areas;
-    let mut filtered = vec![u8::MAX; chf.spans.len()];
     for column in 0..chf.cells.len() {
         for i in links.column_spans(column) {
             let own = areas[i];

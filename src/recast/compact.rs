@@ -1,6 +1,7 @@
 //! The compact heightfield: only the open space above walkable spans, stored column-major in
 //! flat arrays, with 6-bit links to the neighbouring spans (Recast's `rcCompactHeightfield`).
 
+use crate::memory::try_with_capacity;
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN};
 use crate::{NavlabError, Result, recast::NULL_AREA};
@@ -97,6 +98,16 @@ impl CompactHeightfield {
         Some(self.cell(nx, nz).index as usize + con as usize)
     }
 
+    /// Names a per-span buffer of this heightfield in an out-of-memory error.
+    pub(crate) fn describe(&self, buffer: &str) -> String {
+        format!(
+            "the {buffer} of {} spans ({} x {} cells)",
+            self.spans.len(),
+            self.width,
+            self.height
+        )
+    }
+
     /// Number of spans with a non-null area.
     pub fn walkable_span_count(&self) -> usize {
         self.areas
@@ -152,43 +163,46 @@ fn build(
     let mut bmax = hf.bmax;
     bmax[1] += walkable_height as f32 * hf.ch;
 
-    let mut spans = Vec::with_capacity(hf.pool.len());
-    let mut areas = Vec::with_capacity(hf.pool.len());
-    let cells: Vec<CompactCell> = hf
-        .columns
-        .iter()
-        .map(|&head| {
-            // Empty columns keep index 0; columns with only unwalkable spans get the running
-            // index.
-            if head == NO_SPAN {
-                return CompactCell::default();
+    let what = || {
+        format!(
+            "the compact heightfield of {width} x {height} cells and up to {} spans",
+            hf.pool.len()
+        )
+    };
+    let mut spans = try_with_capacity(hf.pool.len(), what)?;
+    let mut areas = try_with_capacity(hf.pool.len(), what)?;
+    let mut cells: Vec<CompactCell> = try_with_capacity(hf.columns.len(), what)?;
+    cells.extend(hf.columns.iter().map(|&head| {
+        // Empty columns keep index 0; columns with only unwalkable spans get the running
+        // index.
+        if head == NO_SPAN {
+            return CompactCell::default();
+        }
+        let index = spans.len() as u32;
+        let mut span = &hf.pool[head as usize];
+        loop {
+            let above = (span.next != NO_SPAN).then(|| &hf.pool[span.next as usize]);
+            if span.area != NULL_AREA {
+                let bottom = i32::from(span.smax);
+                let top = above.map_or(OPEN_SKY, |above| i32::from(above.smin));
+                spans.push(CompactSpan {
+                    y: span.smax,
+                    reg: 0,
+                    con: UNLINKED,
+                    h: (top - bottom).clamp(0, 0xff) as u8,
+                });
+                areas.push(span.area);
             }
-            let index = spans.len() as u32;
-            let mut span = &hf.pool[head as usize];
-            loop {
-                let above = (span.next != NO_SPAN).then(|| &hf.pool[span.next as usize]);
-                if span.area != NULL_AREA {
-                    let bottom = i32::from(span.smax);
-                    let top = above.map_or(OPEN_SKY, |above| i32::from(above.smin));
-                    spans.push(CompactSpan {
-                        y: span.smax,
-                        reg: 0,
-                        con: UNLINKED,
-                        h: (top - bottom).clamp(0, 0xff) as u8,
-                    });
-                    areas.push(span.area);
-                }
-                match above {
-                    Some(above) => span = above,
-                    None => break,
-                }
+            match above {
+                Some(above) => span = above,
+                None => break,
             }
-            CompactCell {
-                index,
-                count: spans.len() as u32 - index,
-            }
-        })
-        .collect();
+        }
+        CompactCell {
+            index,
+            count: spans.len() as u32 - index,
+        }
+    }));
 
     // Every pair of neighbour columns is linked both ways at once, from the column with the
     // lower x or z; links start out as "not connected".

@@ -1,6 +1,7 @@
 //! Region outlines: traced raw contours and their simplified versions (Recast's `rcContourSet`).
 
 use crate::error::{NavlabError, Result};
+use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::{
@@ -129,7 +130,7 @@ fn build_contours_timed(
     };
 
     ctx.start_timer(TimerLabel::BuildContoursTrace);
-    let (mut edge_flags, starts) = mark_region_boundaries(chf);
+    let (mut edge_flags, starts) = mark_region_boundaries(chf)?;
     ctx.stop_timer(TimerLabel::BuildContoursTrace);
 
     let mut raw = Vec::with_capacity(256);
@@ -236,8 +237,8 @@ struct WalkStart {
 /// contour walk must visit. Spans outside any region, or in the tile border, get 0; so do spans
 /// cut off on all four sides, whose one-cell outline no walk reaches and none is kept for.
 /// Also lists, in span order, the spans left with edges: where [`build_contours`] starts walks.
-fn mark_region_boundaries(chf: &CompactHeightfield) -> (Vec<u8>, Vec<WalkStart>) {
-    let mut edge_flags = vec![0u8; chf.spans.len()];
+fn mark_region_boundaries(chf: &CompactHeightfield) -> Result<(Vec<u8>, Vec<WalkStart>)> {
+    let mut edge_flags = try_filled(chf.spans.len(), 0u8, || chf.describe("contour edge flags"))?;
     let mut starts = Vec::new();
     let width = chf.width as usize;
     let steps = cell_steps(chf);
@@ -271,7 +272,7 @@ fn mark_region_boundaries(chf: &CompactHeightfield) -> (Vec<u8>, Vec<WalkStart>)
             }
         }
     }
-    (edge_flags, starts)
+    Ok((edge_flags, starts))
 }
 
 /// Region id combined with area id, so that corners between two areas are told apart.

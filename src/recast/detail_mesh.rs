@@ -1496,7 +1496,8 @@ fn validate_and_bound(mesh: &PolyMesh, chf: &CompactHeightfield) -> Result<(Vec<
             }
             let v = &mesh.verts[usize::from(vi) * 3..usize::from(vi) * 3 + 3];
             let (x, z) = (i32::from(v[0]), i32::from(v[2]));
-            if x + bs >= chf.width || z + bs >= chf.height {
+            // Contour vertices are cell corners: the far grid edge (x = width) is legitimate.
+            if x + bs > chf.width || z + bs > chf.height {
                 return Err(invalid(format!(
                     "polygon {i} vertex ({x}, {z}) lies outside the {} x {} heightfield.",
                     chf.width, chf.height
@@ -1512,11 +1513,13 @@ fn validate_and_bound(mesh: &PolyMesh, chf: &CompactHeightfield) -> Result<(Vec<
             return Err(invalid(format!("polygon {i} has {npoly} vertices.")));
         }
         total_verts += npoly;
+        // As Recast's, but a patch never reaches into the far border (where `+ bs` would leave
+        // the grid); that changes nothing for vertices a real border build makes.
         bounds.push([
             (xmin - 1).max(0),
-            (xmax + 1).min(chf.width),
+            (xmax + 1).min(chf.width - bs),
             (zmin - 1).max(0),
-            (zmax + 1).min(chf.height),
+            (zmax + 1).min(chf.height - bs),
         ]);
     }
     Ok((bounds, total_verts))

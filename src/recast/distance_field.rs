@@ -3,6 +3,7 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
+use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::{NavlabError, Result};
@@ -22,22 +23,20 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
             message,
         });
     }
-    ctx.start_timer(TimerLabel::BuildDistanceField);
-
     let span_count = chf.spans.len();
-    let mut dist = std::mem::take(&mut chf.dist);
-    dist.clear();
-    dist.resize(span_count, u16::MAX);
+    let links = SpanLinks::new(chf)?;
+    chf.dist = Vec::new();
+    let mut dist = try_filled(span_count, u16::MAX, || chf.describe("border distances"))?;
+    let mut blurred = try_filled(span_count, 0u16, || chf.describe("blurred distances"))?;
 
+    ctx.start_timer(TimerLabel::BuildDistanceField);
     ctx.start_timer(TimerLabel::BuildDistanceFieldDist);
-    let links = SpanLinks::new(chf);
     mark_borders(&links, &chf.areas, &mut dist);
     chamfer_passes(&links, &mut dist);
     chf.max_distance = dist.iter().copied().max().unwrap_or(0);
     ctx.stop_timer(TimerLabel::BuildDistanceFieldDist);
 
     ctx.start_timer(TimerLabel::BuildDistanceFieldBlur);
-    let mut blurred = vec![0u16; span_count];
     box_blur(&links, &dist, &mut blurred);
     chf.dist = blurred;
     ctx.stop_timer(TimerLabel::BuildDistanceFieldBlur);
@@ -103,10 +102,10 @@ impl SpanLinks {
     const NONE: u32 = u32::MAX;
 
     /// Resolves the links of `chf`; links leading outside the grid count as missing.
-    pub(crate) fn new(chf: &CompactHeightfield) -> Self {
+    pub(crate) fn new(chf: &CompactHeightfield) -> Result<Self> {
         let span_count = chf.spans.len();
         let width = chf.width.max(0) as usize;
-        let mut links = vec![[Self::NONE; 4]; span_count];
+        let mut links = try_filled(span_count, [Self::NONE; 4], || chf.describe("span links"))?;
         for (cell, c) in chf.cells.iter().enumerate() {
             let column = c.index as usize..(c.index + c.count) as usize;
             let (Some(spans), Some(out)) = (chf.spans.get(column.clone()), links.get_mut(column))
@@ -122,7 +121,7 @@ impl SpanLinks {
                 ];
             }
         }
-        Self { links }
+        Ok(Self { links })
     }
 
     /// The link of `span` (in `cell`) in direction `DIR`, or [`Self::NONE`].

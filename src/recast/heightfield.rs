@@ -6,6 +6,28 @@
 pub const SPAN_HEIGHT_BITS: u32 = 13;
 /// The largest span height value (Recast's `RC_SPAN_MAX_HEIGHT`).
 pub const SPAN_MAX_HEIGHT: u16 = (1 << SPAN_HEIGHT_BITS) - 1;
+/// Whether bounds `tall` units high fit in the span height bits at cell height `ch`, with no
+/// span clamped: the rasterizer's highest floor, `tall / ch` rounded down, stays below
+/// [`SPAN_MAX_HEIGHT`] so that its span top fits too (computed as the rasterizer does).
+pub fn span_heights_fit(tall: f32, ch: f32) -> bool {
+    tall * (1.0 / ch) < f32::from(SPAN_MAX_HEIGHT)
+}
+
+/// The smallest cell height at which bounds `tall` units high fit ([`span_heights_fit`]),
+/// rounded up to three significant digits for people to type.
+pub fn min_cell_height_for(tall: f32) -> f32 {
+    let mut ch = tall / f32::from(SPAN_MAX_HEIGHT);
+    while !span_heights_fit(tall, ch) {
+        ch = ch.next_up();
+    }
+    let step = 10f64.powi(ch.log10().floor() as i32 - 2);
+    let mut rounded = ((f64::from(ch) / step).ceil() * step) as f32;
+    while !span_heights_fit(tall, rounded) {
+        rounded = (f64::from(rounded) + step) as f32;
+    }
+    rounded
+}
+
 /// Index meaning "no span" in columns and `next` links.
 pub const NO_SPAN: u32 = u32::MAX;
 
@@ -60,6 +82,40 @@ impl Heightfield {
         }
     }
 
+    /// [`Heightfield::new`] for a grid that may not fit in memory: an error instead of an abort.
+    pub fn try_new(
+        width: i32,
+        height: i32,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        cs: f32,
+        ch: f32,
+    ) -> crate::Result<Self> {
+        let cells = width.max(0) as usize * height.max(0) as usize;
+        let columns = crate::memory::try_filled(cells, NO_SPAN, || {
+            format!("the heightfield of {width} x {height} cells")
+        })?;
+        Ok(Self {
+            width,
+            height,
+            bmin,
+            bmax,
+            cs,
+            ch,
+            columns,
+            pool: Vec::new(),
+            free_head: NO_SPAN,
+        })
+    }
+
+    /// Whether [`Heightfield::alloc_span`] can take one more span without growing the pool
+    /// beyond memory or its `u32` indices; grows the pool (fallibly) when needed.
+    pub fn make_room_for_span(&mut self) -> bool {
+        self.free_head != NO_SPAN
+            || (self.pool.len() < NO_SPAN as usize
+                && crate::memory::try_grow_for_one(&mut self.pool))
+    }
+
     /// Takes a span slot from the free list or grows the pool.
     pub fn alloc_span(&mut self, span: Span) -> u32 {
         if self.free_head != NO_SPAN {
@@ -98,6 +154,25 @@ impl Heightfield {
     /// Number of spans in the heightfield.
     pub fn span_count(&self) -> usize {
         self.spans().count()
+    }
+
+    /// Both [`Heightfield::span_count`] and [`Heightfield::walkable_span_count`], read from the
+    /// pool in memory order (less the free slots) rather than column by column.
+    pub fn span_counts(&self) -> (usize, usize) {
+        let mut spans = self.pool.len();
+        let mut walkable = self
+            .pool
+            .iter()
+            .filter(|s| s.area != crate::recast::NULL_AREA)
+            .count();
+        let mut free = self.free_head;
+        while free != NO_SPAN {
+            let span = &self.pool[free as usize];
+            spans -= 1;
+            walkable -= usize::from(span.area != crate::recast::NULL_AREA);
+            free = span.next;
+        }
+        (spans, walkable)
     }
 
     /// Number of spans with a non-null area (Recast's `rcGetHeightFieldSpanCount`).

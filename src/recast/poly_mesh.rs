@@ -35,6 +35,76 @@ impl PolyMesh {
     pub fn poly(&self, i: usize) -> &[u16] {
         &self.polys[i * 2 * self.nvp..(i + 1) * 2 * self.nvp]
     }
+
+    /// Whether polygon `i` encloses no area on the xz-plane (its vertices are collinear there)
+    /// or visits a vertex position twice.
+    pub fn is_degenerate(&self, i: usize) -> bool {
+        let corners: Vec<[i64; 2]> = self.poly(i)[..self.nvp]
+            .iter()
+            .take_while(|&&v| v != MESH_NULL_IDX)
+            .map(|&v| {
+                let v = usize::from(v) * 3;
+                [i64::from(self.verts[v]), i64::from(self.verts[v + 2])]
+            })
+            .collect();
+        let n = corners.len();
+        let twice_area: i64 = (0..n)
+            .map(|k| {
+                let (a, b) = (corners[k], corners[(k + 1) % n]);
+                a[0] * b[1] - b[0] * a[1]
+            })
+            .sum();
+        let repeats = (0..n).any(|k| corners[k + 1..].contains(&corners[k]));
+        twice_area == 0 || repeats
+    }
+
+    /// Removes the [degenerate](Self::is_degenerate) polygons and renumbers the neighbour
+    /// links (a link to a removed polygon becomes a wall); returns how many were removed.
+    ///
+    /// Random triangle soups make a few such polygons, in C++ Recast too (recastnavigation
+    /// issue #414), so the builds keep them unless `removeDegeneratePolygons` is set.
+    pub fn remove_degenerate_polygons(&mut self) -> usize {
+        let stride = 2 * self.nvp;
+        let mut new_index = vec![MESH_NULL_IDX; self.npolys];
+        let mut kept = 0;
+        for (i, slot) in new_index.iter_mut().enumerate() {
+            if !self.is_degenerate(i) {
+                *slot = kept as u16;
+                kept += 1;
+            }
+        }
+        let removed = self.npolys - kept;
+        if removed == 0 {
+            return 0;
+        }
+        for (i, &target) in new_index.iter().enumerate() {
+            if target == MESH_NULL_IDX {
+                continue;
+            }
+            let target = usize::from(target);
+            self.polys
+                .copy_within(i * stride..(i + 1) * stride, target * stride);
+            self.regs[target] = self.regs[i];
+            self.flags[target] = self.flags[i];
+            self.areas[target] = self.areas[i];
+        }
+        self.npolys = kept;
+        self.polys.truncate(kept * stride);
+        self.regs.truncate(kept);
+        self.flags.truncate(kept);
+        self.areas.truncate(kept);
+        for poly in self.polys.chunks_exact_mut(stride) {
+            for link in &mut poly[self.nvp..] {
+                if *link & PORTAL_EDGE == 0 {
+                    *link = new_index
+                        .get(usize::from(*link))
+                        .copied()
+                        .unwrap_or(MESH_NULL_IDX);
+                }
+            }
+        }
+        removed
+    }
 }
 
 use crate::recast::context::{BuildContext, TimerLabel};

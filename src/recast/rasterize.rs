@@ -90,7 +90,7 @@ pub fn add_span(
     }
     let column = (x + z * hf.width) as usize;
     insert_span(hf, column, smin, smax, area, flag_merge_threshold)
-        .map_err(|PoolFull| fail(ctx, STAGE, "Out of memory.".into()))
+        .map_err(|PoolFull| pool_full(ctx, STAGE, hf))
 }
 
 /// Rasterizes one triangle into the heightfield (Recast's `rcRasterizeTriangle`).
@@ -107,7 +107,7 @@ pub fn rasterize_triangle(
     let mut rasterizer = Rasterizer::new(hf);
     let result = rasterizer.triangle(hf, v0, v1, v2, area, flag_merge_threshold);
     ctx.stop_timer(TimerLabel::RasterizeTriangles);
-    result.map_err(|PoolFull| fail(ctx, "rcRasterizeTriangle", "Out of memory.".into()))
+    result.map_err(|PoolFull| pool_full(ctx, "rcRasterizeTriangle", hf))
 }
 
 /// Rasterizes indexed triangles (`tris` holds three vertex indices per triangle, `areas` one
@@ -164,7 +164,7 @@ pub fn rasterize_triangle_soup(
             rasterizer.triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
         });
     ctx.stop_timer(TimerLabel::RasterizeTriangles);
-    result.map_err(|PoolFull| fail(ctx, STAGE, "Out of memory.".into()))
+    result.map_err(|PoolFull| pool_full(ctx, STAGE, hf))
 }
 
 fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
@@ -192,7 +192,7 @@ fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
             .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
             .is_err()
         {
-            result = Err(fail(ctx, STAGE, "Out of memory.".into()));
+            result = Err(pool_full(ctx, STAGE, hf));
             break;
         }
     }
@@ -200,9 +200,26 @@ fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
     result
 }
 
-/// The span pool cannot address another span (the equivalent of Recast running out of memory).
+/// The span pool cannot take another span: it would not fit in memory, or its `u32` indices
+/// are used up (Recast runs out of memory there).
 #[derive(Debug)]
 struct PoolFull;
+
+/// Logs Recast's out-of-memory error and reports how large the span pool has grown.
+fn pool_full(ctx: &mut BuildContext, stage: &'static str, hf: &Heightfield) -> NavlabError {
+    ctx.error(format!("{stage}: Out of memory."));
+    let spans = hf.pool.len();
+    let bytes = crate::memory::bytes_of::<Span>(spans.saturating_mul(2))
+        .saturating_add(crate::memory::bytes_of::<u32>(hf.columns.len()));
+    NavlabError::OutOfMemory {
+        what: format!(
+            "the heightfield of {} x {} cells, past {spans} spans,",
+            hf.width, hf.height
+        ),
+        bytes,
+        limit: crate::memory::memory_limit().filter(|&limit| bytes > limit),
+    }
+}
 
 /// Logs `stage: message` as an error and builds the matching error value.
 fn fail(ctx: &mut BuildContext, stage: &'static str, message: String) -> NavlabError {
@@ -320,7 +337,7 @@ fn insert_span(
     let index = if slot != NO_SPAN {
         hf.pool[slot as usize] = new;
         slot
-    } else if hf.free_head == NO_SPAN && hf.pool.len() >= NO_SPAN as usize {
+    } else if !hf.make_room_for_span() {
         return Err(PoolFull);
     } else {
         hf.alloc_span(new)

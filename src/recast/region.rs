@@ -11,8 +11,12 @@
 //! Results go to `CompactSpan::reg` (with [`BORDER_REG`] set on tile-border regions) and
 //! `CompactHeightfield::max_regions`.
 
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
 use serde::{Deserialize, Serialize};
 
+use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::distance_field::{SpanLinks, layout_problem, neighbour};
@@ -158,7 +162,7 @@ pub fn build_regions_monotone(
     ctx.start_timer(TimerLabel::BuildRegions);
     let result = (|| {
         check_input(ctx, chf, STAGE, border_size, false)?;
-        let mut regs = vec![0u16; chf.spans.len()];
+        let mut regs = try_filled(chf.spans.len(), 0u16, || chf.describe("region ids"))?;
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
         let merged =
@@ -183,7 +187,7 @@ pub fn build_layer_regions(
     ctx.start_timer(TimerLabel::BuildRegions);
     let result = (|| {
         check_input(ctx, chf, STAGE, border_size, false)?;
-        let mut regs = vec![0u16; chf.spans.len()];
+        let mut regs = try_filled(chf.spans.len(), 0u16, || chf.describe("region ids"))?;
         let next_id = sweep_rows(ctx, chf, border_size, &mut regs, STAGE)?;
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
         let merged = merge_and_filter_layer_regions(min_region_area, next_id, chf, &regs);
@@ -289,16 +293,15 @@ fn watershed(
     const STAGE: &str = "rcBuildRegions";
     check_input(ctx, chf, STAGE, border_size, true)?;
     let span_count = chf.spans.len();
-    ctx.start_timer(TimerLabel::BuildRegionsWatershed);
-
     let mut ws = Watershed {
-        links: SpanLinks::new(chf),
-        regs: vec![0; span_count],
-        dists: vec![0; span_count],
+        links: SpanLinks::new(chf)?,
+        regs: try_filled(span_count, 0, || chf.describe("region ids"))?,
+        dists: try_filled(span_count, 0, || chf.describe("region seed distances"))?,
         level_stacks: Default::default(),
         flood_stack: Vec::with_capacity(256),
         assignments: Vec::new(),
     };
+    ctx.start_timer(TimerLabel::BuildRegionsWatershed);
     let mut region_id = paint_border_regions(chf, border_size, 1, &mut ws.regs);
     chf.border_size = border_size;
 
@@ -687,54 +690,63 @@ fn compact_ids(ids: &mut [u16], id_bound: usize) -> u16 {
     generated
 }
 
-/// Lists of other region ids per region, without duplicates, in the order they were first
-/// added: built from all (region, other) pairs at once in linear time, instead of Recast's
-/// linear `contains` scan per addition.
-struct RegionLists {
-    offsets: Vec<u32>,
-    items: Vec<u16>,
+/// Lists of other region ids per region, each id at most once, in the order first added
+/// (Recast's `addUniqueConnection` and `addUniqueFloorRegion`). Duplicates are refused on insert,
+/// so memory grows with the distinct pairs, never with the additions (a column of `n` stacked
+/// floors adds `n * (n - 1)` pairs, again in every column); the membership test is a hash set
+/// of pairs instead of Recast's scan of the list.
+struct UniqueLists {
+    lists: Vec<Vec<u16>>,
+    seen: HashSet<u32, BuildHasherDefault<PairHasher>>,
 }
 
-impl RegionLists {
-    /// `pairs` are (region, other) with both below `region_count`.
-    fn build(region_count: usize, pairs: &[(u16, u16)]) -> Self {
-        let mut offsets = vec![0u32; region_count + 1];
-        for &(r, _) in pairs {
-            offsets[r as usize + 1] += 1;
+impl UniqueLists {
+    fn new(region_count: usize) -> Self {
+        Self {
+            lists: vec![Vec::new(); region_count],
+            seen: HashSet::default(),
         }
-        for k in 0..region_count {
-            offsets[k + 1] += offsets[k];
+    }
+
+    /// Appends `other` to `region`'s list unless it is there already; `region` must be below
+    /// the region count.
+    #[inline]
+    fn add(&mut self, region: u16, other: u16) {
+        if self.seen.insert(u32::from(region) << 16 | u32::from(other)) {
+            self.lists[region as usize].push(other);
         }
-        let mut cursor = offsets.clone();
-        let mut items = vec![0u16; pairs.len()];
-        for &(r, other) in pairs {
-            let slot = &mut cursor[r as usize];
-            items[*slot as usize] = other;
-            *slot += 1;
-        }
-        // Drop repeats within each list, keeping first occurrences.
-        let mut seen_in = vec![u32::MAX; region_count];
-        let mut write = 0usize;
-        let mut start = 0usize;
-        for r in 0..region_count {
-            let end = offsets[r + 1] as usize;
-            for k in start..end {
-                let other = items[k];
-                if seen_in[other as usize] != r as u32 {
-                    seen_in[other as usize] = r as u32;
-                    items[write] = other;
-                    write += 1;
-                }
-            }
-            start = end;
-            offsets[r + 1] = write as u32;
-        }
-        items.truncate(write);
-        Self { offsets, items }
     }
 
     fn of(&self, region: usize) -> &[u16] {
-        &self.items[self.offsets[region] as usize..self.offsets[region + 1] as usize]
+        &self.lists[region]
+    }
+
+    /// The lists, indexed by region; the pair set is freed.
+    fn into_lists(self) -> Vec<Vec<u16>> {
+        self.lists
+    }
+}
+
+/// Hashes the (region, other) keys of [`UniqueLists`]: one multiply, folded so that the low
+/// bits (the bucket) and the high bits (the control byte) both depend on every key bit.
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u32(&mut self, key: u32) {
+        let product = u128::from(self.0 ^ u64::from(key)) * 0x9e37_79b9_7f4a_7c15;
+        self.0 = (product >> 64) as u64 ^ product as u64;
     }
 }
 
@@ -926,21 +938,28 @@ fn merge_and_filter_regions(
         })
         .collect();
 
-    // Floors (as pairs, gathered into lists afterwards) and the contour neighbours.
-    let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
+    // Floors and the contour neighbours. A column holding the same ids as the last column
+    // whose floors were added adds nothing new (within a stack of floors that is every column
+    // but the edges), so it is skipped.
+    let mut floors = UniqueLists::new(nreg);
+    let mut last_floor_column: &[u16] = &[];
     for (cell, c) in chf.cells.iter().enumerate() {
         if c.count == 0 {
             continue;
         }
         let first = c.index as usize;
         let column = &regs[first..first + c.count as usize];
+        let add_floors = c.count > 1 && column != last_floor_column;
+        if add_floors {
+            last_floor_column = column;
+        }
         for (k, &r) in column.iter().enumerate() {
             if r == 0 || r as usize >= nreg {
                 continue;
             }
             let reg = &mut regions[r as usize];
             reg.span_count += 1;
-            if c.count > 1 {
+            if add_floors {
                 for (k2, &floor) in column.iter().enumerate() {
                     if k2 == k || floor == 0 || floor as usize >= nreg {
                         continue;
@@ -948,7 +967,7 @@ fn merge_and_filter_regions(
                     if floor == r {
                         reg.overlap = true;
                     }
-                    floor_pairs.push((r, floor));
+                    floors.add(r, floor);
                 }
             }
 
@@ -962,12 +981,9 @@ fn merge_and_filter_regions(
             }
         }
     }
-    let floors = RegionLists::build(nreg, &floor_pairs);
-    drop(floor_pairs);
-    for (r, reg) in regions.iter_mut().enumerate() {
-        reg.floors = floors.of(r).to_vec();
+    for (reg, list) in regions.iter_mut().zip(floors.into_lists()) {
+        reg.floors = list;
     }
-    drop(floors);
 
     remove_small_region_groups(&mut regions, min_region_area);
     merge_small_regions(&mut regions, merge_region_size);
@@ -1157,8 +1173,9 @@ fn pair_mut<T>(items: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 ///
 /// Recast keeps neighbour and floor lists with linear `contains` scans and rescans the whole
 /// region table per removed or renumbered layer, which is quadratic on large maps. Here the
-/// lists are built in one pass, the "floor of the current layer" test is a stamp per region,
-/// and removal and renumbering are id maps; the result is identical.
+/// lists refuse duplicates through a pair set ([`UniqueLists`]), the "floor of the current
+/// layer" test is a stamp per region, and removal and renumbering are id maps; the result is
+/// identical.
 fn merge_and_filter_layer_regions(
     min_region_area: i32,
     max_region_id: u16,
@@ -1170,10 +1187,12 @@ fn merge_and_filter_layer_regions(
     let mut area = vec![0u8; nreg];
     let mut touches_border = vec![false; nreg];
 
-    let mut connection_pairs: Vec<(u16, u16)> = Vec::new();
+    let mut connections = UniqueLists::new(nreg);
     let mut last_connection = vec![0u16; nreg];
-    let mut floor_pairs: Vec<(u16, u16)> = Vec::new();
+    let mut floors = UniqueLists::new(nreg);
     let mut column: Vec<u16> = Vec::with_capacity(32);
+    // The ids of the last column whose floors were added: an identical column adds nothing.
+    let mut last_floor_column: Vec<u16> = Vec::with_capacity(32);
     for (cell, c) in chf.cells.iter().enumerate() {
         if c.count == 0 {
             continue;
@@ -1195,31 +1214,29 @@ fn merge_and_filter_layer_regions(
                     continue;
                 };
                 let rai = regs[ai];
-                // Skipping an immediate repeat keeps the pair list short; the list builder
-                // drops the other repeats.
+                // An immediate repeat is common and skips the set lookup.
                 if rai > 0 && (rai as usize) < nreg && rai != ri && last_connection[r] != rai {
                     last_connection[r] = rai;
-                    connection_pairs.push((ri, rai));
+                    connections.add(ri, rai);
                 }
                 if rai & BORDER_REG != 0 {
                     touches_border[r] = true;
                 }
             }
         }
-        for (k, &a) in column.iter().enumerate() {
-            for &b in &column[k + 1..] {
-                if a != b {
-                    floor_pairs.push((a, b));
-                    floor_pairs.push((b, a));
+        if column.len() > 1 && column != last_floor_column {
+            for (k, &a) in column.iter().enumerate() {
+                for &b in &column[k + 1..] {
+                    if a != b {
+                        floors.add(a, b);
+                        floors.add(b, a);
+                    }
                 }
             }
+            std::mem::swap(&mut column, &mut last_floor_column);
         }
     }
     drop(last_connection);
-    let connections = RegionLists::build(nreg, &connection_pairs);
-    drop(connection_pairs);
-    let floors = RegionLists::build(nreg, &floor_pairs);
-    drop(floor_pairs);
 
     // Breadth-first over neighbours of the same area, skipping any region that shares a column
     // with a region already in the layer (those are stamped with the layer's root).
