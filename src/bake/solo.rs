@@ -173,7 +173,7 @@ impl Build {
 
     /// Builds everything for a loaded input: its navmesh bounds and convex volumes.
     pub fn from_input(input: &InputGeom, settings: BuildSettings) -> Result<Self> {
-        let (bmin, bmax) = input.nav_mesh_bounds();
+        let (bmin, bmax) = input.nav_mesh_bounds()?;
         let mut build = Self::unbuilt(
             input.mesh.clone(),
             bmin,

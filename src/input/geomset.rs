@@ -14,7 +14,9 @@
 //! ```
 //!
 //! RecastDemo reads these with `sscanf` and silently keeps zeros for whatever does not parse;
-//! here any malformed line is an error naming its line number. Floats are written as RecastDemo
+//! here any malformed line is an error naming its line number, and so are navmesh bounds whose
+//! minimum lies above their maximum (RecastDemo would fail in a build stage with a negative grid
+//! size). A leading UTF-8 byte-order mark is skipped. Floats are written as RecastDemo
 //! writes them (`%f`) whenever that reads back to the same value, and otherwise with the shortest
 //! text that does, so a file round-trips exactly.
 
@@ -31,6 +33,9 @@ pub const MAX_CONVEX_VOLUME_VERTS: usize = 12;
 pub const MAX_AREA: u8 = 63;
 /// The user id RecastDemo gives the first off-mesh connection; the next ones count up from it.
 pub const FIRST_OFF_MESH_USER_ID: u32 = 1000;
+/// The largest `.gset` file [`GeomSet::load`] reads: hundreds of thousands of connections and
+/// volumes (RecastDemo's own sets are a few KiB), so a wrong file or an endless pipe is refused.
+pub const MAX_GSET_FILE_BYTES: u64 = 64 << 20;
 
 /// A `.gset` file's content.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,12 +124,9 @@ impl GeomSet {
         }
     }
 
-    /// Reads a `.gset` file.
+    /// Reads a `.gset` file of at most [`MAX_GSET_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| NavlabError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = crate::file::read_capped(path, MAX_GSET_FILE_BYTES)?;
         Self::parse(&bytes, path)
     }
 
@@ -134,7 +136,7 @@ impl GeomSet {
             path: source.to_owned(),
             message,
         };
-        let text = std::str::from_utf8(bytes)
+        let text = std::str::from_utf8(crate::file::strip_utf8_bom(bytes))
             .map_err(|_| fail("this is not a .gset file (it is not UTF-8 text)".into()))?;
         Parser::new(text).run().map_err(fail)
     }
@@ -418,6 +420,16 @@ impl<'a> Parser<'a> {
             tile_size: f.float("tile size")?,
         };
         f.finish()?;
+        for (axis, (min, max)) in ["x", "y", "z"]
+            .into_iter()
+            .zip(settings.nav_mesh_bmin.iter().zip(&settings.nav_mesh_bmax))
+        {
+            if min > max {
+                return Err(format!(
+                    "line {line}: the navmesh bounds are inverted: min {axis} {min} is above max {axis} {max}"
+                ));
+            }
+        }
         self.set.settings = Some(settings);
         Ok(())
     }
