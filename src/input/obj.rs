@@ -35,6 +35,7 @@
 //! Warnings are bounded ([`Warnings`]): a file of millions of bad faces keeps the first few
 //! messages and a count, so the memory of a load follows the mesh, not its problems.
 
+use std::io::BufRead;
 use std::path::Path;
 
 use crate::error::{NavlabError, Result, Warnings};
@@ -166,28 +167,37 @@ fn invalid(path: &Path, message: String) -> NavlabError {
 pub const MAX_OBJ_FILE_BYTES: u64 = 4 << 30;
 
 /// Reads an OBJ file, refusing more than [`MAX_OBJ_FILE_BYTES`] (a regular file before reading
-/// it, a pipe or device once more has arrived).
+/// it, a pipe or device once more has arrived). The file is read row by row, so the memory of a
+/// load is the mesh's, not the file's.
 pub fn load_obj(path: &Path) -> Result<TriMesh> {
-    let bytes = crate::file::read_capped(path, MAX_OBJ_FILE_BYTES)?;
-    parse_obj(&bytes, path)
+    let mut file = crate::file::open_capped(path, MAX_OBJ_FILE_BYTES)?;
+    let mesh = read_obj(std::io::BufReader::new(&mut file), path);
+    file.finish(mesh)
 }
 
 /// Parses OBJ text; `source` names it in errors and warnings.
 pub fn parse_obj(bytes: &[u8], source: &Path) -> Result<TriMesh> {
-    let bytes = crate::file::strip_utf8_bom(bytes);
-    if bytes.contains(&0) {
-        return Err(invalid(
-            source,
-            "this is not an OBJ file (it contains binary data)".into(),
-        ));
-    }
+    read_obj(bytes, source)
+}
+
+fn read_obj(reader: impl BufRead, source: &Path) -> Result<TriMesh> {
     let mut mesh = TriMesh::default();
     let mut rows = RowReader {
-        rest: bytes,
-        line: 1,
+        reader,
+        line: 0,
+        partial: Vec::new(),
     };
     let mut row = Vec::new();
-    while let Some(line) = rows.next_row(&mut row) {
+    while let Some(line) = rows.next_row(&mut row).map_err(|err| match err {
+        RowError::Io(source_error) => NavlabError::Io {
+            path: source.to_owned(),
+            source: source_error,
+        },
+        RowError::Binary => invalid(
+            source,
+            "this is not an OBJ file (it contains binary data)".into(),
+        ),
+    })? {
         match row.as_slice() {
             [b'v', b'n' | b't' | b'p', ..] => {}
             [b'v', coords @ ..] => {
@@ -245,10 +255,15 @@ fn add_face(mesh: &mut TriMesh, row: &[u8], source: &Path, line: usize) {
             } else {
                 format!("1..={vert_count}, or -1..=-{vert_count} counting back")
             };
+            let triangles = count - 2;
+            let what = match (skipped, triangles) {
+                (1, 1) => "the face".to_owned(),
+                (s, t) if s == t => format!("the face's {t} triangles"),
+                (s, t) => format!("{s} of the face's {t} triangles"),
+            };
             format!(
-                "{}: line {line}: skipped {skipped} of the face's {} triangles: a vertex index is out of range ({range})",
-                source.display(),
-                count - 2
+                "{}: line {line}: skipped {what}: a vertex index is out of range ({range})",
+                source.display()
             )
         });
     }
@@ -286,48 +301,104 @@ fn warn_long_row(warnings: &mut Warnings, source: &Path, line: usize, len: usize
 
 /// Splits the input into rows the way RecastDemo's `readRow` does (leading blanks and
 /// backslashes skipped, `\r` and `\` dropped), except that a row is never cut: see the module
-/// doc. Only `v` and `f` rows are returned; comments and other rows are passed over uncopied.
-struct RowReader<'a> {
-    rest: &'a [u8],
+/// doc. Only `v` and `f` rows are returned.
+struct RowReader<R> {
+    reader: R,
+    /// The line last read, from 1.
     line: usize,
+    /// The start of a line that did not fit in the reader's buffer.
+    partial: Vec<u8>,
 }
 
-impl RowReader<'_> {
+enum RowError {
+    Io(std::io::Error),
+    /// A NUL byte, which no text file has.
+    Binary,
+}
+
+impl<R: BufRead> RowReader<R> {
     /// Fills `row` with the next `v` or `f` row and returns its line number, or `None` at the end.
-    fn next_row(&mut self, row: &mut Vec<u8>) -> Option<usize> {
+    /// Lines are taken from the reader's buffer where they fit, copied only when they do not.
+    fn next_row(&mut self, row: &mut Vec<u8>) -> std::result::Result<Option<usize>, RowError> {
         loop {
-            while let [c @ (b'\\' | b'\r' | b'\n' | b'\t' | b' '), tail @ ..] = self.rest {
-                if *c == b'\n' {
+            let buf = match self.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(RowError::Io(err)),
+            };
+            let (used, is_row) = match buf.iter().position(|&c| c == b'\n') {
+                _ if buf.is_empty() => {
+                    if self.partial.is_empty() {
+                        return Ok(None);
+                    }
                     self.line += 1;
+                    let is_row = take_row(&self.partial, self.line, row)?;
+                    self.partial.clear();
+                    (0, is_row)
                 }
-                self.rest = tail;
-            }
-            let first = *self.rest.first()?;
-            let end = self
-                .rest
-                .iter()
-                .position(|&c| c == b'\n')
-                .unwrap_or(self.rest.len());
-            let (text, rest) = self.rest.split_at(end);
-            self.rest = rest;
-            if first == b'v' || first == b'f' {
-                row.clear();
-                row.extend(text.iter().filter(|&&c| c != b'\\' && c != b'\r'));
-                return Some(self.line);
+                Some(end) if self.partial.is_empty() => {
+                    self.line += 1;
+                    (end + 1, take_row(&buf[..end], self.line, row)?)
+                }
+                Some(end) => {
+                    self.line += 1;
+                    self.partial.extend_from_slice(&buf[..end]);
+                    let is_row = take_row(&self.partial, self.line, row)?;
+                    self.partial.clear();
+                    (end + 1, is_row)
+                }
+                None => {
+                    self.partial.extend_from_slice(buf);
+                    (buf.len(), false)
+                }
+            };
+            self.reader.consume(used);
+            if is_row {
+                return Ok(Some(self.line));
             }
         }
     }
 }
 
-/// The three coordinates of a `v` row (anything after them is ignored, as `sscanf` does).
+/// Puts line `line` (`text`, without its newline) in `row` if it is a `v` or `f` row.
+fn take_row(text: &[u8], line: usize, row: &mut Vec<u8>) -> std::result::Result<bool, RowError> {
+    let text = if line == 1 {
+        crate::file::strip_utf8_bom(text)
+    } else {
+        text
+    };
+    if text.contains(&0) {
+        return Err(RowError::Binary);
+    }
+    let start = text
+        .iter()
+        .position(|c| !matches!(c, b'\\' | b'\r' | b'\t' | b' '))
+        .unwrap_or(text.len());
+    let is_row = matches!(text.get(start), Some(b'v' | b'f'));
+    if is_row {
+        let text = &text[start..];
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        row.clear();
+        if text.iter().any(|&c| c == b'\\' || c == b'\r') {
+            row.extend(text.iter().filter(|&&c| c != b'\\' && c != b'\r'));
+        } else {
+            row.extend_from_slice(text);
+        }
+    }
+    Ok(is_row)
+}
+
+/// The three coordinates of a `v` row (anything after them is ignored, as `sscanf` does, even
+/// bytes that are not UTF-8).
 fn parse_vertex(coords: &[u8]) -> Option<[f32; 3]> {
-    let mut values = coords
-        .split(u8::is_ascii_whitespace)
-        .filter(|token| !token.is_empty())
-        .map(|token| std::str::from_utf8(token).ok()?.parse::<f32>().ok());
+    let text = match std::str::from_utf8(coords) {
+        Ok(text) => text,
+        Err(err) => std::str::from_utf8(&coords[..err.valid_up_to()]).ok()?,
+    };
+    let mut values = text.split_ascii_whitespace().map(str::parse::<f32>);
     let mut xyz = [0.0; 3];
     for v in &mut xyz {
-        *v = values.next()??;
+        *v = values.next()?.ok()?;
     }
     Some(xyz)
 }

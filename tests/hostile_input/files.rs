@@ -268,6 +268,24 @@ fn rows_that_recastdemo_reads_the_same_give_no_warning() {
     }
 }
 
+/// `load_obj` streams the file through a small buffer: rows longer than the buffer, a BOM and
+/// CRLF line ends must give the mesh `parse_obj` gives for the same bytes.
+#[test]
+fn a_streamed_file_reads_as_its_bytes_do() {
+    let mut text = String::from("# ");
+    text.push_str(&"long comment v 1 2 3 ".repeat(5000));
+    text.push('\n');
+    text.push_str(&disc_obj(5000));
+    text.push_str(&format!("f 1 2{}3\n", " ".repeat(20_000)));
+    let bytes = with_bom(&text.replace('\n', "\r\n"));
+    let dir = TempDir::new("stream");
+    let path = dir.file("stream.obj", &bytes);
+    let streamed = load_obj(&path).unwrap();
+    assert_eq!(streamed, parse_obj(&bytes, &path).unwrap());
+    assert_eq!((streamed.vert_count(), streamed.tri_count()), (5000, 4999));
+    assert_eq!(streamed.warnings.total(), 2, "{:?}", streamed.warnings);
+}
+
 // ---- 5. Bounded warnings ----------------------------------------------------------------------
 
 /// A walkable floor followed by `bad` faces whose last index is out of range.
