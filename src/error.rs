@@ -75,6 +75,25 @@ fn describe_size(size: &Option<u64>, limit: u64) -> String {
     }
 }
 
+/// At most `max_chars` characters of `text` for a one-line message, with control characters
+/// escaped (`\n`, `\u{1b}`: a hostile file cannot break the line or send terminal codes) and
+/// `…` where it was cut.
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    let mut shown = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max_chars {
+            shown.push('…');
+            break;
+        }
+        if c.is_control() {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
 /// Problems that did not stop an operation (a skipped face, a non-fatal Recast error), kept
 /// bounded: the first [`Warnings::SHOWN_PER_KIND`] of each kind in full, the rest only counted,
 /// so a file of millions of bad rows costs a few lines of memory and output, not millions.
@@ -177,6 +196,14 @@ mod tests {
         assert_eq!(lines[0], "bad face 0");
         assert_eq!(lines[5], "… and 24 995 more bad faces");
         assert_eq!(lines[6], "long row");
+    }
+
+    #[test]
+    fn excerpts_are_short_and_printable() {
+        assert_eq!(excerpt("cellSize", 40), "cellSize");
+        assert_eq!(excerpt("a\nb\r\u{1b}[2J", 40), "a\\nb\\r\\u{1b}[2J");
+        assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert_eq!(excerpt("é\tü", 40), "é\\tü");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Fuzzes the `.gset` reader: any bytes give a typed error or a set whose bounds are ordered and
-//! whose settings apply, and which writes out and reads back to the same set and the same text.
+//! Fuzzes the `.gset` reader: any bytes give a typed one-line, printable error or a set whose
+//! bounds are ordered and whose settings apply, and which writes out and reads back to the same
+//! set and the same text.
 #![no_main]
 
 use std::path::Path;
@@ -10,8 +11,12 @@ use navlab::input::GeomSet;
 
 fuzz_target!(|data: &[u8]| {
     let source = Path::new("fuzz.gset");
-    let Ok(set) = GeomSet::parse(data, source) else {
-        return;
+    let set = match GeomSet::parse(data, source) {
+        Ok(set) => set,
+        Err(err) => {
+            assert!(!err.to_string().contains(char::is_control), "{err}");
+            return;
+        }
     };
     if let Some(saved) = &set.settings {
         assert!((0..3).all(|k| saved.nav_mesh_bmin[k] <= saved.nav_mesh_bmax[k]));

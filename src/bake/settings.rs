@@ -343,6 +343,11 @@ impl BuildSettings {
     /// The setting whose name is nearest to `key` (ignoring case, `_` and `-`), if near enough
     /// to be what was meant.
     pub fn nearest_setting_name(key: &str) -> Option<&'static str> {
+        /// Longer than any name and its allowed distance: no need to compare.
+        const LONGEST_NEAR_KEY: usize = 64;
+        if key.len() > LONGEST_NEAR_KEY {
+            return None;
+        }
         let key = normalized_name(key);
         SETTING_NAMES
             .into_iter()
@@ -369,16 +374,17 @@ impl BuildSettings {
 
 /// The message for a key that is not a setting.
 fn unknown_key_message(key: &str, is_table: bool) -> String {
+    let shown = crate::error::excerpt(key, 40);
     if is_table {
         return format!(
-            "`{key}` is a table, but settings are plain top-level keys (`cellSize = 0.3`, \
-             no `[{key}]` header)"
+            "`{shown}` is a table, but settings are plain top-level keys (`cellSize = 0.3`, \
+             no `[{shown}]` header)"
         );
     }
     match BuildSettings::nearest_setting_name(key) {
-        Some(name) => format!("unknown setting `{key}`; did you mean `{name}`?"),
+        Some(name) => format!("unknown setting `{shown}`; did you mean `{name}`?"),
         None => format!(
-            "unknown setting `{key}`; the settings are {}",
+            "unknown setting `{shown}`; the settings are {}",
             SETTING_NAMES.join(", ")
         ),
     }
@@ -387,7 +393,7 @@ fn unknown_key_message(key: &str, is_table: bool) -> String {
 /// A TOML error as one line: where it is and what is wrong (toml's own text is a multi-line
 /// snippet with a caret).
 fn toml_error_line(text: &str, err: &toml::de::Error) -> String {
-    let message = err.message().trim().replace('\n', " ");
+    let message = crate::error::excerpt(&err.message().trim().replace('\n', " "), 400);
     match err.span() {
         Some(span) => {
             let line = line_of(text, span.start);
@@ -491,6 +497,7 @@ mod tests {
         assert_eq!(nearest("AGENT_MAX_SLOPE"), Some("agentMaxSlope"));
         assert_eq!(nearest("tileSize"), None);
         assert_eq!(nearest("settings"), None);
+        assert_eq!(nearest(&"cellSize".repeat(100)), None);
         assert_eq!(edit_distance(&['a', 'b'], &[]), 2);
     }
 

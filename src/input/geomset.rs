@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::SplitAsciiWhitespace;
 
-use crate::error::{NavlabError, Result};
+use crate::error::{NavlabError, Result, excerpt};
 use crate::recast::region::PartitionType;
 
 /// Most vertices a convex volume may have (RecastDemo's `MAX_CONVEXVOL_PTS`).
@@ -36,6 +36,9 @@ pub const FIRST_OFF_MESH_USER_ID: u32 = 1000;
 /// The largest `.gset` file [`GeomSet::load`] reads: hundreds of thousands of connections and
 /// volumes (RecastDemo's own sets are a few KiB), so a wrong file or an endless pipe is refused.
 pub const MAX_GSET_FILE_BYTES: u64 = 64 << 20;
+
+/// How much of a bad value or line an error message shows.
+const SHOWN_CHARS: usize = 40;
 
 /// A `.gset` file's content.
 #[derive(Clone, Debug, PartialEq)]
@@ -286,8 +289,10 @@ impl<'a> Fields<'a> {
         match token.parse::<f32>() {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(format!(
-                "line {}: {} has `{token}` as its {name}, expected a finite number",
-                self.line, self.what
+                "line {}: {} has `{}` as its {name}, expected a finite number",
+                self.line,
+                self.what,
+                excerpt(token, SHOWN_CHARS)
             )),
         }
     }
@@ -309,9 +314,10 @@ impl<'a> Fields<'a> {
         match token.parse::<i64>() {
             Ok(v) if range.contains(&v) => Ok(v),
             _ => Err(format!(
-                "line {}: {} has `{token}` as its {name}, expected a whole number from {} to {}",
+                "line {}: {} has `{}` as its {name}, expected a whole number from {} to {}",
                 self.line,
                 self.what,
+                excerpt(token, SHOWN_CHARS),
                 range.start(),
                 range.end()
             )),
@@ -322,8 +328,10 @@ impl<'a> Fields<'a> {
         match self.values.next() {
             None => Ok(()),
             Some(extra) => Err(format!(
-                "line {}: unexpected `{extra}` after {}",
-                self.line, self.what
+                "line {}: unexpected `{}` after {}",
+                self.line,
+                excerpt(extra, SHOWN_CHARS),
+                self.what
             )),
         }
     }
@@ -360,7 +368,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     return Err(format!(
                         "line {line}: unknown line `{}` (expected f, s, c or v)",
-                        truncate(text)
+                        excerpt(text, SHOWN_CHARS)
                     ));
                 }
             }
@@ -488,15 +496,6 @@ impl<'a> Parser<'a> {
             hmax,
         });
         Ok(())
-    }
-}
-
-/// The start of a line for an error message, so a binary blob does not flood it.
-fn truncate(text: &str) -> String {
-    const SHOWN: usize = 40;
-    match text.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
     }
 }
 

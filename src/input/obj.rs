@@ -134,7 +134,9 @@ pub fn calc_bounds(verts: &[f32]) -> ([f32; 3], [f32; 3]) {
     (bmin, bmax)
 }
 
-/// The normalised cross product of the triangle's two edges from its first vertex.
+/// The normalised cross product of the triangle's two edges from its first vertex, in f32 as
+/// RecastDemo computes it. Where that overflows (coordinates beyond about 1e19, which RecastDemo
+/// turns into NaN) it is computed in f64, so the normal is always a unit vector or zero.
 fn face_normal(verts: &[f32], tri: &[i32]) -> [f32; 3] {
     let vertex = |i: i32| &verts[i as usize * 3..i as usize * 3 + 3];
     let (v0, v1, v2) = (vertex(tri[0]), vertex(tri[1]), vertex(tri[2]));
@@ -146,6 +148,9 @@ fn face_normal(verts: &[f32], tri: &[i32]) -> [f32; 3] {
         e0[0] * e1[1] - e0[1] * e1[0],
     ];
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if !len.is_finite() {
+        return face_normal_f64(v0, v1, v2);
+    }
     if len > 0.0 {
         let inv = 1.0 / len;
         for c in &mut n {
@@ -153,6 +158,23 @@ fn face_normal(verts: &[f32], tri: &[i32]) -> [f32; 3] {
         }
     }
     n
+}
+
+/// [`face_normal`] in f64, whose range holds any cross product of f32 edges.
+fn face_normal_f64(v0: &[f32], v1: &[f32], v2: &[f32]) -> [f32; 3] {
+    let edge = |v: &[f32]| [0, 1, 2].map(|k| f64::from(v[k]) - f64::from(v0[k]));
+    let (e0, e1) = (edge(v1), edge(v2));
+    let n = [
+        e0[1] * e1[2] - e0[2] * e1[1],
+        e0[2] * e1[0] - e0[0] * e1[2],
+        e0[0] * e1[1] - e0[1] * e1[0],
+    ];
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if len > 0.0 && len.is_finite() {
+        n.map(|c| (c / len) as f32)
+    } else {
+        [0.0; 3]
+    }
 }
 
 fn invalid(path: &Path, message: String) -> NavlabError {
@@ -437,12 +459,8 @@ fn leading_int(text: &[u8]) -> i64 {
 /// A row for an error message, cut so that a long one does not flood it.
 fn shortened(row: &[u8]) -> String {
     const SHOWN: usize = 80;
-    let text = String::from_utf8_lossy(&row[..row.len().min(SHOWN)]);
-    if row.len() > SHOWN {
-        format!("{text}…")
-    } else {
-        text.into_owned()
-    }
+    let text = String::from_utf8_lossy(&row[..row.len().min(SHOWN + 1)]);
+    crate::error::excerpt(&text, SHOWN)
 }
 
 #[cfg(test)]
@@ -461,6 +479,12 @@ mod tests {
         assert_eq!(mesh.normals.len(), 9);
         assert_eq!(&mesh.normals[0..3], &[0.0, -1.0, 0.0]);
         assert_eq!(mesh.bounds(), ([0.0; 3], [1.0, 0.0, 1.0]));
+    }
+
+    #[test]
+    fn normals_of_huge_triangles_are_unit_vectors() {
+        let mesh = parse("v 0 0 0\nv 3e34 0 0\nv 0 0 -3e34\nf 1 2 3\n").unwrap();
+        assert_eq!(mesh.normals, [0.0, 1.0, 0.0]);
     }
 
     #[test]

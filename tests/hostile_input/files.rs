@@ -440,6 +440,19 @@ fn unknown_settings_keys_are_refused_with_the_nearest_name() {
             "`tileSize`",
             "cellSize, cellHeight",
         ),
+        // A quoted key may hold a newline or a control character; the message stays one line.
+        (
+            "\"cell\\nSize\" = 0.2\n",
+            "line 1",
+            "`cell\\nSize`",
+            "`cellSize`",
+        ),
+        (
+            "\"\\u0007x\" = 1\n",
+            "line 1",
+            "`\\u{7}x`",
+            "the settings are",
+        ),
     ];
     let dir = TempDir::new("settings");
     for (text, line, key, hint) in cases {
@@ -457,6 +470,11 @@ fn unknown_settings_keys_are_refused_with_the_nearest_name() {
             );
         }
     }
+    // A long one is cut short.
+    let long_key = format!("\"{}\" = 1\n", "x\\n".repeat(5000));
+    let err = BuildSettings::parse_toml(long_key.as_bytes(), Path::new("s.toml")).unwrap_err();
+    let err = message(err);
+    assert!(err.len() < 600, "{err}");
     // Every valid key is still taken.
     let all = BuildSettings::default().to_toml_string();
     assert_eq!(
@@ -476,6 +494,27 @@ fn settings_syntax_and_type_errors_are_one_line_with_the_place() {
         let err =
             message(BuildSettings::parse_toml(text.as_bytes(), Path::new("s.toml")).unwrap_err());
         assert!(err.contains(expected), "{text:?}: {err}");
+    }
+}
+
+/// A hostile value in a file reaches the terminal escaped and cut short: no broken line, no
+/// terminal codes, no megabyte message.
+#[test]
+fn error_messages_escape_control_characters_and_stay_short() {
+    let long = "9".repeat(100_000);
+    let gsets = [
+        "v \0\n".to_owned(),
+        "f a.obj\nc 1 2 3 4 5 \u{1b}[2J\n".to_owned(),
+        format!("f a.obj\nc 1 2 3 4 5 6 7 1 1 1 {long}\n"),
+        "\u{7}bell\n".to_owned(),
+    ];
+    for text in gsets {
+        let err = message(GeomSet::parse(text.as_bytes(), Path::new("x.gset")).unwrap_err());
+        assert!(!err.contains(char::is_control) && err.len() < 300, "{err}");
+    }
+    for text in ["v 1 \u{1b}[2J 3\n".to_owned(), format!("v 1 2 {long}x\n")] {
+        let err = message(parse_obj(text.as_bytes(), Path::new("x.obj")).unwrap_err());
+        assert!(!err.contains(char::is_control) && err.len() < 300, "{err}");
     }
 }
 
