@@ -1,12 +1,70 @@
 #!/usr/bin/env bash
-# Seeds the load_nav_mesh corpus with C++'s "MSET" files from the reference data
-# (default ../../shared/reference, or $NAVLAB_REFERENCE_DIR).
+# Seeds the fuzz corpora from the reference data (default ../../shared/reference, or
+# $NAVLAB_REFERENCE_DIR):
+#   load_nav_mesh        C++'s "MSET" files;
+#   parse_obj            slices of the reference meshes, cut at line ends (whole meshes would
+#                        raise libFuzzer's input size and slow every run);
+#   parse_gset           the authoring set, and sets with a settings line;
+#   parse_settings_toml  settings files with RecastDemo's names.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
-mkdir -p "$here/corpus/load_nav_mesh"
+corpus=$here/corpus
+mkdir -p "$corpus/load_nav_mesh" "$corpus/parse_obj" "$corpus/parse_gset" "$corpus/parse_settings_toml"
+
 for f in "$ref"/navmesh/*.bin "$ref"/authoring/*.bin "$ref"/detour/tilecache_*.bin; do
     case $f in *tiledata_before_addTile*) continue ;; esac
-    cp "$f" "$here/corpus/load_nav_mesh/$(basename "$f")"
+    cp "$f" "$corpus/load_nav_mesh/$(basename "$f")"
 done
-ls "$here/corpus/load_nav_mesh" | wc -l
+
+# Each mesh's first and last 60 lines (its vertices, its faces with negative or large indices),
+# and 60 lines from the middle where vertices turn into faces.
+for f in "$ref"/meshes/*.obj; do
+    name=$(basename "$f" .obj)
+    head -n 60 "$f" > "$corpus/parse_obj/${name}_head.obj"
+    tail -n 60 "$f" > "$corpus/parse_obj/${name}_tail.obj"
+    first_face=$(grep -n -m1 '^f' "$f" | cut -d: -f1)
+    start=$((first_face > 30 ? first_face - 30 : 1))
+    tail -n "+$start" "$f" | head -n 60 > "$corpus/parse_obj/${name}_faces.obj"
+done
+printf '\xef\xbb\xbfv 0 0 0\r\nv 1 0 0\r\nv 1 0 1\r\nvt 0 0\r\nvn 0 1 0\r\nf 1/1/1 2//1 -1/1\r\n' \
+    > "$corpus/parse_obj/bom_crlf.obj"
+
+cp "$ref"/authoring/*.gset "$corpus/parse_gset/"
+cat > "$corpus/parse_gset/settings.gset" <<'EOF'
+f level.obj
+s 0.300000 0.200000 2.000000 0.600000 0.900000 45.000000 8.000000 20.000000 12.000000 1.300000 0 6.000000 1.000000 2 -28.889317 -4.869517 -46.300152 62.494808 17.010754 31.053141 32.000000
+c 1.000000 -0.000000 3.3333333  1000000.000000 2.500000 -7.250000  0.600000 0 63 65535
+v 3 4 -1.500000 4.500000
+0.000000 1.000000 0.000000
+4.000000 1.000000 0.100000
+2.000000 1.000000 3.250000
+EOF
+
+cat > "$corpus/parse_settings_toml/defaults.toml" <<'EOF'
+cellSize = 0.3
+cellHeight = 0.2
+agentHeight = 2.0
+agentRadius = 0.6
+agentMaxClimb = 0.9
+agentMaxSlope = 45.0
+regionMinSize = 8.0
+regionMergeSize = 20.0
+edgeMaxLen = 12.0
+edgeMaxError = 1.3
+vertsPerPoly = 6.0
+detailSampleDist = 6.0
+detailSampleMaxError = 1.0
+filterLowHangingObstacles = true
+filterLedgeSpans = true
+filterWalkableLowHeightSpans = true
+partitionType = "watershed"
+maxGridCells = 67108864
+EOF
+printf '# tuned for the dungeon\ncellSize = 0.25\npartitionType = "layers"\nagentRadius = 0\n' \
+    > "$corpus/parse_settings_toml/partial.toml"
+printf 'cell_size = 0.3\n[settings]\nagentRadious = 1\n' > "$corpus/parse_settings_toml/misspelt.toml"
+
+for dir in "$corpus"/*/; do
+    echo "$(basename "$dir"): $(ls "$dir" | wc -l) seeds"
+done

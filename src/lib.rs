@@ -1,7 +1,8 @@
 //! Navlab: Recast & Detour navigation-mesh building, rewritten in Rust.
 //!
 //! The folders follow recastnavigation's own split, and dependencies run one way, downwards in
-//! this table: a module uses only rows above it (and `error`, `math`, `memory`).
+//! this table: a module uses only rows above it (and the shared `error`, `file`, `math`,
+//! `memory`).
 //!
 //! | module | what lives there | C++ counterpart |
 //! |---|---|---|
@@ -14,7 +15,8 @@
 //!
 //! `recast` and `input` know nothing of Detour (`input` takes only Recast's partition type, which
 //! a `.gset` saves), and `detour` nothing of Recast: its tile builder takes plain arrays, which
-//! `bake` fills from Recast's output. `error` is the crate's one error type, shared by all. The
+//! `bake` fills from Recast's output. `error` is the crate's one error type (and its bounded
+//! warnings), and `file` reads every input file with a size cap; both are shared by all. The
 //! `navlab` command line (`src/cli/`, one file per command) sits on top, beside the viewer.
 //!
 //! The algorithms are derived from recastnavigation (zlib licence, © 2009-2010 Mikko Mononen);
@@ -25,6 +27,7 @@ pub mod bake;
 pub mod debug_draw;
 pub mod detour;
 pub mod error;
+pub mod file;
 pub mod input;
 pub mod math;
 pub mod memory;

@@ -3,6 +3,7 @@
 //! does it.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::error::{NavlabError, Result};
@@ -14,10 +15,36 @@ use crate::recast::region::PartitionType;
 /// Default limit on voxel grid cells (width × height) before a build is refused.
 pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
 
+/// The largest settings file [`BuildSettings::load_toml`] reads (a settings file is under a
+/// kilobyte), so that a wrong file or an endless pipe is refused.
+pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
+
+/// Every key a settings file may have: the fields of [`BuildSettings`], as RecastDemo names them.
+pub const SETTING_NAMES: [&str; 18] = [
+    "cellSize",
+    "cellHeight",
+    "agentHeight",
+    "agentRadius",
+    "agentMaxClimb",
+    "agentMaxSlope",
+    "regionMinSize",
+    "regionMergeSize",
+    "edgeMaxLen",
+    "edgeMaxError",
+    "vertsPerPoly",
+    "detailSampleDist",
+    "detailSampleMaxError",
+    "filterLowHangingObstacles",
+    "filterLedgeSpans",
+    "filterWalkableLowHeightSpans",
+    "partitionType",
+    "maxGridCells",
+];
+
 /// The settings a user tunes, in world units, with RecastDemo's names and defaults
 /// (`Sample::resetCommonSettings`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct BuildSettings {
     pub cell_size: f32,
     pub cell_height: f32,
@@ -158,10 +185,30 @@ impl BuildSettings {
                 "must be finite",
             ));
         }
+        let bounds = || format!("{bmin:?}..{bmax:?}");
+        for (axis, k) in ["x", "y", "z"].into_iter().zip(0..3) {
+            if bmin[k] > bmax[k] {
+                return Err(invalid(
+                    "bounds",
+                    bounds(),
+                    &format!("are inverted: the minimum {axis} is above the maximum"),
+                ));
+            }
+        }
         let cs = self.cell_size;
         let ch = self.cell_height;
         let width_cells = ((bmax[0] - bmin[0]) as f64 / cs as f64 + 0.5).floor() as i64;
         let height_cells = ((bmax[2] - bmin[2]) as f64 / cs as f64 + 0.5).floor() as i64;
+        if width_cells < 1 || height_cells < 1 {
+            return Err(invalid(
+                "bounds",
+                bounds(),
+                &format!(
+                    "give a {width_cells} x {height_cells} cell grid at cellSize {cs}; \
+                     they must be at least one cell wide in x and z"
+                ),
+            ));
+        }
         let cells = width_cells.saturating_mul(height_cells);
         if cells > self.max_grid_cells
             || width_cells > i32::MAX as i64
@@ -272,33 +319,138 @@ impl BuildSettings {
         settings
     }
 
-    /// Reads settings from a TOML file with RecastDemo's names (`cellSize = 0.3`, …); missing keys
-    /// keep their defaults.
+    /// Reads settings from a TOML file of at most [`MAX_SETTINGS_FILE_BYTES`] with RecastDemo's
+    /// names (`cellSize = 0.3`, …); missing keys keep their defaults.
     pub fn load_toml(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| NavlabError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        let settings: BuildSettings =
-            toml::from_str(&text).map_err(|e| NavlabError::InvalidSettingsFile {
-                path: path.to_owned(),
-                message: e.to_string(),
-            })?;
+        let bytes = crate::file::read_capped(path, MAX_SETTINGS_FILE_BYTES)?;
+        Self::parse_toml(&bytes, path)
+    }
+
+    /// Parses and validates settings TOML; `source` names it in errors. A leading byte-order
+    /// mark is skipped, and a key that is not a setting is refused with the nearest valid name
+    /// (a misspelled key would otherwise silently leave its default in place).
+    pub fn parse_toml(bytes: &[u8], source: &Path) -> Result<Self> {
+        let fail = |message: String| NavlabError::InvalidSettingsFile {
+            path: source.to_owned(),
+            message,
+        };
+        let text = std::str::from_utf8(crate::file::strip_utf8_bom(bytes))
+            .map_err(|_| fail("this is not a settings file (it is not UTF-8 text)".into()))?;
+        let syntax_error = |err: toml::de::Error| fail(toml_error_line(text, &err));
+        let keys: BTreeMap<toml::Spanned<String>, toml::Value> =
+            toml::from_str(text).map_err(syntax_error)?;
+        let unknown = keys
+            .iter()
+            .filter(|(key, _)| !SETTING_NAMES.contains(&key.get_ref().as_str()))
+            .min_by_key(|(key, _)| key.span().start);
+        if let Some((key, value)) = unknown {
+            let line = line_of(text, key.span().start);
+            return Err(fail(format!(
+                "line {line}: {}",
+                unknown_key_message(key.get_ref(), value.is_table())
+            )));
+        }
+        let settings: BuildSettings = toml::from_str(text).map_err(syntax_error)?;
         settings.validate()?;
         Ok(settings)
     }
 
+    /// The setting whose name is nearest to `key` (ignoring case, `_` and `-`), if near enough
+    /// to be what was meant.
+    pub fn nearest_setting_name(key: &str) -> Option<&'static str> {
+        /// Longer than any name and its allowed distance: no need to compare.
+        const LONGEST_NEAR_KEY: usize = 64;
+        if key.len() > LONGEST_NEAR_KEY {
+            return None;
+        }
+        let key = normalized_name(key);
+        SETTING_NAMES
+            .into_iter()
+            .map(|name| (edit_distance(&key, &normalized_name(name)), name))
+            .min()
+            .filter(|&(distance, name)| distance <= name.len() / 4)
+            .map(|(_, name)| name)
+    }
+
+    /// The settings as TOML.
+    pub fn to_toml_string(&self) -> String {
+        // Every field is a number, a bool or a unit enum, which TOML always represents.
+        toml::to_string_pretty(self).expect("build settings always serialise as TOML")
+    }
+
     /// Writes the settings as TOML.
     pub fn save_toml(&self, path: &Path) -> Result<()> {
-        let text = toml::to_string_pretty(self).map_err(|e| NavlabError::InvalidSettingsFile {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })?;
-        std::fs::write(path, text).map_err(|source| NavlabError::Io {
+        std::fs::write(path, self.to_toml_string()).map_err(|source| NavlabError::Io {
             path: path.to_owned(),
             source,
         })
     }
+}
+
+/// The message for a key that is not a setting.
+fn unknown_key_message(key: &str, is_table: bool) -> String {
+    let shown = crate::error::excerpt(key, 40);
+    if is_table {
+        return format!(
+            "`{shown}` is a table, but settings are plain top-level keys (`cellSize = 0.3`, \
+             no `[{shown}]` header)"
+        );
+    }
+    match BuildSettings::nearest_setting_name(key) {
+        Some(name) => format!("unknown setting `{shown}`; did you mean `{name}`?"),
+        None => format!(
+            "unknown setting `{shown}`; the settings are {}",
+            SETTING_NAMES.join(", ")
+        ),
+    }
+}
+
+/// A TOML error as one line: where it is and what is wrong (toml's own text is a multi-line
+/// snippet with a caret).
+fn toml_error_line(text: &str, err: &toml::de::Error) -> String {
+    let message = crate::error::excerpt(&err.message().trim().replace('\n', " "), 400);
+    match err.span() {
+        Some(span) => {
+            let line = line_of(text, span.start);
+            let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+            let column = text[line_start..span.start].chars().count() + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1
+}
+
+/// A name for comparison: lower case, without `_`, `-` or spaces.
+fn normalized_name(name: &str) -> Vec<char> {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions
+/// that turn `a` into `b`.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -339,6 +491,29 @@ mod tests {
         let err = tiny.to_config([0.0; 3], [1000.0, 1.0, 1000.0]).unwrap_err();
         assert!(matches!(err, NavlabError::GridTooLarge { .. }), "{err}");
         assert!(err.to_string().contains("cellSize"));
+    }
+
+    #[test]
+    fn setting_names_are_the_serialised_keys() {
+        let text = BuildSettings::default().to_toml_string();
+        let keys: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split_once(" = ").map(|(key, _)| key))
+            .collect();
+        assert_eq!(keys, SETTING_NAMES);
+    }
+
+    #[test]
+    fn nearest_names_forgive_case_separators_and_typos() {
+        let nearest = BuildSettings::nearest_setting_name;
+        assert_eq!(nearest("cell_size"), Some("cellSize"));
+        assert_eq!(nearest("cell-size"), Some("cellSize"));
+        assert_eq!(nearest("agentRadious"), Some("agentRadius"));
+        assert_eq!(nearest("AGENT_MAX_SLOPE"), Some("agentMaxSlope"));
+        assert_eq!(nearest("tileSize"), None);
+        assert_eq!(nearest("settings"), None);
+        assert_eq!(nearest(&"cellSize".repeat(100)), None);
+        assert_eq!(edit_distance(&['a', 'b'], &[]), 2);
     }
 
     #[test]

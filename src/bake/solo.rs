@@ -228,7 +228,7 @@ impl Build {
         settings: BuildSettings,
         retention: Retention,
     ) -> Result<Self> {
-        let (bmin, bmax) = input.nav_mesh_bounds();
+        let (bmin, bmax) = input.nav_mesh_bounds()?;
         let mut build = Self::unbuilt(
             input.mesh.clone(),
             bmin,

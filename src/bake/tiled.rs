@@ -83,7 +83,7 @@ impl TiledBuild {
                 reason: "must be between 1 and 4096 cells".into(),
             });
         }
-        let (bmin, bmax) = input.nav_mesh_bounds();
+        let (bmin, bmax) = input.nav_mesh_bounds()?;
         // Validates the settings and the grid size over the whole area.
         settings.to_config(bmin, bmax)?;
         let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);

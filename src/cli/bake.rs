@@ -1,5 +1,10 @@
 //! `navlab bake`: build a solo or tiled navmesh headless, print the stage timings, write the
 //! navmesh file and the stage summary.
+//!
+//! Exit status: 0 when the navmesh was built, 1 on any error, which is printed as one line
+//! starting with `navlab:`. Problems that did not stop the build are printed as `warning:` lines
+//! (bounded, see [`Warnings`]): the loader's, and Recast's non-fatal errors ("too many layers",
+//! "overlapping regions"), which keep C++'s wording but do not fail the bake, as in RecastDemo.
 
 use std::path::{Path, PathBuf};
 
@@ -7,11 +12,16 @@ use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::TiledBuild;
 use navlab::detour::VERTS_PER_POLYGON;
-use navlab::error::{NavlabError, Result};
+use navlab::error::{NavlabError, Result, Warnings};
 use navlab::input::geomset::GeomSet;
 use navlab::input::input_geom::InputGeom;
-use navlab::recast::context::LogCategory;
+use navlab::recast::context::{LogCategory, LogEntry};
 use navlab::recast::region::PartitionType;
+
+/// The exit status, for `navlab bake --help`.
+pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the navmesh was built (problems that did \
+not stop the build, Recast's non-fatal errors among them, are printed as `warning:` lines), 1 on \
+any error (printed as one line starting with `navlab:`).";
 
 /// What `navlab bake` was asked to do.
 #[derive(clap::Args)]
@@ -64,12 +74,13 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     let mesh_path = args.mesh.as_path();
     let quiet = args.quiet;
     let input = InputGeom::load(mesh_path)?;
+    check_outputs(args, &input)?;
     let mut settings = load_settings(args.config.as_deref(), &input)?;
     if let Some(partition) = args.partition {
         settings.partition_type = partition;
     }
     if !quiet {
-        for warning in &input.mesh.warnings {
+        for warning in input.mesh.warnings.lines() {
             eprintln!("warning: {warning}");
         }
     }
@@ -82,7 +93,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     // Nothing draws the intermediate stages here: free each as soon as the next one has run.
     let build = Build::from_input_keeping(&input, settings, Retention::Final)?;
     if !quiet {
-        print_log(build.context.entries());
+        print_log(build.context.entries(), true);
         for line in build.timing_report() {
             println!("{line}");
         }
@@ -120,13 +131,112 @@ fn too_many_verts_for_detour(settings: &BuildSettings) -> NavlabError {
     }
 }
 
-fn print_log(entries: &[navlab::recast::context::LogEntry]) {
+/// Prints Recast's log: progress on stdout (if asked), warnings and errors on stderr as bounded
+/// warnings. An error reaching the log did not stop the build (a fatal one fails the stage), so
+/// it is a warning here, in C++'s words.
+fn print_log<'a>(entries: impl IntoIterator<Item = &'a LogEntry>, progress: bool) {
+    let mut problems = Warnings::default();
     for entry in entries {
         match entry.category {
-            LogCategory::Progress => println!("{}", entry.message),
-            LogCategory::Warning => eprintln!("warning: {}", entry.message),
-            LogCategory::Error => eprintln!("error: {}", entry.message),
+            LogCategory::Progress => {
+                if progress {
+                    println!("{}", entry.message);
+                }
+            }
+            LogCategory::Warning | LogCategory::Error => {
+                problems.push(log_kind(&entry.message), || entry.message.clone())
+            }
         }
+    }
+    for line in problems.lines() {
+        eprintln!("warning: {line}");
+    }
+}
+
+/// What a log message is about, for counting repeats: its text with numbers left out, so "Too
+/// many layers in tile 3" and "… in tile 4" are one kind.
+fn log_kind(message: &str) -> String {
+    let mut kind = String::from("messages like \"");
+    let mut in_number = false;
+    for c in message.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                kind.push('N');
+            }
+            in_number = true;
+        } else {
+            kind.push(c);
+            in_number = false;
+        }
+    }
+    kind.push('"');
+    kind
+}
+
+/// Refuses outputs that would overwrite an input, or each other, before anything is built.
+fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
+    // For an OBJ input the second entry names the input again; the first match is reported.
+    let mut inputs = vec![
+        ("the input", args.mesh.clone()),
+        (
+            "the input's mesh",
+            input.geom_set.mesh_path_relative_to(&args.mesh),
+        ),
+    ];
+    if let Some(config) = &args.config {
+        inputs.push(("the settings file", config.clone()));
+    }
+    let outputs = [("-o", &args.output), ("--dump-json", &args.dump_json)];
+    let outputs: Vec<(&'static str, &PathBuf)> = outputs
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, path.as_ref()?)))
+        .collect();
+    for &(flag, output) in &outputs {
+        if let Some((what, _)) = inputs.iter().find(|(_, path)| same_file(output, path)) {
+            return Err(NavlabError::InvalidSetting {
+                name: flag,
+                value: output.display().to_string(),
+                reason: format!("is {what}; writing there would destroy it, choose another file"),
+            });
+        }
+    }
+    if let [(first, a), (second, b)] = outputs[..]
+        && same_file(a, b)
+    {
+        return Err(NavlabError::InvalidSetting {
+            name: second,
+            value: b.display().to_string(),
+            reason: format!("is also the {first} file; the two would overwrite each other"),
+        });
+    }
+    Ok(())
+}
+
+/// Whether two paths name one file: the same file when both exist (through links too),
+/// else the same place once the folders are resolved.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        #[cfg(unix)]
+        (Ok(ma), Ok(mb)) => {
+            use std::os::unix::fs::MetadataExt;
+            (ma.dev(), ma.ino()) == (mb.dev(), mb.ino())
+        }
+        #[cfg(not(unix))]
+        (Ok(_), Ok(_)) => a.canonicalize().ok() == b.canonicalize().ok(),
+        (Err(_), Err(_)) => resolved(a) == resolved(b),
+        _ => false,
+    }
+}
+
+/// `path` with its folder made absolute and links resolved, for a file that may not exist yet.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(dir), Some(name)) => dir
+            .canonicalize()
+            .map(|dir| dir.join(name))
+            .unwrap_or(absolute.clone()),
+        _ => absolute,
     }
 }
 
@@ -148,13 +258,7 @@ fn bake_tiled(
     let build = TiledBuild::new(input, settings, tile_size)?;
     let elapsed = started.elapsed();
     if !args.quiet {
-        for tile in &build.tiles {
-            for entry in tile.context.entries() {
-                if entry.category != LogCategory::Progress {
-                    print_log(std::slice::from_ref(entry));
-                }
-            }
-        }
+        print_log(build.tiles.iter().flat_map(|t| t.context.entries()), false);
         let built: Vec<_> = build
             .tiles
             .iter()

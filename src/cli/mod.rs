@@ -7,7 +7,9 @@ mod view;
 
 use std::process::ExitCode;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
+use navlab::bake::settings::BuildSettings;
 
 #[derive(Parser)]
 #[command(
@@ -22,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build a solo navmesh from an OBJ file and print the stage timings.
+    /// Build a solo or tiled navmesh from an OBJ or .gset file and print the stage timings.
+    #[command(after_help = bake::EXIT_STATUS_HELP)]
     Bake(bake::BakeArgs),
     /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.
     Test(test::TestArgs),
@@ -30,10 +33,21 @@ enum Command {
     View(view::ViewArgs),
 }
 
-/// Parses the command line, runs the command and turns an error into one `navlab:` line and
-/// exit code 1.
+/// Parses the command line, runs the command and turns an error, the command line's own
+/// included, into one `navlab:` line and exit code 1.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err)
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) =>
+        {
+            err.exit()
+        }
+        Err(err) => return fail(&command_line_error(&err)),
+    };
     let result = match cli.command {
         Some(Command::Bake(args)) => bake::run(&args),
         Some(Command::Test(args)) => test::run(&args),
@@ -42,9 +56,44 @@ pub fn run() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("navlab: {err}");
-            ExitCode::FAILURE
-        }
+        Err(err) => fail(&err.to_string()),
     }
+}
+
+/// Prints `message` as one `navlab:` line (a multi-line source is joined) and gives exit code 1.
+fn fail(message: &str) -> ExitCode {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    eprintln!("navlab: {}", lines.join(" "));
+    ExitCode::FAILURE
+}
+
+/// clap's error without its usage block and tips. An unknown flag gets no "similar argument"
+/// guess (`--cell-size` is not a misspelt `--tile-size`), but a flag named like a build setting
+/// is pointed to the settings file.
+fn command_line_error(err: &clap::Error) -> String {
+    if err.kind() == ErrorKind::UnknownArgument
+        && let Some(ContextValue::String(arg)) = err.get(ContextKind::InvalidArg)
+    {
+        let flag = arg.split('=').next().unwrap_or(arg).trim_start_matches('-');
+        return match BuildSettings::nearest_setting_name(flag) {
+            Some(name) => format!(
+                "unexpected argument '{arg}': build settings such as `{name}` go in a \
+                 settings file (--config FILE, TOML with RecastDemo's names)"
+            ),
+            None => format!("unexpected argument '{arg}' (see --help for the options)"),
+        };
+    }
+    let rendered = err.render().to_string();
+    let lines: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    let text = lines.join(" ");
+    text.strip_prefix("error: ").unwrap_or(&text).to_owned()
 }

@@ -103,9 +103,6 @@ pub enum DetourError {
     /// A polygon whose type, vertex count or neighbour code cannot occur in Detour data.
     #[error("poly {poly}: {reason}")]
     InvalidPoly { poly: usize, reason: String },
-    /// A navmesh file larger than any navmesh Navlab will load.
-    #[error("navmesh file is {size} bytes, over the limit of {limit} bytes")]
-    FileTooLarge { size: u64, limit: u64 },
     /// A file that does not start with 'MSET'.
     #[error("navmesh file has magic {found:#010x}, expected 'MSET'")]
     WrongFileMagic { found: i32 },

@@ -137,24 +137,11 @@ pub fn save_nav_mesh(path: &Path, mesh: &NavMesh) -> Result<(), NavlabError> {
 /// tiles take a few MiB), low enough that a hostile or mistaken file cannot exhaust memory.
 pub const MAX_NAVMESH_FILE_BYTES: u64 = 1 << 30;
 
-/// Reads an "MSET" file (see [`NavMesh::from_mset_bytes`]), refusing files over
-/// [`MAX_NAVMESH_FILE_BYTES`] before reading them.
+/// Reads an "MSET" file (see [`NavMesh::from_mset_bytes`]), refusing more than
+/// [`MAX_NAVMESH_FILE_BYTES`] (a regular file before reading it, a pipe or device once more has
+/// arrived).
 pub fn load_nav_mesh(path: &Path) -> Result<NavMesh, NavlabError> {
-    let io_error = |source| NavlabError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let size = std::fs::metadata(path).map_err(io_error)?.len();
-    if size > MAX_NAVMESH_FILE_BYTES {
-        return Err(NavlabError::InvalidNavMeshFile {
-            path: path.to_path_buf(),
-            source: DetourError::FileTooLarge {
-                size,
-                limit: MAX_NAVMESH_FILE_BYTES,
-            },
-        });
-    }
-    let data = std::fs::read(path).map_err(io_error)?;
+    let data = crate::file::read_capped(path, MAX_NAVMESH_FILE_BYTES)?;
     NavMesh::from_mset_bytes(&data).map_err(|source| NavlabError::InvalidNavMeshFile {
         path: path.to_path_buf(),
         source,

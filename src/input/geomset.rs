@@ -14,7 +14,9 @@
 //! ```
 //!
 //! RecastDemo reads these with `sscanf` and silently keeps zeros for whatever does not parse;
-//! here any malformed line is an error naming its line number. Floats are written as RecastDemo
+//! here any malformed line is an error naming its line number, and so are navmesh bounds whose
+//! minimum lies above their maximum (RecastDemo would fail in a build stage with a negative grid
+//! size). A leading UTF-8 byte-order mark is skipped. Floats are written as RecastDemo
 //! writes them (`%f`) whenever that reads back to the same value, and otherwise with the shortest
 //! text that does, so a file round-trips exactly.
 
@@ -22,7 +24,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::SplitAsciiWhitespace;
 
-use crate::error::{NavlabError, Result};
+use crate::error::{NavlabError, Result, excerpt};
 use crate::recast::region::PartitionType;
 
 /// Most vertices a convex volume may have (RecastDemo's `MAX_CONVEXVOL_PTS`).
@@ -31,6 +33,12 @@ pub const MAX_CONVEX_VOLUME_VERTS: usize = 12;
 pub const MAX_AREA: u8 = 63;
 /// The user id RecastDemo gives the first off-mesh connection; the next ones count up from it.
 pub const FIRST_OFF_MESH_USER_ID: u32 = 1000;
+/// The largest `.gset` file [`GeomSet::load`] reads: hundreds of thousands of connections and
+/// volumes (RecastDemo's own sets are a few KiB), so a wrong file or an endless pipe is refused.
+pub const MAX_GSET_FILE_BYTES: u64 = 64 << 20;
+
+/// How much of a bad value or line an error message shows.
+const SHOWN_CHARS: usize = 40;
 
 /// A `.gset` file's content.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,12 +127,9 @@ impl GeomSet {
         }
     }
 
-    /// Reads a `.gset` file.
+    /// Reads a `.gset` file of at most [`MAX_GSET_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| NavlabError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = crate::file::read_capped(path, MAX_GSET_FILE_BYTES)?;
         Self::parse(&bytes, path)
     }
 
@@ -134,7 +139,7 @@ impl GeomSet {
             path: source.to_owned(),
             message,
         };
-        let text = std::str::from_utf8(bytes)
+        let text = std::str::from_utf8(crate::file::strip_utf8_bom(bytes))
             .map_err(|_| fail("this is not a .gset file (it is not UTF-8 text)".into()))?;
         Parser::new(text).run().map_err(fail)
     }
@@ -299,8 +304,10 @@ impl<'a> Fields<'a> {
         match token.parse::<f32>() {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(format!(
-                "line {}: {} has `{token}` as its {name}, expected a finite number",
-                self.line, self.what
+                "line {}: {} has `{}` as its {name}, expected a finite number",
+                self.line,
+                self.what,
+                excerpt(token, SHOWN_CHARS)
             )),
         }
     }
@@ -322,9 +329,10 @@ impl<'a> Fields<'a> {
         match token.parse::<i64>() {
             Ok(v) if range.contains(&v) => Ok(v),
             _ => Err(format!(
-                "line {}: {} has `{token}` as its {name}, expected a whole number from {} to {}",
+                "line {}: {} has `{}` as its {name}, expected a whole number from {} to {}",
                 self.line,
                 self.what,
+                excerpt(token, SHOWN_CHARS),
                 range.start(),
                 range.end()
             )),
@@ -335,8 +343,10 @@ impl<'a> Fields<'a> {
         match self.values.next() {
             None => Ok(()),
             Some(extra) => Err(format!(
-                "line {}: unexpected `{extra}` after {}",
-                self.line, self.what
+                "line {}: unexpected `{}` after {}",
+                self.line,
+                excerpt(extra, SHOWN_CHARS),
+                self.what
             )),
         }
     }
@@ -373,7 +383,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     return Err(format!(
                         "line {line}: unknown line `{}` (expected f, s, c or v)",
-                        truncate(text)
+                        excerpt(text, SHOWN_CHARS)
                     ));
                 }
             }
@@ -433,6 +443,16 @@ impl<'a> Parser<'a> {
             tile_size: f.float("tile size")?,
         };
         f.finish()?;
+        for (axis, (min, max)) in ["x", "y", "z"]
+            .into_iter()
+            .zip(settings.nav_mesh_bmin.iter().zip(&settings.nav_mesh_bmax))
+        {
+            if min > max {
+                return Err(format!(
+                    "line {line}: the navmesh bounds are inverted: min {axis} {min} is above max {axis} {max}"
+                ));
+            }
+        }
         self.set.settings = Some(settings);
         Ok(())
     }
@@ -491,15 +511,6 @@ impl<'a> Parser<'a> {
             hmax,
         });
         Ok(())
-    }
-}
-
-/// The start of a line for an error message, so a binary blob does not flood it.
-fn truncate(text: &str) -> String {
-    const SHOWN: usize = 40;
-    match text.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
     }
 }
 

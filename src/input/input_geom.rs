@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{NavlabError, Result};
 use crate::input::geomset::GeomSet;
 use crate::input::obj::{TriMesh, load_obj};
 use crate::input::partitioned_mesh::PartitionedMesh;
@@ -51,8 +51,44 @@ impl InputGeom {
         Ok(input)
     }
 
-    /// The bounds to build over: a geometry set's saved bounds, else the mesh's.
-    pub fn nav_mesh_bounds(&self) -> ([f32; 3], [f32; 3]) {
-        self.geom_set.nav_mesh_bounds(self.mesh.bounds())
+    /// The bounds to build over: a geometry set's saved bounds, else the mesh's. Saved bounds
+    /// that are inverted or miss the mesh are an error naming the file, before any stage runs
+    /// into an empty or negative grid.
+    pub fn nav_mesh_bounds(&self) -> Result<([f32; 3], [f32; 3])> {
+        let mesh_bounds = self.mesh.bounds();
+        let (bmin, bmax) = self.geom_set.nav_mesh_bounds(mesh_bounds);
+        if self.geom_set.settings.is_none() {
+            return Ok((bmin, bmax));
+        }
+        let fail = |problem: String| NavlabError::InvalidSettingsFile {
+            path: self
+                .source
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("<geometry set>")),
+            message: format!(
+                "the navmesh bounds of the `s` line, {} to {}, {problem}; correct them or save \
+                 the set again from the mesh",
+                point(bmin),
+                point(bmax)
+            ),
+        };
+        for (axis, k) in ["x", "y", "z"].into_iter().zip(0..3) {
+            if bmin[k] > bmax[k] {
+                return Err(fail(format!("are inverted in {axis}")));
+            }
+            if bmin[k] > mesh_bounds.1[k] || bmax[k] < mesh_bounds.0[k] {
+                return Err(fail(format!(
+                    "miss the mesh, which spans {} to {} (no overlap in {axis})",
+                    point(mesh_bounds.0),
+                    point(mesh_bounds.1)
+                )));
+            }
+        }
+        Ok((bmin, bmax))
     }
+}
+
+/// A point for a message: `(1.5, 0, -2)`.
+fn point(p: [f32; 3]) -> String {
+    format!("({}, {}, {})", p[0], p[1], p[2])
 }

@@ -503,8 +503,8 @@ fn log_build(
             scene.input.mesh.vert_count(),
             scene.input.mesh.tri_count()
         ));
-        for warning in &scene.input.mesh.warnings {
-            log.warning(warning.clone());
+        for warning in scene.input.mesh.warnings.lines() {
+            log.warning(warning);
         }
     }
     for entry in build.context.entries() {

@@ -1,0 +1,154 @@
+//! Reading input files with a size cap that holds for pipes and devices too, and without the
+//! UTF-8 byte-order mark some editors put in front of text.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::error::{NavlabError, Result};
+
+/// How much [`read_capped`] reads at a time.
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// The UTF-8 encoding of U+FEFF, which Windows editors write at the start of text files.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A file opened by [`open_capped`]: it reads as the file does, but ends after one byte past
+/// the limit, which [`CappedFile::finish`] then reports.
+pub struct CappedFile {
+    reader: std::io::Take<File>,
+    path: PathBuf,
+    limit: u64,
+    /// The size of a regular file, for reserving memory up front.
+    size: Option<u64>,
+}
+
+/// Opens `path` for reading at most `limit` bytes. A regular file over the limit is refused
+/// before anything is read; anything else (a pipe, a device such as `/dev/zero`, a file that
+/// grows) is read through `Read::take(limit + 1)`, so it stops just past the limit instead of
+/// growing memory without bound, and [`CappedFile::finish`] refuses it.
+pub fn open_capped(path: &Path, limit: u64) -> Result<CappedFile> {
+    let io_error = |source| NavlabError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
+    let size = metadata.is_file().then_some(metadata.len());
+    if let Some(size) = size.filter(|&size| size > limit) {
+        return Err(NavlabError::FileTooLarge {
+            path: path.to_owned(),
+            size: Some(size),
+            limit,
+        });
+    }
+    Ok(CappedFile {
+        reader: file.take(limit.saturating_add(1)),
+        path: path.to_owned(),
+        limit,
+        size,
+    })
+}
+
+impl Read for CappedFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reader.read(buf)
+    }
+}
+
+impl CappedFile {
+    /// The outcome of reading the file: [`NavlabError::FileTooLarge`] if more than the limit
+    /// arrived (whatever was made of the truncated input), else `result`.
+    pub fn finish<T>(self, result: Result<T>) -> Result<T> {
+        if self.reader.limit() == 0 {
+            return Err(NavlabError::FileTooLarge {
+                path: self.path,
+                size: None,
+                limit: self.limit,
+            });
+        }
+        result
+    }
+}
+
+/// Reads `path` whole through [`open_capped`], refusing more than `limit` bytes. The buffer
+/// grows at most to the cap and fails cleanly if memory runs out.
+pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let mut file = open_capped(path, limit)?;
+    let io_error = |source| NavlabError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    reserve(&mut bytes, file.size.unwrap_or(0)).map_err(io_error)?;
+    let mut chunk = vec![0; CHUNK_BYTES];
+    loop {
+        let count = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(count) => count,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(io_error(err)),
+        };
+        if bytes.capacity() - bytes.len() < count {
+            // Double as `Vec` would, but never past the cap (and the one byte that shows it
+            // was passed).
+            let room_to_cap = limit.saturating_add(1).saturating_sub(bytes.len() as u64);
+            let grown = (bytes.capacity() as u64).max(count as u64);
+            reserve(&mut bytes, grown.min(room_to_cap)).map_err(io_error)?;
+        }
+        bytes.extend_from_slice(&chunk[..count]);
+    }
+    file.finish(Ok(bytes))
+}
+
+/// Makes room for `additional` more bytes, as an I/O error when memory runs out.
+fn reserve(bytes: &mut Vec<u8>, additional: u64) -> std::io::Result<()> {
+    usize::try_from(additional)
+        .ok()
+        .and_then(|additional| bytes.try_reserve_exact(additional).ok())
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("not enough memory to read {additional} bytes"),
+            )
+        })
+}
+
+/// `bytes` without a leading UTF-8 byte-order mark.
+pub fn strip_utf8_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_is_exact() {
+        let dir = std::env::temp_dir().join(format!("navlab-read-capped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ten.txt");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_capped(&path, 10).unwrap(), b"0123456789");
+        let err = read_capped(&path, 9).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                NavlabError::FileTooLarge {
+                    size: Some(10),
+                    limit: 9,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_a_leading_bom_is_stripped() {
+        assert_eq!(strip_utf8_bom(b"\xEF\xBB\xBFv 1"), b"v 1");
+        assert_eq!(strip_utf8_bom(b"v 1\xEF\xBB\xBF"), b"v 1\xEF\xBB\xBF");
+        assert_eq!(strip_utf8_bom(b"\xEF\xBB"), b"\xEF\xBB");
+    }
+}
