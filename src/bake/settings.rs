@@ -20,7 +20,7 @@ pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
 pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 
 /// Every key a settings file may have: the fields of [`BuildSettings`], as RecastDemo names them.
-pub const SETTING_NAMES: [&str; 18] = [
+pub const SETTING_NAMES: [&str; 19] = [
     "cellSize",
     "cellHeight",
     "agentHeight",
@@ -38,6 +38,7 @@ pub const SETTING_NAMES: [&str; 18] = [
     "filterLedgeSpans",
     "filterWalkableLowHeightSpans",
     "partitionType",
+    "removeDegeneratePolygons",
     "maxGridCells",
 ];
 
