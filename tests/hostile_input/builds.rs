@@ -406,9 +406,13 @@ fn verts_per_poly_above_six_is_refused_alike_with_output() {
 /// naming what to check (Detour's "0 vertices" and an empty tiled file before).
 #[test]
 fn nothing_walkable_says_what_to_check() {
-    let wall = TriMesh::from_parts(
-        vec![0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 10.0, 3.0, 0.0, 0.0, 3.0, 0.0],
-        vec![0, 1, 2, 0, 2, 3],
+    // Two walls at a corner, so the bounds have area (a lone wall's would be refused first).
+    let walls = TriMesh::from_parts(
+        vec![
+            0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 10.0, 3.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 10.0, 0.0, 3.0,
+            10.0,
+        ],
+        vec![0, 1, 2, 0, 2, 3, 0, 3, 5, 0, 5, 4],
     )
     .unwrap();
     let floor = || input(square(20.0, 0.0, true));
@@ -431,7 +435,7 @@ fn nothing_walkable_says_what_to_check() {
         ),
         (
             "walls only",
-            input(wall),
+            input(walls),
             BuildSettings::default(),
             "agentMaxSlope",
         ),
@@ -459,12 +463,6 @@ fn nothing_walkable_says_what_to_check() {
             BuildSettings::default(),
             "agentHeight",
         ),
-        (
-            "bounds that miss the mesh",
-            far_bounds,
-            BuildSettings::default(),
-            "bounds",
-        ),
     ];
     for (what, input, settings, check) in cases {
         let solo = Build::from_input(&input, settings.clone()).unwrap_err();
@@ -476,6 +474,11 @@ fn nothing_walkable_says_what_to_check() {
         assert_eq!(solo.to_string(), tiled.to_string(), "{what}");
         assert!(solo.to_string().contains(check), "{what}: {solo}");
     }
+    // Bounds that miss the mesh are refused before any stage runs, naming the `s` line.
+    let solo = Build::from_input(&far_bounds, BuildSettings::default()).unwrap_err();
+    let tiled = TiledBuild::new(&far_bounds, BuildSettings::default(), 32).unwrap_err();
+    assert_eq!(solo.to_string(), tiled.to_string());
+    assert!(solo.to_string().contains("miss the mesh"), "{solo}");
 
     // A small floor with a large regionMinSize: the solo build drops its one region (a tile's
     // region touches the tile border and is kept, as in Recast).
