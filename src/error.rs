@@ -29,6 +29,9 @@ pub enum NavlabError {
     /// A settings file (TOML or `.gset`) could not be parsed.
     #[error("{path}: {message}")]
     InvalidSettingsFile { path: PathBuf, message: String },
+    /// A `--set NAME=VALUE` override could not be applied.
+    #[error("--set {assignment}: {message}")]
+    InvalidSettingOverride { assignment: String, message: String },
     /// A build setting is out of its valid range.
     #[error("setting `{name}` = {value}: {reason}")]
     InvalidSetting {

@@ -139,3 +139,145 @@ fn bake_writes_the_navmesh_file_cpp_writes() {
     }
     std::fs::remove_dir_all(out_dir).unwrap();
 }
+
+/// `--save-gset` writes what RecastDemo's key 9 writes; the saved set (now with an `s` line of
+/// the settings and bounds used) builds the reference navmeshes again, solo and tiled.
+#[test]
+fn saved_geometry_sets_rebuild_the_reference_navmeshes() {
+    let Some(reference) = common::reference_dir() else {
+        return;
+    };
+    let authoring = reference.join("authoring");
+    let dir = temp_dir("save-gset");
+    let saved = dir.join("saved.gset");
+    let status = navlab()
+        .args(["bake", "--quiet", "--save-gset"])
+        .arg(&saved)
+        .arg(authoring.join("nav_test_authoring.gset"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("s ")).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("c ")).count(),
+        3,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("v ")).count(),
+        4,
+        "{text}"
+    );
+    // Saved again from the saved set: the same file (nothing drifts through a round trip).
+    let again = dir.join("again.gset");
+    let status = navlab()
+        .args(["bake", "--quiet", "--save-gset"])
+        .arg(&again)
+        .arg(&saved)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+
+    for (tiles, bin) in [
+        (None, "nav_test_authoring_solo.bin"),
+        (Some("32"), "nav_test_authoring_tiled32.bin"),
+    ] {
+        let out = dir.join(bin);
+        let mut command = navlab();
+        command
+            .args(["bake", "--quiet", "-o"])
+            .arg(&out)
+            .arg(&saved);
+        if let Some(tile_size) = tiles {
+            command.args(["--tile-size", tile_size]);
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(authoring.join(bin)).unwrap(),
+            "{bin} differs from C++'s"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `--set` overrides settings by RecastDemo's names after the settings file, and refuses an
+/// unknown name or a bad value in one line naming it.
+#[test]
+fn set_overrides_single_settings() {
+    let Some(mesh) = common::mesh_path("nav_test") else {
+        return;
+    };
+    let dir = temp_dir("set");
+    let config = dir.join("monotone.toml");
+    std::fs::write(&config, "partitionType = \"monotone\"\ncellSize = 0.5\n").unwrap();
+    let dump = dir.join("dump.json");
+    let output = navlab()
+        .args(["bake", "--quiet", "--set", "cellSize=0.3", "--config"])
+        .arg(&config)
+        .arg("--dump-json")
+        .arg(&dump)
+        .arg(&mesh)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ours: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let reference = common::solo("nav_test", "monotone").unwrap();
+    assert_eq!(ours["polymesh"]["polys"], reference["polymesh"]["polys"]);
+
+    for (set, says) in [
+        ("cell_size=0.2", "did you mean `cellSize`"),
+        ("agentRadius=wide", "agentRadius"),
+        ("cellSize", "NAME=VALUE"),
+    ] {
+        let output = navlab()
+            .args(["bake", "--set", set])
+            .arg(&mesh)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{set}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("navlab: --set"), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The settings report's warnings reach `navlab bake`'s stderr.
+#[test]
+fn settings_warnings_are_printed() {
+    let Some(mesh) = common::mesh_path("nav_test") else {
+        return;
+    };
+    let output = navlab()
+        .args([
+            "bake",
+            "--set",
+            "agentMaxClimb=2.5",
+            "--set",
+            "agentRadius=0",
+        ])
+        .arg(&mesh)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("warning: agentMaxClimb:"), "{stderr}");
+    assert!(stderr.contains("warning: agentRadius:"), "{stderr}");
+}

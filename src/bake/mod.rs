@@ -11,6 +11,7 @@ pub mod sample_areas;
 pub mod settings;
 pub mod solo;
 pub mod tiled;
+pub mod validate;
 
 pub use settings::BuildSettings;
 pub use solo::Build;

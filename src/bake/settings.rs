@@ -320,6 +320,37 @@ impl BuildSettings {
         settings
     }
 
+    /// The geometry set RecastDemo's key 9 saves for `input` built with these settings, to be
+    /// written at `gset_path`: the mesh named from the `.gset`'s folder, the settings with the
+    /// navmesh bounds and `tile_size` (for a solo build, the one the input saved, else 0) and the input's convex volumes and
+    /// off-mesh connections. Unlike RecastDemo, vertsPerPoly is saved too, and every float is
+    /// written so that it reads back exactly.
+    pub fn geom_set_to_save(
+        &self,
+        input: &InputGeom,
+        tile_size: Option<i32>,
+        gset_path: &Path,
+    ) -> Result<crate::input::geomset::GeomSet> {
+        let mesh_file = input
+            .mesh_file()
+            .ok_or_else(|| NavlabError::InvalidSetting {
+                name: "mesh",
+                value: "<generated>".into(),
+                reason: "this scene was made in code and has no mesh file a geometry set could \
+                     name; export it as OBJ first"
+                    .into(),
+            })?;
+        let gset_dir = gset_path.parent().unwrap_or(Path::new(""));
+        let (bmin, bmax) = input.nav_mesh_bounds()?;
+        let mut geom_set = input.geom_set.clone();
+        geom_set.mesh_path = crate::input::geomset::path_from_dir(gset_dir, &mesh_file);
+        // A solo build keeps the tile size the input saved, for the next tiled build.
+        let saved_tile_size = input.geom_set.settings.as_ref().map(|s| s.tile_size);
+        let tile_size = tile_size.map_or(saved_tile_size.unwrap_or(0.0), |t| t as f32);
+        geom_set.settings = Some(self.to_geom_set_settings(bmin, bmax, tile_size));
+        Ok(geom_set)
+    }
+
     /// Reads settings from a TOML file of at most [`MAX_SETTINGS_FILE_BYTES`] with RecastDemo's
     /// names (`cellSize = 0.3`, …); missing keys keep their defaults.
     pub fn load_toml(path: &Path) -> Result<Self> {
@@ -371,6 +402,42 @@ impl BuildSettings {
             .min()
             .filter(|&(distance, name)| distance <= name.len() / 4)
             .map(|(_, name)| name)
+    }
+
+    /// Overrides one setting from `name=value` (RecastDemo's name, the value as a settings file
+    /// writes it: `cellSize=0.2`, `filterLedgeSpans=false`, `partitionType=monotone`), for
+    /// build pipelines that tune a setting or two without a file. The result is validated.
+    pub fn set(&mut self, assignment: &str) -> Result<()> {
+        let fail = |message: String| NavlabError::InvalidSettingOverride {
+            assignment: crate::error::excerpt(assignment, 80),
+            message,
+        };
+        let (name, value_text) = assignment
+            .split_once('=')
+            .ok_or_else(|| fail("write it as NAME=VALUE, e.g. cellSize=0.2".into()))?;
+        let name = name.trim();
+        let value_text = value_text.trim();
+        if !SETTING_NAMES.contains(&name) {
+            return Err(fail(unknown_key_message(name, false)));
+        }
+        // The value as TOML reads it; a bare word (`monotone`) is taken as a string.
+        let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value_text}"))
+            .ok()
+            .and_then(|mut table| table.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value_text.to_owned()));
+        let mut table =
+            toml::Table::try_from(&*self).expect("build settings always serialise as a TOML table");
+        table.insert(name.to_owned(), value);
+        let updated: BuildSettings = table.try_into().map_err(|err: toml::de::Error| {
+            fail(format!(
+                "`{}` is not a value {name} takes: {}",
+                crate::error::excerpt(value_text, 40),
+                err.message().trim().replace('\n', " ")
+            ))
+        })?;
+        updated.validate()?;
+        *self = updated;
+        Ok(())
     }
 
     /// The settings as TOML.
@@ -474,6 +541,47 @@ mod tests {
         assert_eq!(cfg.merge_region_area, 400);
         assert_eq!(cfg.detail_sample_dist, 1.800_000_07);
         assert_eq!(cfg.detail_sample_max_error, 0.200_000_003);
+    }
+
+    #[test]
+    fn overrides_take_settings_file_names_and_values() {
+        let mut settings = BuildSettings::default();
+        for assignment in [
+            "cellSize=0.2",
+            "agentRadius = 0.4",
+            "vertsPerPoly=4",
+            "filterLedgeSpans=false",
+            "partitionType=monotone",
+            "partitionType=\"layers\"",
+            "maxGridCells=1000000",
+        ] {
+            settings.set(assignment).unwrap();
+        }
+        let expected = BuildSettings {
+            cell_size: 0.2,
+            agent_radius: 0.4,
+            verts_per_poly: 4.0,
+            filter_ledge_spans: false,
+            partition_type: PartitionType::Layers,
+            max_grid_cells: 1_000_000,
+            ..BuildSettings::default()
+        };
+        assert_eq!(settings, expected);
+
+        for (assignment, says) in [
+            ("cellSize", "NAME=VALUE"),
+            ("cell_size=0.2", "did you mean `cellSize`"),
+            ("cellSize=fast", "not a value cellSize takes"),
+            ("cellSize=-1", "above zero"),
+            ("partitionType=voronoi", "not a value partitionType takes"),
+            ("filterLedgeSpans=2", "not a value filterLedgeSpans takes"),
+            ("agentMaxSlope=nan", "between 0 and 90"),
+        ] {
+            let err = settings.set(assignment).unwrap_err().to_string();
+            assert!(err.contains(says), "{assignment}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        assert_eq!(settings, expected, "a refused override changes nothing");
     }
 
     #[test]

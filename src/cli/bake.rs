@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::TiledBuild;
+use navlab::bake::validate::{BuildShape, Severity, settings_report};
 use navlab::detour::VERTS_PER_POLYGON;
 use navlab::error::{NavlabError, Result, Warnings};
 use navlab::input::geomset::GeomSet;
@@ -43,6 +44,14 @@ pub struct BakeArgs {
     /// Write the Detour navmesh in RecastDemo's all-tiles ("MSET") format.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Override one setting by RecastDemo's name, after the settings file: `--set
+    /// cellSize=0.2 --set partitionType=monotone` (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    overrides: Vec<String>,
+    /// Save the input, the settings used and the authored volumes and links as a RecastDemo
+    /// geometry set (what RecastDemo's key 9 writes).
+    #[arg(long, value_name = "OUT.gset")]
+    save_gset: Option<PathBuf>,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -79,10 +88,28 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     if let Some(partition) = args.partition {
         settings.partition_type = partition;
     }
+    for assignment in &args.overrides {
+        settings.set(assignment)?;
+    }
     if !quiet {
         for warning in input.mesh.warnings.lines() {
             eprintln!("warning: {warning}");
         }
+        let shape = BuildShape {
+            bounds: input.nav_mesh_bounds().ok(),
+            tile_size: args.tile_size,
+            detour: args.output.is_some(),
+        };
+        for finding in settings_report(&settings, shape) {
+            if finding.severity == Severity::Warning {
+                eprintln!("warning: {}: {}", finding.setting, finding.message);
+            }
+        }
+    }
+    if let Some(out) = &args.save_gset {
+        settings
+            .geom_set_to_save(&input, args.tile_size, out)?
+            .save(out)?;
     }
     if args.output.is_some() && settings.verts_per_poly as usize > VERTS_PER_POLYGON {
         return Err(too_many_verts_for_detour(&settings));
@@ -186,7 +213,11 @@ fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
     if let Some(config) = &args.config {
         inputs.push(("the settings file", config.clone()));
     }
-    let outputs = [("-o", &args.output), ("--dump-json", &args.dump_json)];
+    let outputs = [
+        ("-o", &args.output),
+        ("--dump-json", &args.dump_json),
+        ("--save-gset", &args.save_gset),
+    ];
     let outputs: Vec<(&'static str, &PathBuf)> = outputs
         .into_iter()
         .filter_map(|(flag, path)| Some((flag, path.as_ref()?)))
@@ -200,14 +231,14 @@ fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
             });
         }
     }
-    if let [(first, a), (second, b)] = outputs[..]
-        && same_file(a, b)
-    {
-        return Err(NavlabError::InvalidSetting {
-            name: second,
-            value: b.display().to_string(),
-            reason: format!("is also the {first} file; the two would overwrite each other"),
-        });
+    for (i, &(second, b)) in outputs.iter().enumerate() {
+        if let Some(&(first, _)) = outputs[..i].iter().find(|(_, a)| same_file(a, b)) {
+            return Err(NavlabError::InvalidSetting {
+                name: second,
+                value: b.display().to_string(),
+                reason: format!("is also the {first} file; the two would overwrite each other"),
+            });
+        }
     }
     Ok(())
 }

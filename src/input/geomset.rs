@@ -245,6 +245,43 @@ impl GeomSet {
     }
 }
 
+/// How a file in `dir` names `target`: relative when both sit on one root (so the pair can be
+/// moved together, as RecastDemo's `Meshes/` folder is), else `target` made absolute.
+pub fn path_from_dir(dir: &Path, target: &Path) -> PathBuf {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let (dir, target) = (absolute(dir), absolute(target));
+    let (from, to) = (normal_components(&dir), normal_components(&target));
+    if from.first() != to.first() {
+        return target;
+    }
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut relative = PathBuf::new();
+    for _ in common..from.len() {
+        relative.push("..");
+    }
+    for part in &to[common..] {
+        relative.push(part.as_os_str());
+    }
+    relative
+}
+
+/// The parts of an absolute path with `.` dropped and `name/..` folded.
+fn normal_components(path: &Path) -> Vec<std::path::Component<'_>> {
+    let mut parts = Vec::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir
+                if matches!(parts.last(), Some(std::path::Component::Normal(_))) =>
+            {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts
+}
+
 /// A file that a RecastDemo file in `dir` names by the relative path `name`: RecastDemo opens
 /// it from its working directory, where `Meshes/` holds the meshes and geometry sets and
 /// `TestCases/` the test files. So the first that exists of `dir/name`, `dir/../Meshes/name`

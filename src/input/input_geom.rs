@@ -88,6 +88,21 @@ impl InputGeom {
     }
 }
 
+impl InputGeom {
+    /// The mesh file itself: the source, or for a `.gset` the mesh it names.
+    pub fn mesh_file(&self) -> Option<PathBuf> {
+        let source = self.source.as_ref()?;
+        let is_gset = source
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gset"));
+        Some(if is_gset {
+            self.geom_set.mesh_path_relative_to(source)
+        } else {
+            source.clone()
+        })
+    }
+}
+
 /// A point for a message: `(1.5, 0, -2)`.
 fn point(p: [f32; 3]) -> String {
     format!("({}, {}, {})", p[0], p[1], p[2])
