@@ -6,7 +6,8 @@
 //! [`draw::DrawPlugin`] (one plugin per stage's debug drawing), [`picking::PickingPlugin`],
 //! [`tools::ToolsPlugin`], [`ui::UiPlugin`], [`files::FilesPlugin`],
 //! [`navmesh::NavMeshPlugin`] (export, load, the navmesh on screen),
-//! [`test_cases::TestCasesPlugin`] (RecastDemo's test-case files) and, for
+//! [`test_cases::TestCasesPlugin`] (RecastDemo's test-case files),
+//! [`saving::SavingPlugin`] (geometry sets and settings files) and, for
 //! `--screenshot`, [`screenshot::ScreenshotPlugin`], which renders without any window.
 
 pub mod build;
@@ -16,6 +17,7 @@ pub mod files;
 pub mod labels;
 pub mod navmesh;
 pub mod picking;
+pub mod saving;
 pub mod screenshot;
 pub mod self_test;
 pub mod test_cases;
@@ -226,6 +228,7 @@ fn viewer_app(
             navmesh::NavMeshPlugin,
             test_cases::TestCasesPlugin,
             labels::LabelsPlugin,
+            saving::SavingPlugin,
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {

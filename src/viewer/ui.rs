@@ -10,6 +10,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::Stage;
+use crate::bake::validate::{BuildShape, Severity, settings_report};
 use crate::recast::config::calc_grid_size;
 use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
@@ -18,6 +19,7 @@ use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
+use crate::viewer::saving::SaveRequest;
 use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::{ToolOutput, Tools, tool_context};
 
@@ -101,6 +103,7 @@ struct UiParams<'w, 's> {
     requests: MessageWriter<'w, BuildRequest>,
     shown_nav_mesh: Res<'w, ShownNavMesh>,
     nav_mesh_requests: MessageWriter<'w, NavMeshRequest>,
+    save_requests: MessageWriter<'w, SaveRequest>,
     exit: MessageWriter<'w, AppExit>,
     cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
@@ -246,6 +249,20 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
                 p.test_cases.pick_file();
             }
             ui.separator();
+            if ui.button("Save geometry set…  (9)").clicked() {
+                p.save_requests.write(SaveRequest::GeomSetDialog);
+            }
+            if ui.button("Save settings…").clicked() {
+                p.save_requests.write(SaveRequest::SettingsDialog);
+            }
+            if ui.button("Open settings…").clicked() {
+                p.save_requests.write(SaveRequest::OpenSettingsDialog);
+            }
+            if ui.button("Reset to RecastDemo defaults").clicked() {
+                p.requests
+                    .write(BuildRequest::Settings(BuildSettings::default()));
+            }
+            ui.separator();
             if ui.button("Quit").clicked() {
                 p.exit.write(AppExit::Success);
             }
@@ -335,6 +352,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
         let tiles = |cells: i32| (cells + tile_size - 1) / tile_size;
         ui.label(format!("Tiles  {} x {}", tiles(w), tiles(h)));
     }
+    settings_report_ui(ui, state);
     ui.separator();
 
     let mut auto_rebuild = state.auto_rebuild;
@@ -449,6 +467,32 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32
         1.0,
         "Max Sample Error",
     );
+}
+
+/// Beyond RecastDemo (Unity has one): the settings report, warnings in yellow and what would
+/// stop the build in red, updated as the settings change.
+fn settings_report_ui(ui: &mut egui::Ui, state: &BuildState) {
+    let shape = BuildShape {
+        bounds: state.scene.input.nav_mesh_bounds().ok(),
+        tile_size: (state.sample == Sample::TileMesh).then_some(state.tile_size),
+        detour: true,
+    };
+    let report = settings_report(&state.settings, shape);
+    if report.is_empty() {
+        return;
+    }
+    ui.strong("Check");
+    for finding in report {
+        let color = match finding.severity {
+            Severity::Warning => egui::Color32::from_rgb(230, 190, 60),
+            Severity::Error => egui::Color32::from_rgb(240, 90, 80),
+        };
+        ui.label(
+            egui::RichText::new(format!("{}: {}", finding.setting, finding.message))
+                .small()
+                .color(color),
+        );
+    }
 }
 
 /// Beyond RecastDemo: the regions as they were after each watershed flooding level.
