@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Stage, earliest_affected_stage};
+use navlab::bake::tiled::{EmptyTile, TiledBuild};
+use navlab::detour::NavMesh;
 use navlab::recast::region::PartitionType;
 
 fn assert_same_outputs(a: &Build, b: &Build, what: &str) {
@@ -181,4 +183,151 @@ fn authored_edits_rebuild_from_their_stage_and_equal_a_full_build() {
             "step {i}: navmesh"
         );
     }
+}
+
+/// Every tile of `a` equals `b`'s (meshes and Detour data), and the navmeshes link the same
+/// polygons the same way; link order and the salts of replaced tiles may differ.
+fn assert_same_tiles(a: &TiledBuild, b: &TiledBuild, what: &str) {
+    assert_eq!(a.tiles.len(), b.tiles.len(), "{what}: tile count");
+    for (ta, tb) in a.tiles.iter().zip(&b.tiles) {
+        let at = format!("{what}: tile ({}, {})", ta.x, ta.y);
+        assert_eq!(ta.triangle_count, tb.triangle_count, "{at}: triangles");
+        match (&ta.output, &tb.output) {
+            (Ok(oa), Ok(ob)) => {
+                assert_eq!(oa.poly_mesh, ob.poly_mesh, "{at}: poly mesh");
+                assert_eq!(oa.detail_mesh, ob.detail_mesh, "{at}: detail mesh");
+                assert_eq!(
+                    oa.data.as_ref().map(|d| d.to_bytes()),
+                    ob.data.as_ref().map(|d| d.to_bytes()),
+                    "{at}: Detour data"
+                );
+            }
+            (ea, eb) => assert_eq!(ea.as_ref().err(), eb.as_ref().err(), "{at}"),
+        }
+    }
+    assert_eq!(
+        links_of(&a.nav_mesh),
+        links_of(&b.nav_mesh),
+        "{what}: links"
+    );
+}
+
+/// A link by where it leads: neighbour cell, neighbour polygon, edge, side, portal range.
+type LinkKey = ((i32, i32), u32, u8, u8, u8, u8);
+
+/// Per tile (by grid cell), per polygon: its links, sorted.
+fn links_of(mesh: &NavMesh) -> Vec<((i32, i32), usize, Vec<LinkKey>)> {
+    let mut all = Vec::new();
+    for (_, tile) in mesh.tiles() {
+        let cell = (tile.header().x, tile.header().y);
+        for poly in 0..tile.poly_count() {
+            let mut links: Vec<_> = tile
+                .poly_links(poly)
+                .map(|(_, link)| {
+                    let (neighbour_tile, _) = mesh
+                        .tile_and_poly_by_ref(link.neighbour)
+                        .expect("links point at live polygons");
+                    let neighbour_cell = (neighbour_tile.header().x, neighbour_tile.header().y);
+                    let neighbour_poly = mesh.decode_poly_id_poly(link.neighbour);
+                    (
+                        neighbour_cell,
+                        neighbour_poly,
+                        link.edge,
+                        link.side,
+                        link.bmin,
+                        link.bmax,
+                    )
+                })
+                .collect();
+            links.sort_unstable();
+            all.push((cell, poly, links));
+        }
+    }
+    all.sort_unstable();
+    all
+}
+
+/// In a tiled build, authored edits rebuild only the tiles around them, single tiles can be
+/// rebuilt, removed and inspected, and each result equals a full build of the same input.
+#[test]
+fn tiled_edits_rebuild_only_touched_tiles_and_equal_a_full_build() {
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    let authored =
+        navlab::input::GeomSet::load(&dir.join("authoring/nav_test_authoring.gset")).unwrap();
+    let mesh = navlab::input::obj::load_obj(&dir.join("meshes/nav_test.obj")).unwrap();
+    let mut input = navlab::input::InputGeom::from_mesh(mesh).unwrap();
+    let settings = BuildSettings::default();
+    let tile_size = 32;
+    let mut tiled = TiledBuild::new(&input, settings.clone(), tile_size).unwrap();
+    let tile_count = tiled.tiles.len();
+
+    let mut volumes_only = input.geom_set.clone();
+    volumes_only.convex_volumes = authored.convex_volumes.clone();
+    let mut with_links = volumes_only.clone();
+    with_links.off_mesh_connections = authored.off_mesh_connections.clone();
+    let mut one_volume_less = with_links.clone();
+    one_volume_less.convex_volumes.remove(0);
+    let mut first_link_gone = one_volume_less.clone();
+    first_link_gone.off_mesh_connections.remove(0);
+    let steps = [
+        volumes_only,
+        with_links.clone(),
+        with_links,
+        one_volume_less,
+        first_link_gone,
+        input.geom_set.clone(),
+    ];
+    for (i, geom_set) in steps.into_iter().enumerate() {
+        let expected_none = geom_set == tiled.geom_set;
+        input.geom_set = geom_set;
+        let touched = tiled.update_authored(&input).unwrap();
+        assert_eq!(touched.is_empty(), expected_none, "step {i}: {touched:?}");
+        assert!(
+            touched.len() < tile_count,
+            "step {i}: only some tiles rebuilt"
+        );
+        let full = TiledBuild::new(&input, settings.clone(), tile_size).unwrap();
+        assert_same_tiles(&tiled, &full, &format!("step {i}"));
+    }
+
+    // Remove a tile, rebuild it, remove all, rebuild all.
+    let full = TiledBuild::new(&input, settings.clone(), tile_size).unwrap();
+    let (x, y) = full
+        .tiles
+        .iter()
+        .find(|t| matches!(&t.output, Ok(o) if o.data.is_some()))
+        .map(|t| (t.x, t.y))
+        .unwrap();
+    let centre = {
+        let (lo, hi) = tiled.tile_bounds(x, y);
+        [(lo[0] + hi[0]) / 2.0, 0.0, (lo[2] + hi[2]) / 2.0]
+    };
+    assert_eq!(tiled.tile_at(centre), Some((x, y)));
+    assert_eq!(tiled.tile_at([f32::NAN, 0.0, 0.0]), None);
+    assert_eq!(tiled.tile_at([-1e9, 0.0, 0.0]), None);
+    tiled.remove_tile(x, y).unwrap();
+    assert!(tiled.nav_mesh.tile_at(x, y, 0).is_none());
+    assert_eq!(
+        tiled.tile(x, y).unwrap().output.as_ref().err(),
+        Some(&EmptyTile::Removed)
+    );
+    tiled.rebuild_tile(&input, x, y).unwrap();
+    assert_same_tiles(&tiled, &full, "tile rebuilt");
+    let inspected = tiled.inspect_tile(&input, x, y).unwrap();
+    assert!(inspected.holds_intermediates());
+    let Ok(output) = &tiled.tile(x, y).unwrap().output else {
+        panic!("tile ({x}, {y}) was built")
+    };
+    assert_eq!(*inspected.poly_mesh, output.poly_mesh);
+    assert!(inspected.heightfield_rasterized.span_counts().0 > 0);
+    assert!(!inspected.contours.contours.is_empty());
+    assert_same_tiles(&tiled, &full, "tile inspected");
+    tiled.remove_all().unwrap();
+    assert_eq!(tiled.nav_mesh.tile_count(), 0);
+    tiled.rebuild_all(&input).unwrap();
+    assert_same_tiles(&tiled, &full, "all rebuilt");
+    assert!(tiled.remove_tile(-1, 0).is_err());
+    assert!(tiled.rebuild_tile(&input, 0, tiled.tiles_y).is_err());
 }

@@ -49,6 +49,7 @@ fn check(reference: &Value, input: &InputGeom, tile_size: i32, expected_file: Op
             Err(EmptyTile::NoOverlappingChunks) => "null:no_overlapping_chunks",
             Err(EmptyTile::NoContours) => "null:no_contours",
             Err(EmptyTile::NoDetourData) => "null:no_detour_data",
+            Err(EmptyTile::Removed) => "removed",
         };
         assert_eq!(result, theirs["result"], "{at}");
         assert_eq!(

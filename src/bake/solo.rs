@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
+use crate::bake::tiled::{Tile, TileStages};
 use crate::detour::VERTS_PER_POLYGON;
 use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
 use crate::error::Result;
@@ -291,6 +292,58 @@ impl Build {
             span_counts: SpanCounts::default(),
             intermediates_held: false,
         })
+    }
+
+    /// One tile of a tiled build as a build to draw: `stages` and `tile`'s meshes in the
+    /// fields a solo build fills, `config` the tile's (border included). Its Detour navmesh is
+    /// left for the caller (the grid's); re-running its stages would build a solo mesh.
+    pub(crate) fn from_tile_stages(
+        input: &InputGeom,
+        settings: BuildSettings,
+        config: Config,
+        tile: &Tile,
+        stages: TileStages,
+    ) -> Self {
+        let heightfield =
+            |hf: Option<Heightfield>| Arc::new(hf.unwrap_or_else(|| empty_heightfield(&config)));
+        let compact = |chf: Option<CompactHeightfield>| Arc::new(chf.unwrap_or_default());
+        let (poly_mesh, detail_mesh) = match &tile.output {
+            Ok(output) => (output.poly_mesh.clone(), output.detail_mesh.clone()),
+            Err(_) => Default::default(),
+        };
+        let span_counts = SpanCounts {
+            rasterized: stages
+                .rasterized
+                .as_ref()
+                .map_or(0, |hf| hf.span_counts().0),
+            rasterized_walkable: tile.walkable.rasterized,
+            filtered_walkable: tile.walkable.filtered,
+            eroded_walkable: tile.walkable.eroded,
+        };
+        Build {
+            mesh: input.mesh.clone(),
+            bmin: config.bmin,
+            bmax: config.bmax,
+            convex_volumes: input.geom_set.convex_volumes.clone(),
+            off_mesh_connections: crate::bake::detour_input::off_mesh_connections(&input.geom_set),
+            settings,
+            triangle_areas: Vec::new(),
+            heightfield_rasterized: heightfield(stages.rasterized),
+            heightfield_filtered: heightfield(stages.filtered),
+            compact: compact(stages.compact),
+            compact_eroded: compact(stages.eroded),
+            regions: compact(stages.regions),
+            contours: Arc::new(stages.contours.unwrap_or_default()),
+            poly_mesh: Arc::new(poly_mesh),
+            detail_mesh: Arc::new(detail_mesh),
+            nav_mesh: None,
+            context: tile.context.clone(),
+            stage_times: [None; Stage::ALL.len()],
+            retention: Retention::Everything,
+            span_counts,
+            intermediates_held: true,
+            config,
+        }
     }
 
     /// Whether the intermediate stage outputs (both heightfields, `compact`, `compact_eroded`)

@@ -1,20 +1,28 @@
 //! Tiled builds (RecastDemo's Sample_TileMesh): the navmesh area cut into square tiles, each
 //! built through the whole pipeline with a border of extra cells so tiles join seamlessly, the
 //! tiles built in parallel and added to one Detour navmesh in the order RecastDemo adds them.
+//!
+//! A built grid can then be edited tile by tile, as the Create Tiles tool does: rebuild or remove
+//! one tile ([`TiledBuild::rebuild_tile`], [`TiledBuild::remove_tile`]), rebuild only the tiles
+//! an authoring change touches ([`TiledBuild::update_authored`]), or rebuild one tile keeping
+//! every stage so it can be drawn like a solo build ([`TiledBuild::inspect_tile`]). Each tile's
+//! data equals the full build's; only the Detour salts of replaced tiles differ.
 
 use rayon::prelude::*;
 
 use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
+use crate::bake::solo::Build;
 use crate::detour::nav_mesh::MAX_TILE_BITS;
 use crate::detour::{MeshTile, NavMesh, NavMeshParams, VERTS_PER_POLYGON, create_nav_mesh_data};
 use crate::error::{NavlabError, Result};
+use crate::input::geomset::GeomSet;
 use crate::input::input_geom::InputGeom;
-use crate::recast::compact::build_compact_heightfield;
+use crate::recast::compact::{CompactHeightfield, build_compact_heightfield};
 use crate::recast::config::{Config, calc_grid_size};
 use crate::recast::context::{BuildContext, TimerLabel};
-use crate::recast::contour::{ContourBuildFlags, build_contours};
+use crate::recast::contour::{ContourBuildFlags, ContourSet, build_contours};
 use crate::recast::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
 use crate::recast::heightfield::Heightfield;
 use crate::recast::poly_mesh::{PolyMesh, build_poly_mesh};
@@ -35,6 +43,8 @@ pub enum EmptyTile {
     NoContours,
     /// The poly mesh was empty or too large for Detour (`Could not build Detour navmesh.`).
     NoDetourData,
+    /// Removed by [`TiledBuild::remove_tile`] (RecastDemo's Shift+click in Create Tiles).
+    Removed,
 }
 
 /// The result of one tile: its meshes (kept for drawing) and its Detour data.
@@ -64,6 +74,11 @@ pub struct Tile {
 #[derive(Clone, Debug)]
 pub struct TiledBuild {
     pub settings: BuildSettings,
+    /// The navmesh bounds the grid covers.
+    pub bmin: [f32; 3],
+    pub bmax: [f32; 3],
+    /// The authored volumes and links the tiles were built with.
+    pub geom_set: GeomSet,
     /// Tile edge in cells.
     pub tile_size: i32,
     pub tiles_x: i32,
@@ -71,6 +86,21 @@ pub struct TiledBuild {
     /// Every tile, row by row (y outer, x inner), as RecastDemo visits them.
     pub tiles: Vec<Tile>,
     pub nav_mesh: NavMesh,
+    /// Cells of border around each tile (what a tile's build reads beyond its bounds).
+    border_cells: i32,
+}
+
+/// Every stage of one tile, recorded for [`TiledBuild::inspect_tile`]; a stage the tile did
+/// not reach stays `None`.
+#[derive(Default)]
+pub struct TileStages {
+    pub rasterized: Option<Heightfield>,
+    pub filtered: Option<Heightfield>,
+    pub compact: Option<CompactHeightfield>,
+    /// After erosion and the convex volumes.
+    pub eroded: Option<CompactHeightfield>,
+    pub regions: Option<CompactHeightfield>,
+    pub contours: Option<ContourSet>,
 }
 
 impl TiledBuild {
@@ -85,35 +115,36 @@ impl TiledBuild {
         }
         let (bmin, bmax) = input.nav_mesh_bounds()?;
         // Validates the settings and the grid size over the whole area.
-        settings.to_config(bmin, bmax)?;
+        let border_cells = tile_border_cells(&settings.to_config(bmin, bmax)?);
         let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
         check_tile_count(grid_width, grid_height, tile_size)?;
         let tiles_x = (grid_width + tile_size - 1) / tile_size;
         let tiles_y = (grid_height + tile_size - 1) / tile_size;
-        let tile_world = tile_size as f32 * settings.cell_size;
+        let params =
+            NavMeshParams::for_tile_grid(bmin, tile_size, settings.cell_size, tiles_x, tiles_y);
+        let mut build = Self {
+            settings,
+            bmin,
+            bmax,
+            geom_set: input.geom_set.clone(),
+            tile_size,
+            tiles_x,
+            tiles_y,
+            tiles: Vec::new(),
+            nav_mesh: NavMesh::new(params)?,
+            border_cells,
+        };
 
         let coords: Vec<(i32, i32)> = (0..tiles_y)
             .flat_map(|y| (0..tiles_x).map(move |x| (x, y)))
             .collect();
-        let tiles = coords
+        build.tiles = coords
             .into_par_iter()
-            .map(|(x, y)| {
-                let tile_bmin = [
-                    bmin[0] + x as f32 * tile_world,
-                    bmin[1],
-                    bmin[2] + y as f32 * tile_world,
-                ];
-                let tile_bmax = [
-                    bmin[0] + (x + 1) as f32 * tile_world,
-                    bmax[1],
-                    bmin[2] + (y + 1) as f32 * tile_world,
-                ];
-                build_tile(input, &settings, tile_size, x, y, tile_bmin, tile_bmax)
-            })
+            .map(|(x, y)| build.build_tile(input, x, y, None))
             .collect::<Result<Vec<Tile>>>()?;
 
         let mut walkable = WalkableCounts::default();
-        for tile in &tiles {
+        for tile in &build.tiles {
             walkable.add(&tile.walkable);
         }
         if walkable.polygons == 0 {
@@ -121,31 +152,276 @@ impl TiledBuild {
                 &input.mesh,
                 bmin,
                 bmax,
-                &settings,
+                &build.settings,
                 &walkable,
             ));
         }
-
-        let params =
-            NavMeshParams::for_tile_grid(bmin, tile_size, settings.cell_size, tiles_x, tiles_y);
-        let mut nav_mesh = NavMesh::new(params)?;
-        for tile in &tiles {
+        for tile in &build.tiles {
             if let Ok(TileOutput {
                 data: Some(data), ..
             }) = &tile.output
             {
-                nav_mesh.add_tile(data.clone(), 0)?;
+                build.nav_mesh.add_tile(data.clone(), 0)?;
             }
         }
-        Ok(Self {
-            settings,
-            tile_size,
-            tiles_x,
-            tiles_y,
-            tiles,
-            nav_mesh,
-        })
+        Ok(build)
     }
+
+    /// The tile's bounds without its border: the grid cell (`x`, `y`) over the full height.
+    pub fn tile_bounds(&self, x: i32, y: i32) -> ([f32; 3], [f32; 3]) {
+        let tile_world = self.tile_size as f32 * self.settings.cell_size;
+        let bmin = [
+            self.bmin[0] + x as f32 * tile_world,
+            self.bmin[1],
+            self.bmin[2] + y as f32 * tile_world,
+        ];
+        let bmax = [
+            self.bmin[0] + (x + 1) as f32 * tile_world,
+            self.bmax[1],
+            self.bmin[2] + (y + 1) as f32 * tile_world,
+        ];
+        (bmin, bmax)
+    }
+
+    /// The grid cell under `p` on the xz-plane, if inside the grid (RecastDemo's tile pick).
+    pub fn tile_at(&self, p: [f32; 3]) -> Option<(i32, i32)> {
+        let tile_world = self.tile_size as f32 * self.settings.cell_size;
+        let fx = ((p[0] - self.bmin[0]) / tile_world).floor();
+        let fy = ((p[2] - self.bmin[2]) / tile_world).floor();
+        let inside =
+            (0.0..self.tiles_x as f32).contains(&fx) && (0.0..self.tiles_y as f32).contains(&fy);
+        inside.then_some((fx as i32, fy as i32))
+    }
+
+    /// The tile at grid cell (`x`, `y`).
+    pub fn tile(&self, x: i32, y: i32) -> Option<&Tile> {
+        self.tile_index(x, y).map(|i| &self.tiles[i])
+    }
+
+    fn tile_index(&self, x: i32, y: i32) -> Option<usize> {
+        ((0..self.tiles_x).contains(&x) && (0..self.tiles_y).contains(&y))
+            .then(|| (y * self.tiles_x + x) as usize)
+    }
+
+    /// Builds tile (`x`, `y`) of `input` with this grid's settings, recording each stage into
+    /// `stages` when given.
+    fn build_tile(
+        &self,
+        input: &InputGeom,
+        x: i32,
+        y: i32,
+        stages: Option<&mut TileStages>,
+    ) -> Result<Tile> {
+        let (bmin, bmax) = self.tile_bounds(x, y);
+        build_tile(
+            input,
+            &self.settings,
+            self.tile_size,
+            x,
+            y,
+            bmin,
+            bmax,
+            stages,
+        )
+    }
+
+    /// Puts a freshly built tile in its cell and its data in the navmesh, in place of the old.
+    fn replace_tile(&mut self, tile: Tile) -> Result<()> {
+        let index = self
+            .tile_index(tile.x, tile.y)
+            .ok_or_else(|| outside_grid(tile.x, tile.y))?;
+        self.unload_tile(tile.x, tile.y)?;
+        if let Ok(TileOutput {
+            data: Some(data), ..
+        }) = &tile.output
+        {
+            self.nav_mesh.add_tile(data.clone(), 0)?;
+        }
+        self.tiles[index] = tile;
+        Ok(())
+    }
+
+    /// Takes the navmesh's tile at (`x`, `y`) out, if it has one.
+    fn unload_tile(&mut self, x: i32, y: i32) -> Result<()> {
+        if let Some(r) = self.nav_mesh.tile_ref_at(x, y, 0) {
+            self.nav_mesh.remove_tile(r)?;
+        }
+        Ok(())
+    }
+
+    /// Rebuilds tile (`x`, `y`) from `input` and swaps it into the navmesh (RecastDemo's click
+    /// in Create Tiles). `input` must be the one the grid was built from, or the same mesh
+    /// with other authored content.
+    pub fn rebuild_tile(&mut self, input: &InputGeom, x: i32, y: i32) -> Result<&Tile> {
+        let tile = self.build_tile(input, x, y, None)?;
+        self.replace_tile(tile)?;
+        self.tile(x, y).ok_or_else(|| outside_grid(x, y))
+    }
+
+    /// Rebuilds tile (`x`, `y`) like [`TiledBuild::rebuild_tile`] and returns every stage of
+    /// it as a [`Build`] to draw: its config is the tile's (border included), its navmesh this
+    /// grid's. The build is for looking at: re-running its stages would build a solo mesh.
+    pub fn inspect_tile(&mut self, input: &InputGeom, x: i32, y: i32) -> Result<Build> {
+        let mut stages = TileStages::default();
+        let tile = self.build_tile(input, x, y, Some(&mut stages))?;
+        let (bmin, bmax) = self.tile_bounds(x, y);
+        let config = tile_config(&self.settings, self.tile_size, bmin, bmax)?;
+        let build = Build::from_tile_stages(input, self.settings.clone(), config, &tile, stages);
+        self.replace_tile(tile)?;
+        let mut build = build;
+        build.nav_mesh = Some(std::sync::Arc::new(self.nav_mesh.clone()));
+        Ok(build)
+    }
+
+    /// Removes tile (`x`, `y`) from the navmesh (RecastDemo's Shift+click in Create Tiles).
+    pub fn remove_tile(&mut self, x: i32, y: i32) -> Result<()> {
+        let index = self.tile_index(x, y).ok_or_else(|| outside_grid(x, y))?;
+        self.unload_tile(x, y)?;
+        let tile = &mut self.tiles[index];
+        tile.output = Err(EmptyTile::Removed);
+        tile.triangle_count = 0;
+        tile.walkable = WalkableCounts::default();
+        tile.context = BuildContext::new();
+        Ok(())
+    }
+
+    /// Removes every tile ("Remove All").
+    pub fn remove_all(&mut self) -> Result<()> {
+        for y in 0..self.tiles_y {
+            for x in 0..self.tiles_x {
+                self.remove_tile(x, y)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rebuilds every tile in place ("Create All"), keeping the navmesh's tile slots.
+    pub fn rebuild_all(&mut self, input: &InputGeom) -> Result<()> {
+        let coords: Vec<(i32, i32)> = (0..self.tiles_y)
+            .flat_map(|y| (0..self.tiles_x).map(move |x| (x, y)))
+            .collect();
+        let tiles = coords
+            .into_par_iter()
+            .map(|(x, y)| self.build_tile(input, x, y, None))
+            .collect::<Result<Vec<Tile>>>()?;
+        for tile in tiles {
+            self.replace_tile(tile)?;
+        }
+        Ok(())
+    }
+
+    /// The tiles whose build reads an authored item at `bmin`..`bmax` (xz): those whose
+    /// bounds with their border overlap it.
+    fn tiles_touching(&self, bmin: [f32; 2], bmax: [f32; 2]) -> Vec<(i32, i32)> {
+        let border = self.border_cells as f32 * self.settings.cell_size;
+        let mut touched = Vec::new();
+        for y in 0..self.tiles_y {
+            for x in 0..self.tiles_x {
+                let (tmin, tmax) = self.tile_bounds(x, y);
+                let overlaps = tmin[0] - border <= bmax[0]
+                    && tmax[0] + border >= bmin[0]
+                    && tmin[2] - border <= bmax[1]
+                    && tmax[2] + border >= bmin[1];
+                if overlaps {
+                    touched.push((x, y));
+                }
+            }
+        }
+        touched
+    }
+
+    /// The tiles an authoring change from this grid's geometry set to `geom_set` touches: the
+    /// tiles around every volume added or removed, and around both ends of every link added
+    /// or removed (Detour stores a link in its start's tile and joins it to its end's).
+    pub fn tiles_affected_by(&self, geom_set: &GeomSet) -> Vec<(i32, i32)> {
+        let mut touched = Vec::new();
+        let changed_volumes =
+            symmetric_difference(&self.geom_set.convex_volumes, &geom_set.convex_volumes);
+        for volume in changed_volumes {
+            let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+            for v in &volume.verts {
+                lo = [lo[0].min(v[0]), lo[1].min(v[2])];
+                hi = [hi[0].max(v[0]), hi[1].max(v[2])];
+            }
+            touched.extend(self.tiles_touching(lo, hi));
+        }
+        let changed_links = symmetric_difference(
+            &self.geom_set.off_mesh_connections,
+            &geom_set.off_mesh_connections,
+        );
+        for link in changed_links {
+            for end in [link.start, link.end] {
+                let r = link.radius.max(0.0);
+                touched.extend(
+                    self.tiles_touching([end[0] - r, end[2] - r], [end[0] + r, end[2] + r]),
+                );
+            }
+        }
+        touched.sort_unstable_by_key(|&(x, y)| (y, x));
+        touched.dedup();
+        touched
+    }
+
+    /// Switches to `input`'s authored volumes and links, rebuilding only the tiles the change
+    /// touches. Returns those tiles. The result equals a full build of `input` tile for tile.
+    pub fn update_authored(&mut self, input: &InputGeom) -> Result<Vec<(i32, i32)>> {
+        let touched = self.tiles_affected_by(&input.geom_set);
+        // A link added or removed renumbers the user ids of the links after it, which every
+        // tile holding one of those links stores: rebuild those too.
+        let renumbered = first_changed_link(&self.geom_set, &input.geom_set);
+        let mut touched = touched;
+        if let Some(first) = renumbered {
+            for link in input
+                .geom_set
+                .off_mesh_connections
+                .iter()
+                .chain(&self.geom_set.off_mesh_connections)
+                .skip(first)
+            {
+                let r = link.radius.max(0.0);
+                let s = link.start;
+                touched.extend(self.tiles_touching([s[0] - r, s[2] - r], [s[0] + r, s[2] + r]));
+            }
+            touched.sort_unstable_by_key(|&(x, y)| (y, x));
+            touched.dedup();
+        }
+        let tiles = touched
+            .par_iter()
+            .map(|&(x, y)| self.build_tile(input, x, y, None))
+            .collect::<Result<Vec<Tile>>>()?;
+        for tile in tiles {
+            self.replace_tile(tile)?;
+        }
+        self.geom_set = input.geom_set.clone();
+        Ok(touched)
+    }
+}
+
+/// The error for a tile coordinate outside the grid.
+fn outside_grid(x: i32, y: i32) -> NavlabError {
+    NavlabError::InvalidSetting {
+        name: "tile",
+        value: format!("({x}, {y})"),
+        reason: "is outside the tile grid".into(),
+    }
+}
+
+/// The items in one list and not the other.
+fn symmetric_difference<'a, T: PartialEq>(old: &'a [T], new: &'a [T]) -> Vec<&'a T> {
+    let gone = old.iter().filter(|a| !new.contains(a));
+    let added = new.iter().filter(|b| !old.contains(b));
+    gone.chain(added).collect()
+}
+
+/// The index of the first link that differs between two geometry sets, when any does.
+fn first_changed_link(old: &GeomSet, new: &GeomSet) -> Option<usize> {
+    let (a, b) = (&old.off_mesh_connections, &new.off_mesh_connections);
+    (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))
+}
+
+/// Cells of border Sample_TileMesh adds around each tile: the agent radius in cells plus 3.
+fn tile_border_cells(cfg: &Config) -> i32 {
+    cfg.walkable_radius + 3
 }
 
 /// Refuses a grid of more tiles than a Detour navmesh can number (RecastDemo's tile bits are
@@ -187,7 +463,7 @@ fn tile_config(
 ) -> Result<Config> {
     let mut cfg = settings.to_config(bmin, bmax)?;
     cfg.tile_size = tile_size;
-    cfg.border_size = cfg.walkable_radius + 3;
+    cfg.border_size = tile_border_cells(&cfg);
     cfg.width = tile_size + cfg.border_size * 2;
     cfg.height = cfg.width;
     let border = cfg.border_size as f32 * cfg.cs;
@@ -199,6 +475,7 @@ fn tile_config(
 }
 
 /// Sample_TileMesh::buildTileMesh for tile (`x`, `y`).
+#[allow(clippy::too_many_arguments)]
 fn build_tile(
     input: &InputGeom,
     settings: &BuildSettings,
@@ -207,6 +484,7 @@ fn build_tile(
     y: i32,
     bmin: [f32; 3],
     bmax: [f32; 3],
+    stages: Option<&mut TileStages>,
 ) -> Result<Tile> {
     let mut ctx = BuildContext::new();
     let cfg = tile_config(settings, tile_size, bmin, bmax)?;
@@ -219,7 +497,7 @@ fn build_tile(
         context: BuildContext::new(),
     };
     ctx.start_timer(TimerLabel::Total);
-    let output = run_tile_pipeline(&mut ctx, input, settings, &cfg, &mut tile);
+    let output = run_tile_pipeline(&mut ctx, input, settings, &cfg, &mut tile, stages);
     ctx.stop_timer(TimerLabel::Total);
     tile.output = output?;
     tile.context = ctx;
@@ -233,6 +511,7 @@ fn run_tile_pipeline(
     settings: &BuildSettings,
     cfg: &Config,
     tile: &mut Tile,
+    mut stages: Option<&mut TileStages>,
 ) -> Result<std::result::Result<TileOutput, EmptyTile>> {
     let walkable = &mut tile.walkable;
     let mesh = &input.mesh;
@@ -268,6 +547,9 @@ fn run_tile_pipeline(
         )?;
     }
     walkable.rasterized = hf.span_counts().1;
+    if let Some(stages) = stages.as_deref_mut() {
+        stages.rasterized = Some(hf.clone());
+    }
     if settings.filter_low_hanging_obstacles {
         filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
     }
@@ -278,7 +560,12 @@ fn run_tile_pipeline(
         filter::filter_walkable_low_height_spans(ctx, cfg.walkable_height, &mut hf);
     }
     let mut chf = build_compact_heightfield(ctx, cfg.walkable_height, cfg.walkable_climb, &hf)?;
-    drop(hf);
+    if let Some(stages) = stages.as_deref_mut() {
+        stages.filtered = Some(hf);
+        stages.compact = Some(chf.clone());
+    } else {
+        drop(hf);
+    }
     walkable.filtered = chf.span_count();
     area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
     for volume in &input.geom_set.convex_volumes {
@@ -286,6 +573,9 @@ fn run_tile_pipeline(
         area::mark_convex_poly_area(ctx, &verts, volume.hmin, volume.hmax, volume.area, &mut chf);
     }
     walkable.eroded = chf.walkable_span_count();
+    if let Some(stages) = stages.as_deref_mut() {
+        stages.eroded = Some(chf.clone());
+    }
     match settings.partition_type {
         PartitionType::Watershed => {
             distance_field::build_distance_field(ctx, &mut chf)?;
@@ -309,6 +599,9 @@ fn run_tile_pipeline(
         }
     }
     walkable.in_regions = spans_in_regions(&chf);
+    if let Some(stages) = stages.as_deref_mut() {
+        stages.regions = Some(chf.clone());
+    }
     let contours = build_contours(
         ctx,
         &chf,
@@ -316,6 +609,9 @@ fn run_tile_pipeline(
         cfg.max_edge_len,
         ContourBuildFlags::default(),
     )?;
+    if let Some(stages) = stages {
+        stages.contours = Some(contours.clone());
+    }
     if contours.contours.is_empty() {
         return Ok(Err(EmptyTile::NoContours));
     }
