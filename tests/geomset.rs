@@ -351,3 +351,78 @@ fn relative_mesh_paths_are_taken_from_the_gset_folder() {
         PathBuf::from("/meshes/nav_test.obj")
     );
 }
+
+/// Links the navmesh does not join are reported by index and end; the reference set's links
+/// all join, in solo and tiled builds.
+#[test]
+fn loose_links_are_found_after_a_build() {
+    use navlab::bake::authoring::{LooseLink, loose_links};
+    let Some((path, _)) = authoring_gset() else {
+        return;
+    };
+    let mut input = navlab::input::InputGeom::load(&path).unwrap();
+    let settings = BuildSettings::for_input(&input);
+    let solo = navlab::bake::solo::Build::from_input(&input, settings.clone()).unwrap();
+    assert_eq!(
+        loose_links(solo.nav_mesh.as_ref().unwrap(), &input.geom_set),
+        []
+    );
+    // With 32-cell tiles (9.6 m) the third link's end lies two tiles from its start, which
+    // Detour (C++ too: the navmesh files are byte-identical) never joins.
+    let tiled = navlab::bake::tiled::TiledBuild::new(&input, settings.clone(), 32).unwrap();
+    let loose = loose_links(&tiled.nav_mesh, &input.geom_set);
+    assert_eq!(
+        loose,
+        [LooseLink {
+            index: 2,
+            start_joined: true,
+            end_joined: false,
+            end_beyond_neighbour_tiles: true
+        }]
+    );
+    assert!(loose[0].to_string().contains("more than one tile"));
+    let tiled = navlab::bake::tiled::TiledBuild::new(&input, settings.clone(), 128).unwrap();
+    assert_eq!(loose_links(&tiled.nav_mesh, &input.geom_set), []);
+
+    let good = input.geom_set.off_mesh_connections[0].clone();
+    let far = [
+        good.start[0] + 1000.0,
+        good.start[1],
+        good.start[2] + 1000.0,
+    ];
+    let links = &mut input.geom_set.off_mesh_connections;
+    links.push(OffMeshConnection {
+        end: far,
+        ..good.clone()
+    });
+    links.push(OffMeshConnection {
+        start: far,
+        end: good.start,
+        ..good
+    });
+    let solo = navlab::bake::solo::Build::from_input(&input, settings).unwrap();
+    let loose = loose_links(solo.nav_mesh.as_ref().unwrap(), &input.geom_set);
+    let count = input.geom_set.off_mesh_connections.len();
+    assert_eq!(
+        loose,
+        [
+            LooseLink {
+                index: count - 2,
+                start_joined: true,
+                end_joined: false,
+                end_beyond_neighbour_tiles: false
+            },
+            LooseLink {
+                index: count - 1,
+                start_joined: false,
+                end_joined: false,
+                end_beyond_neighbour_tiles: false
+            },
+        ]
+    );
+    assert!(
+        loose[0]
+            .to_string()
+            .contains("its end is not on the navmesh")
+    );
+}

@@ -4,11 +4,15 @@
 //! viewer so the command line and the tests use the same rules; here rather than in `input`
 //! because a volume's Poly Offset is Recast's `rcOffsetPoly`.
 //!
+//! After a build, [`loose_links`] finds the off-mesh links that do not join the navmesh at an
+//! end (RecastDemo keeps them silently; agents can never take them).
+//!
 //! Where RecastDemo writes past its fixed arrays (more than 12 clicked points, or an offset shape
 //! with more than 12 corners, which `rcOffsetPoly` bevels into up to 24) or wraps degenerate
 //! hulls (duplicate points), these functions refuse with a message instead.
 
-use crate::input::geomset::{ConvexVolume, MAX_CONVEX_VOLUME_VERTS};
+use crate::detour::NavMesh;
+use crate::input::geomset::{ConvexVolume, GeomSet, MAX_CONVEX_VOLUME_VERTS, OffMeshConnection};
 use crate::recast::area::offset_poly;
 
 /// How RecastDemo's tool shapes a volume from its hull (its sliders and area radio).
@@ -205,6 +209,89 @@ pub fn volume_from_points(
         hmin,
         hmax,
     })
+}
+
+/// An authored off-mesh link that is not joined to the navmesh at one end or both.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LooseLink {
+    /// Its index in the geometry set.
+    pub index: usize,
+    pub start_joined: bool,
+    pub end_joined: bool,
+    /// The end lies beyond the tiles next to the start's, where Detour never looks.
+    pub end_beyond_neighbour_tiles: bool,
+}
+
+impl std::fmt::Display for LooseLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ends = match (self.start_joined, self.end_joined) {
+            (false, false) => "neither end is",
+            (false, true) => "its start is not",
+            _ => "its end is not",
+        };
+        write!(
+            f,
+            "off-mesh link {}: {ends} on the navmesh within the link's radius, so agents cannot take it",
+            self.index + 1
+        )?;
+        if self.end_beyond_neighbour_tiles {
+            write!(
+                f,
+                " (its end is more than one tile from its start: Detour joins a link only to the tiles around its start's; use larger tiles or a shorter link)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The links of `geom_set` that `nav_mesh` (built with them) does not join at both ends:
+/// Detour drops a link whose start lies in no tile, and leaves an end unlinked when no polygon
+/// lies within the link's radius (and the agent's climb) of it.
+pub fn loose_links(nav_mesh: &NavMesh, geom_set: &GeomSet) -> Vec<LooseLink> {
+    let mut joined = vec![(false, false); geom_set.off_mesh_connections.len()];
+    for (_, tile) in nav_mesh.tiles() {
+        for con in tile.off_mesh_connections() {
+            let Some(index) = con
+                .user_id
+                .checked_sub(GeomSet::off_mesh_user_id(0))
+                .map(|i| i as usize)
+                .filter(|&i| i < joined.len())
+            else {
+                continue;
+            };
+            for (_, link) in tile.poly_links(usize::from(con.poly)) {
+                match link.edge {
+                    0 => joined[index].0 = true,
+                    1 => joined[index].1 = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+    joined
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (start, end))| !(*start && *end))
+        .map(|(index, (start_joined, end_joined))| {
+            let link = &geom_set.off_mesh_connections[index];
+            let tile_of = |p: [f32; 3]| nav_mesh.calc_tile_loc(&p);
+            let (start, end) = (tile_of(link.start), tile_of(link.end));
+            LooseLink {
+                index,
+                start_joined,
+                end_joined,
+                end_beyond_neighbour_tiles: start_joined
+                    && !end_joined
+                    && nav_mesh.max_tiles() > 1
+                    && ((start.0 - end.0).abs() > 1 || (start.1 - end.1).abs() > 1),
+            }
+        })
+        .collect()
+}
+
+/// Whether a link's two ends are the same point (the Create Off-Mesh Links tool refuses it).
+pub fn is_zero_length(link: &OffMeshConnection) -> bool {
+    link.start == link.end
 }
 
 #[cfg(test)]

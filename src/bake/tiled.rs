@@ -259,8 +259,9 @@ impl TiledBuild {
     }
 
     /// Rebuilds tile (`x`, `y`) like [`TiledBuild::rebuild_tile`] and returns every stage of
-    /// it as a [`Build`] to draw: its config is the tile's (border included), its navmesh this
-    /// grid's. The build is for looking at: re-running its stages would build a solo mesh.
+    /// it as a [`Build`] to draw: its config is the tile's (border included); it has no navmesh
+    /// of its own (the grid's holds the tile). The build is for looking at: re-running its
+    /// stages would build a solo mesh.
     pub fn inspect_tile(&mut self, input: &InputGeom, x: i32, y: i32) -> Result<Build> {
         let mut stages = TileStages::default();
         let tile = self.build_tile(input, x, y, Some(&mut stages))?;
@@ -268,8 +269,6 @@ impl TiledBuild {
         let config = tile_config(&self.settings, self.tile_size, bmin, bmax)?;
         let build = Build::from_tile_stages(input, self.settings.clone(), config, &tile, stages);
         self.replace_tile(tile)?;
-        let mut build = build;
-        build.nav_mesh = Some(std::sync::Arc::new(self.nav_mesh.clone()));
         Ok(build)
     }
 

@@ -124,6 +124,9 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         for line in build.timing_report() {
             println!("{line}");
         }
+        if let Some(nav_mesh) = &build.nav_mesh {
+            print_loose_links(nav_mesh, &input.geom_set);
+        }
     }
     if let Some(out) = &args.output {
         let nav_mesh = build
@@ -308,9 +311,22 @@ fn bake_tiled(
             built.iter().map(|t| t.poly_mesh.npolys).sum::<usize>()
         );
         println!("=== TOTAL:\t{:.2}ms", elapsed.as_secs_f64() * 1000.0);
+        print_loose_links(&build.nav_mesh, &input.geom_set);
     }
     if let Some(out) = &args.output {
         navlab::detour::nav_mesh_file::save_nav_mesh(out, &build.nav_mesh)?;
     }
     Ok(())
+}
+
+/// Warns of authored off-mesh links the navmesh does not join at both ends (bounded, like
+/// every list of warnings).
+fn print_loose_links(nav_mesh: &navlab::detour::NavMesh, geom_set: &GeomSet) {
+    let mut problems = Warnings::default();
+    for link in navlab::bake::authoring::loose_links(nav_mesh, geom_set) {
+        problems.push("off-mesh links off the navmesh", || link.to_string());
+    }
+    for line in problems.lines() {
+        eprintln!("warning: {line}");
+    }
 }

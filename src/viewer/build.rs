@@ -13,7 +13,7 @@ use bevy::tasks::{AsyncComputeTaskPool, Task};
 
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, Stage};
-use crate::bake::tiled::TiledBuild;
+use crate::bake::tiled::{EmptyTile, TiledBuild};
 use crate::input::geomset::GeomSet;
 use crate::input::input_geom::InputGeom;
 use crate::recast::context::LogCategory;
@@ -88,8 +88,49 @@ pub enum BuildRequest {
     /// The Tile Mesh sample's tile edge in cells.
     TileSize(i32),
     /// The scene's authored content (convex volumes, off-mesh connections) replaced by this
-    /// geometry set's; rebuilds from erosion for volumes, only the Detour data for links.
+    /// geometry set's; rebuilds from erosion for volumes, only the Detour data for links (in
+    /// Tile Mesh, only the tiles they touch).
     Authored(GeomSet),
+    /// An edit of the Tile Mesh sample's grid (the Create Tiles tool); ignored in Solo Mesh.
+    Tiles(TileEdit),
+}
+
+/// What the Create Tiles tool asks of the tile grid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TileEdit {
+    /// Rebuild tile (x, y), keeping its stages for the draw modes.
+    Build(i32, i32),
+    /// Take tile (x, y) out of the navmesh.
+    Remove(i32, i32),
+    /// Rebuild every tile ("Create All").
+    BuildAll,
+    /// Remove every tile ("Remove All").
+    RemoveAll,
+    /// Make exactly these tiles present (row by row, as [`TiledBuild::tiles`]): what undo and
+    /// redo of tile edits restore.
+    Restore(Vec<bool>),
+}
+
+/// Which tiles of a grid are in its navmesh (not removed), row by row.
+pub fn tile_presence(tiled: &TiledBuild) -> Vec<bool> {
+    tiled
+        .tiles
+        .iter()
+        .map(|t| !matches!(t.output, Err(EmptyTile::Removed)))
+        .collect()
+}
+
+/// The last tile built by a click, with RecastDemo's read-out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileReport {
+    pub x: i32,
+    pub y: i32,
+    /// Build time of the tile in milliseconds.
+    pub milliseconds: f64,
+    /// Input triangles the tile rasterized.
+    pub triangles: usize,
+    /// Size of the tile's Detour data in KiB (0 without data).
+    pub kilobytes: f64,
 }
 
 /// How serious a viewer log line is.
@@ -172,8 +213,13 @@ pub struct BuildState {
     pub build: Option<Arc<Build>>,
     pub sample: Sample,
     pub tile_size: i32,
-    /// The Tile Mesh sample's build on screen (its stages are not kept for drawing).
+    /// The Tile Mesh sample's build on screen (its stages are not kept for drawing, except
+    /// the inspected tile's).
     pub tiled: Option<Arc<TiledBuild>>,
+    /// In Tile Mesh, every stage of the tile last built by a click, drawn by the stage modes.
+    pub inspected_tile: Option<Arc<Build>>,
+    /// The tile the Create Tiles tool last built, and its read-out.
+    pub tile_report: Option<TileReport>,
     /// Bumped whenever `scene` changes.
     pub scene_version: u64,
     /// Bumped whenever the scene's convex volumes or off-mesh connections change (a new
@@ -192,6 +238,8 @@ pub struct BuildState {
     /// one while it is superseded).
     base_scene: Arc<SceneData>,
     base_build: Option<Arc<Build>>,
+    /// The newest finished tile grid, which tile edits and authored changes start from.
+    base_tiled: Option<Arc<TiledBuild>>,
     job: Option<Job>,
     pending: Option<Pending>,
     /// The earliest stage changed by superseded builds since the last one shown.
@@ -206,6 +254,8 @@ struct Pending {
     scene: Option<SceneSource>,
     /// Rebuild everything even if the settings did not change.
     full: bool,
+    /// Tile grid edits, in order.
+    tile_edits: Vec<TileEdit>,
 }
 
 enum SceneSource {
@@ -229,6 +279,10 @@ enum JobOutcome {
         scene: Option<Arc<SceneData>>,
         tiled: Box<TiledBuild>,
         elapsed: Duration,
+        /// The tile whose stages were kept, and its read-out.
+        inspected: Option<InspectedTile>,
+        /// Tiles rebuilt in place (`None`: the whole grid was built anew).
+        edited: Option<usize>,
     },
     Unchanged,
     LoadFailed(String),
@@ -249,6 +303,8 @@ impl BuildState {
             sample: Sample::SoloMesh,
             tile_size: DEFAULT_TILE_SIZE,
             tiled: None,
+            inspected_tile: None,
+            tile_report: None,
             scene_version: 1,
             authored_version: 1,
             stage_versions: [0; Stage::ALL.len()],
@@ -258,10 +314,12 @@ impl BuildState {
             finished: 0,
             base_scene: scene,
             base_build: None,
+            base_tiled: None,
             job: None,
             pending: Some(Pending {
                 scene: None,
                 full: true,
+                tile_edits: Vec::new(),
             }),
             unshown_from: None,
             next_version: 1,
@@ -271,6 +329,11 @@ impl BuildState {
     /// Whether a build is running or waiting.
     pub fn is_busy(&self) -> bool {
         self.job.is_some() || self.pending.is_some()
+    }
+
+    /// The build the stage draw modes show: the solo build, or in Tile Mesh the inspected tile.
+    pub fn stage_build(&self) -> Option<&Build> {
+        self.build.as_deref().or(self.inspected_tile.as_deref())
     }
 
     /// The version of a stage's output on screen (for retained drawings).
@@ -318,9 +381,12 @@ impl BuildState {
                 self.base_scene = scene.clone();
                 self.scene = scene;
                 self.authored_version += 1;
-                let tiled = self.sample == Sample::TileMesh;
-                let pending = self.pending_mut();
-                pending.full |= tiled;
+                self.pending_mut();
+            }
+            BuildRequest::Tiles(edit) => {
+                if self.sample == Sample::TileMesh {
+                    self.pending_mut().tile_edits.push(edit);
+                }
             }
             BuildRequest::TileSize(size) => {
                 if size != self.tile_size {
@@ -360,8 +426,21 @@ impl BuildState {
                     since: now,
                 };
                 let scene = self.base_scene.clone();
-                AsyncComputeTaskPool::get()
-                    .spawn(async move { build_tiles(scene, None, settings, tile_size) })
+                // Edits and authored changes of the same grid rebuild only their tiles.
+                let base = self.base_tiled.clone().filter(|base| {
+                    !pending.full && base.settings == settings && Some(base.tile_size) == tile_size
+                });
+                let inspect = self.tile_report.as_ref().map(|r| (r.x, r.y));
+                match base {
+                    Some(base) => {
+                        let edits = pending.tile_edits;
+                        AsyncComputeTaskPool::get()
+                            .spawn(async move { edit_tiles(scene, base, edits, inspect) })
+                    }
+                    None => AsyncComputeTaskPool::get().spawn(async move {
+                        build_tiles(scene, None, settings, tile_size, inspect)
+                    }),
+                }
             }
             None => {
                 let base = self.base_build.clone().filter(|_| !pending.full);
@@ -405,6 +484,7 @@ impl BuildState {
                     // The mesh itself is fine: show it without a navmesh.
                     self.base_scene = scene;
                     self.base_build = None;
+                    self.base_tiled = None;
                     if !superseded {
                         self.show(None, Stage::Rasterize, true);
                     }
@@ -414,6 +494,8 @@ impl BuildState {
                 scene,
                 tiled,
                 elapsed,
+                inspected,
+                edited,
             } => {
                 let scene_changed = scene.is_some();
                 if let Some(scene) = scene {
@@ -421,14 +503,44 @@ impl BuildState {
                 }
                 // Solo builds after this one start afresh.
                 self.base_build = None;
+                let tiled: Arc<TiledBuild> = Arc::from(tiled);
+                self.base_tiled = Some(tiled.clone());
                 if superseded {
                     self.superseded += 1;
                     self.unshown_from = Some(Stage::Rasterize);
                 } else {
-                    log_tiles(log, &tiled, elapsed);
+                    match edited {
+                        Some(count) => log.info(format!(
+                            "Rebuilt {count} tiles in {:.2} ms",
+                            elapsed.as_secs_f64() * 1000.0
+                        )),
+                        None => log_tiles(log, &tiled, elapsed),
+                    }
+                    log_loose_links(log, &tiled.nav_mesh, &self.base_scene.input.geom_set);
                     self.last_build = Some((Stage::Rasterize, elapsed));
+                    let previous = self.inspected_tile.take();
                     self.show(None, Stage::Rasterize, scene_changed);
-                    self.tiled = Some(Arc::from(tiled));
+                    match inspected {
+                        Some((build, report)) => {
+                            self.inspected_tile = Some(Arc::from(build));
+                            self.tile_report = Some(report);
+                        }
+                        // An edit elsewhere leaves the inspected tile as it was, unless it
+                        // took that tile out.
+                        None if edited.is_some() => {
+                            let still_there = self
+                                .tile_report
+                                .as_ref()
+                                .is_some_and(|r| tiled.nav_mesh.tile_at(r.x, r.y, 0).is_some());
+                            if still_there {
+                                self.inspected_tile = previous;
+                            } else {
+                                self.tile_report = None;
+                            }
+                        }
+                        None => {}
+                    }
+                    self.tiled = Some(tiled);
                 }
             }
             JobOutcome::Built {
@@ -443,6 +555,7 @@ impl BuildState {
                 }
                 let build: Arc<Build> = Arc::from(build);
                 self.base_build = Some(build.clone());
+                self.base_tiled = None;
                 if superseded {
                     self.superseded += 1;
                     self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
@@ -454,6 +567,9 @@ impl BuildState {
                         elapsed,
                         scene_changed.then_some(&*self.base_scene),
                     );
+                    if let Some(nav_mesh) = &build.nav_mesh {
+                        log_loose_links(log, nav_mesh, &self.base_scene.input.geom_set);
+                    }
                     self.last_build = Some((from, elapsed));
                     self.show(Some(build), from, scene_changed);
                 }
@@ -484,6 +600,17 @@ impl BuildState {
         }
         self.build = build;
         self.tiled = None;
+        self.inspected_tile = None;
+        if scene_changed || self.sample == Sample::SoloMesh {
+            self.tile_report = None;
+        }
+    }
+}
+
+/// Warns of authored off-mesh links the navmesh does not join at both ends.
+fn log_loose_links(log: &mut ViewerLog, nav_mesh: &crate::detour::NavMesh, geom_set: &GeomSet) {
+    for link in crate::bake::authoring::loose_links(nav_mesh, geom_set) {
+        log.warning(link.to_string());
     }
 }
 
@@ -543,7 +670,7 @@ fn load_and_build(
         None => settings,
     };
     if tile_size.is_some() {
-        return build_tiles(scene.clone(), Some(scene), settings, tile_size);
+        return build_tiles(scene.clone(), Some(scene), settings, tile_size, None);
     }
     match Build::from_input(&scene.input, settings) {
         Ok(build) => JobOutcome::Built {
@@ -566,17 +693,129 @@ fn build_tiles(
     new_scene: Option<Arc<SceneData>>,
     settings: BuildSettings,
     tile_size: Option<i32>,
+    inspect: Option<(i32, i32)>,
 ) -> JobOutcome {
     let started = Instant::now();
     let tile_size = tile_size.unwrap_or(DEFAULT_TILE_SIZE);
-    match TiledBuild::new(&scene.input, settings, tile_size) {
-        Ok(tiled) => JobOutcome::BuiltTiles {
+    let built = TiledBuild::new(&scene.input, settings, tile_size).and_then(|mut tiled| {
+        // The inspected tile keeps showing its stages with the new settings.
+        let inspected = match inspect.filter(|&(x, y)| tiled.tile(x, y).is_some()) {
+            Some((x, y)) => Some(inspect_tile(&mut tiled, &scene.input, x, y)?),
+            None => None,
+        };
+        Ok((tiled, inspected))
+    });
+    match built {
+        Ok((tiled, inspected)) => JobOutcome::BuiltTiles {
             scene: new_scene,
             tiled: Box::new(tiled),
             elapsed: started.elapsed(),
+            inspected,
+            edited: None,
         },
         Err(err) => JobOutcome::BuildFailed {
             scene: new_scene,
+            error: err.to_string(),
+        },
+    }
+}
+
+/// A tile's kept stages and its read-out.
+type InspectedTile = (Box<Build>, TileReport);
+
+/// Rebuilds tile (`x`, `y`) keeping its stages, with RecastDemo's read-out.
+fn inspect_tile(
+    tiled: &mut TiledBuild,
+    input: &InputGeom,
+    x: i32,
+    y: i32,
+) -> crate::Result<InspectedTile> {
+    let started = Instant::now();
+    let build = tiled.inspect_tile(input, x, y)?;
+    let milliseconds = started.elapsed().as_secs_f64() * 1000.0;
+    let tile = tiled.tile(x, y);
+    let report = TileReport {
+        x,
+        y,
+        milliseconds,
+        triangles: tile.map_or(0, |t| t.triangle_count),
+        kilobytes: tiled
+            .nav_mesh
+            .tile_at(x, y, 0)
+            .map_or(0.0, |t| t.data_size() as f64 / 1024.0),
+    };
+    Ok((Box::new(build), report))
+}
+
+/// The Tile Mesh sample's incremental work on the grid `base`: the tiles an authored change
+/// touches (the inspected one, `inspect`, re-inspected if among them), then the tile edits in
+/// order.
+fn edit_tiles(
+    scene: Arc<SceneData>,
+    base: Arc<TiledBuild>,
+    edits: Vec<TileEdit>,
+    inspect: Option<(i32, i32)>,
+) -> JobOutcome {
+    let started = Instant::now();
+    let mut tiled = (*base).clone();
+    let result = (|| -> crate::Result<(usize, Option<InspectedTile>)> {
+        let touched = tiled.update_authored(&scene.input)?;
+        let mut count = touched.len();
+        let mut inspected = None;
+        if let Some((x, y)) = inspect.filter(|cell| touched.contains(cell)) {
+            inspected = Some(inspect_tile(&mut tiled, &scene.input, x, y)?);
+        }
+        for edit in edits {
+            match edit {
+                TileEdit::Build(x, y) => {
+                    inspected = Some(inspect_tile(&mut tiled, &scene.input, x, y)?);
+                    count += 1;
+                }
+                TileEdit::Remove(x, y) => {
+                    tiled.remove_tile(x, y)?;
+                    count += 1;
+                }
+                TileEdit::BuildAll => {
+                    tiled.rebuild_all(&scene.input)?;
+                    count += tiled.tiles.len();
+                }
+                TileEdit::RemoveAll => {
+                    tiled.remove_all()?;
+                    count += tiled.tiles.len();
+                }
+                TileEdit::Restore(presence) => {
+                    if presence.len() != tiled.tiles.len() {
+                        return Err(crate::error::NavlabError::InvalidSetting {
+                            name: "tiles",
+                            value: format!("{} tiles", presence.len()),
+                            reason: "the tile grid changed since that edit; nothing to undo".into(),
+                        });
+                    }
+                    let now = tile_presence(&tiled);
+                    let cells: Vec<(i32, i32)> = tiled.tiles.iter().map(|t| (t.x, t.y)).collect();
+                    for ((&want, have), (x, y)) in presence.iter().zip(now).zip(cells) {
+                        match (want, have) {
+                            (true, false) => tiled.rebuild_tile(&scene.input, x, y).map(|_| ())?,
+                            (false, true) => tiled.remove_tile(x, y)?,
+                            _ => continue,
+                        }
+                        count += 1;
+                    }
+                }
+            }
+        }
+        Ok((count, inspected))
+    })();
+    match result {
+        Ok((count, inspected)) => JobOutcome::BuiltTiles {
+            scene: None,
+            tiled: Box::new(tiled),
+            elapsed: started.elapsed(),
+            inspected,
+            edited: Some(count),
+        },
+        Err(err) => JobOutcome::BuildFailed {
+            scene: None,
             error: err.to_string(),
         },
     }

@@ -586,7 +586,15 @@ fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
         return;
     };
     if state.tiled.is_some() && !mode.shows_nav_mesh() {
-        ui.small("The Tile Mesh sample keeps no per-stage output: switch to Solo Mesh to see it.");
+        match &state.tile_report {
+            Some(r) if state.inspected_tile.is_some() => ui.small(format!(
+                "Stage {}: tile ({}, {}), built by Create Tiles",
+                stage.name(),
+                r.x,
+                r.y
+            )),
+            _ => ui.small("Tile Mesh: click a tile with Create Tiles to see its stages."),
+        };
         return;
     }
     let time = state

@@ -111,7 +111,7 @@ fn sync_compact(
     view: Res<WatershedView>,
     mut params: LayerParams,
 ) {
-    let build = state.build.as_deref();
+    let build = state.stage_build();
     let regions_shown = matches!(
         *mode,
         DrawMode::CompactRegions | DrawMode::RegionConnections

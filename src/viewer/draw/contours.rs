@@ -17,7 +17,7 @@ impl Plugin for ContourDrawPlugin {
 }
 
 fn sync_contours(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
-    let Some(build) = state.build.as_deref() else {
+    let Some(build) = state.stage_build() else {
         for name in [
             "Region Connections",
             "Raw Contours",

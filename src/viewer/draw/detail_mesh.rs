@@ -16,7 +16,7 @@ impl Plugin for DetailMeshDrawPlugin {
 }
 
 fn sync_detail_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
-    let build = state.build.as_deref();
+    let build = state.stage_build();
     let version = stage_layer_version(&state, *mode == DrawMode::PolyMeshDetail, Stage::DetailMesh);
     sync_layer(&mut params, "Poly Mesh Detail", version, || {
         build.map_or_else(Default::default, |b| {

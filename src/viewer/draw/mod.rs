@@ -443,7 +443,7 @@ fn spawn_gizmo(params: &mut LayerParams, root: Entity, gizmo: GizmoAsset, width:
 /// The version to show for a layer of `stage`'s output, or `None` to hide it (not the current
 /// mode, or no build on screen).
 pub fn stage_layer_version(state: &BuildState, shown: bool, stage: Stage) -> Option<u64> {
-    (shown && state.build.is_some()).then(|| state.stage_version(stage))
+    (shown && state.stage_build().is_some()).then(|| state.stage_version(stage))
 }
 
 /// A packed colour as Bevy's sRGB colour.

@@ -16,7 +16,7 @@ impl Plugin for PolyMeshDrawPlugin {
 }
 
 fn sync_poly_mesh(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
-    let build = state.build.as_deref();
+    let build = state.stage_build();
     let version = stage_layer_version(&state, *mode == DrawMode::PolyMesh, Stage::PolyMesh);
     sync_layer(&mut params, "Poly Mesh", version, || {
         build.map_or_else(Default::default, |b| {

@@ -17,7 +17,7 @@ impl Plugin for VoxelDrawPlugin {
 }
 
 fn sync_voxels(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
-    let build = state.build.as_deref();
+    let build = state.stage_build();
     let version = stage_layer_version(&state, *mode == DrawMode::Voxels, Stage::Rasterize);
     sync_layer(&mut params, "Voxels", version, || {
         build.map_or_else(Default::default, |b| {

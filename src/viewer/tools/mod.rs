@@ -2,16 +2,20 @@
 //! clicks on the mesh and a call every frame while active, and a chance to draw: gizmos each frame,
 //! and a retained overlay ([`ToolOutput::overlay`]) for what RecastDemo fills in (polygons,
 //! paths). This module is the framework; each tool has a file of its own ([`test_nav_mesh`],
-//! [`prune`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
+//! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
 
+pub mod convex_volumes;
+pub mod create_tiles;
 pub mod off_mesh_links;
 pub mod pick;
 pub mod prune;
 pub mod test_nav_mesh;
 
+use convex_volumes::ConvexVolumeToolPlugin;
+use create_tiles::CreateTilesToolPlugin;
 use off_mesh_links::OffMeshLinkToolPlugin;
 use pick::PickToolPlugin;
 use prune::PruneToolPlugin;
@@ -21,7 +25,7 @@ use crate::debug_draw::DebugDraw;
 use crate::detour::NavMesh;
 use crate::detour::query::{NavMeshQuery, NodePool};
 use crate::input::GeomSet;
-use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
+use crate::viewer::build::{BuildRequest, BuildState, TileEdit, ViewerLog, tile_presence};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::ShownNavMesh;
@@ -54,13 +58,25 @@ pub struct ToolOutput {
     /// Replaces the scene's authored content (convex volumes, off-mesh connections) with this
     /// geometry set's, as one undoable edit.
     pub authored: Option<GeomSet>,
+    /// Edits the Tile Mesh grid, as one undoable edit.
+    pub tile_edit: Option<TileEdit>,
 }
 
-/// Authored edits that Ctrl+Z undoes and Ctrl+Shift+Z redoes: the geometry sets before them.
+/// What an undo or redo restores.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// The convex volumes and off-mesh links of this geometry set.
+    Authored(GeomSet),
+    /// Which tiles of the grid were in the navmesh (row by row).
+    Tiles(Vec<bool>),
+}
+
+/// Edits that Ctrl+Z undoes and Ctrl+Shift+Z redoes: the authored content or tile presence
+/// before each.
 #[derive(Resource, Default)]
 pub struct EditHistory {
-    undo: Vec<GeomSet>,
-    redo: Vec<GeomSet>,
+    undo: Vec<Edit>,
+    redo: Vec<Edit>,
 }
 
 impl EditHistory {
@@ -152,6 +168,8 @@ impl Plugin for ToolsPlugin {
                 TestNavMeshToolPlugin,
                 PruneToolPlugin,
                 OffMeshLinkToolPlugin,
+                ConvexVolumeToolPlugin,
+                CreateTilesToolPlugin,
                 PickToolPlugin,
             ))
             .add_systems(
@@ -263,10 +281,23 @@ fn undo_redo(
     } else {
         (&mut history.undo, &mut history.redo, "Undo")
     };
-    if let Some(geom_set) = from.pop() {
-        to.push(state.scene.input.geom_set.clone());
-        requests.write(BuildRequest::Authored(geom_set));
-        log.info(format!("{what}: volumes and links restored"));
+    match from.pop() {
+        Some(Edit::Authored(geom_set)) => {
+            to.push(Edit::Authored(state.scene.input.geom_set.clone()));
+            requests.write(BuildRequest::Authored(geom_set));
+            log.info(format!("{what}: volumes and links restored"));
+        }
+        Some(Edit::Tiles(presence)) => match state.tiled.as_deref() {
+            Some(tiled) if tiled.tiles.len() == presence.len() => {
+                to.push(Edit::Tiles(tile_presence(tiled)));
+                requests.write(BuildRequest::Tiles(TileEdit::Restore(presence)));
+                log.info(format!("{what}: tiles restored"));
+            }
+            _ => log.warning(format!(
+                "{what}: that tile edit belongs to another tile grid; skipped"
+            )),
+        },
+        None => {}
     }
 }
 
@@ -292,9 +323,16 @@ fn apply_tool_output(
     }
     if let Some(geom_set) = out.authored.take() {
         let before = edits.state.scene.input.geom_set.clone();
-        edits.history.undo.push(before);
+        edits.history.undo.push(Edit::Authored(before));
         edits.history.redo.clear();
         edits.requests.write(BuildRequest::Authored(geom_set));
+    }
+    if let Some(edit) = out.tile_edit.take() {
+        if let Some(tiled) = edits.state.tiled.as_deref() {
+            edits.history.undo.push(Edit::Tiles(tile_presence(tiled)));
+            edits.history.redo.clear();
+        }
+        edits.requests.write(BuildRequest::Tiles(edit));
     }
     if let Some(new_nodes) = out.query_nodes.take() {
         let version = nodes.version + 1;

@@ -164,7 +164,7 @@ impl Tool for PickTool {
         let state = ctx.state;
         let info = PickInfo::gather(
             &state.scene.input.mesh,
-            state.build.as_deref(),
+            state.stage_build(),
             state.settings.agent_max_slope,
             hit,
         );
@@ -226,7 +226,7 @@ impl Tool for PickTool {
         if let Some(pinned) = self.pinned {
             gizmos.sphere(Isometry3d::from_translation(pinned.point), 0.15, yellow);
         }
-        let Some(build) = ctx.state.build.as_deref() else {
+        let Some(build) = ctx.state.stage_build() else {
             return;
         };
         let hf = &build.heightfield_filtered;
