@@ -50,6 +50,10 @@ pub struct ViewArgs {
     /// Run this RecastDemo test-case file in the Test Cases window.
     #[arg(long)]
     test_cases: Option<PathBuf>,
+    /// With --tile-size: build tile X,Y as a click of Create Tiles does, so the stage draw
+    /// modes show it.
+    #[arg(long, value_parser = parse_cell, allow_hyphen_values = true, requires = "tile_size")]
+    tile: Option<(i32, i32)>,
 }
 
 impl Default for ViewArgs {
@@ -68,6 +72,7 @@ impl Default for ViewArgs {
             test_start: None,
             test_end: None,
             test_cases: None,
+            tile: None,
         }
     }
 }
@@ -85,6 +90,13 @@ fn parse_point(text: &str) -> std::result::Result<[f32; 3], String> {
             "expected three finite numbers X,Y,Z, found `{text}`"
         )),
     }
+}
+
+fn parse_cell(text: &str) -> std::result::Result<(i32, i32), String> {
+    let parsed = text
+        .split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)));
+    parsed.ok_or_else(|| format!("expected a tile X,Y of two whole numbers, found `{text}`"))
 }
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
@@ -161,5 +173,6 @@ pub fn run(args: ViewArgs) -> Result<()> {
         self_test: args.self_test,
         tester,
         test_cases: args.test_cases,
+        inspect_tile: args.tile,
     })
 }

@@ -1099,6 +1099,54 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn tile_mesh_authored_edits_rebuild_only_their_tiles() {
+        use crate::input::geomset::ConvexVolume;
+        let mut app = build_app();
+        settle(&mut app);
+        request(&mut app, BuildRequest::Sample(Sample::TileMesh));
+        settle(&mut app);
+        let tile_count = state(&app).tiled.as_ref().unwrap().tiles.len();
+        let mut geom_set = state(&app).scene.input.geom_set.clone();
+        geom_set.convex_volumes.push(ConvexVolume {
+            verts: vec![
+                [-2.0, 0.0, -2.0],
+                [2.0, 0.0, -2.0],
+                [2.0, 0.0, 2.0],
+                [-2.0, 0.0, 2.0],
+            ],
+            area: 1,
+            hmin: -5.0,
+            hmax: 5.0,
+        });
+        request(&mut app, BuildRequest::Authored(geom_set));
+        settle(&mut app);
+        let log = &app.world().resource::<ViewerLog>().lines;
+        let rebuilt: usize = log
+            .iter()
+            .rev()
+            .find_map(|(_, line)| line.strip_prefix("Rebuilt "))
+            .and_then(|rest| rest.split(' ').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("an incremental rebuild, not {log:?}"));
+        assert!(
+            rebuilt > 0 && rebuilt < tile_count,
+            "{rebuilt} of {tile_count}"
+        );
+        let state = state(&app);
+        let tiled = state.tiled.as_deref().unwrap();
+        let full =
+            TiledBuild::new(&state.scene.input, state.settings.clone(), state.tile_size).unwrap();
+        for (ours, theirs) in tiled.tiles.iter().zip(&full.tiles) {
+            let data = |t: &crate::bake::tiled::Tile| {
+                t.output
+                    .as_ref()
+                    .ok()
+                    .and_then(|o| o.data.as_ref().map(|d| d.to_bytes()))
+            };
+            assert_eq!(data(ours), data(theirs), "tile ({}, {})", ours.x, ours.y);
+        }
+    }
+
+    #[test]
     fn a_file_that_fails_to_load_keeps_the_scene() {
         let mut app = build_app();
         settle(&mut app);

@@ -66,6 +66,8 @@ pub struct ViewerOptions {
     pub tester: Option<tools::test_nav_mesh::TesterPreset>,
     /// A RecastDemo test-case file to run in the Test Cases window.
     pub test_cases: Option<PathBuf>,
+    /// In Tile Mesh, the tile to build with Create Tiles once the grid is built.
+    pub inspect_tile: Option<(i32, i32)>,
 }
 
 impl Default for ViewerOptions {
@@ -82,6 +84,7 @@ impl Default for ViewerOptions {
             self_test: None,
             tester: None,
             test_cases: None,
+            inspect_tile: None,
         }
     }
 }
@@ -129,6 +132,9 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
         let mut state = app.world_mut().resource_mut::<BuildState>();
         state.sample = build::Sample::TileMesh;
         state.tile_size = tile_size;
+        if let Some((x, y)) = options.inspect_tile {
+            app.insert_resource(tools::create_tiles::StartupTile(Some((x, y))));
+        }
     }
     if let Some(loaded) = nav_mesh {
         app.world_mut()

@@ -9,7 +9,7 @@ use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::bake::tiled::TiledBuild;
-use crate::viewer::build::{Sample, TileEdit, TileReport};
+use crate::viewer::build::{BuildRequest, BuildState, Sample, TileEdit, TileReport};
 use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;
 
@@ -18,7 +18,26 @@ pub struct CreateTilesToolPlugin;
 
 impl Plugin for CreateTilesToolPlugin {
     fn build(&self, app: &mut App) {
-        app.register_tool(CreateTilesTool::default());
+        app.register_tool(CreateTilesTool::default())
+            .init_resource::<StartupTile>()
+            .add_systems(Update, build_startup_tile);
+    }
+}
+
+/// The tile `navlab view --tile X,Y` builds once the grid is (as a click would).
+#[derive(Resource, Default)]
+pub struct StartupTile(pub Option<(i32, i32)>);
+
+fn build_startup_tile(
+    mut startup: ResMut<StartupTile>,
+    state: Res<BuildState>,
+    mut requests: MessageWriter<BuildRequest>,
+) {
+    if state.tiled.is_some()
+        && !state.is_busy()
+        && let Some((x, y)) = startup.0.take()
+    {
+        requests.write(BuildRequest::Tiles(TileEdit::Build(x, y)));
     }
 }
 
@@ -166,7 +185,7 @@ impl Tool for CreateTilesTool {
 mod tests {
     use super::*;
     use crate::viewer::build::tests::{build_app, settle};
-    use crate::viewer::build::{BuildRequest, BuildState, tile_presence};
+    use crate::viewer::build::tile_presence;
     use crate::viewer::navmesh::ShownNavMesh;
     use crate::viewer::picking::PointerHit;
     use crate::viewer::tools::tool_context;
