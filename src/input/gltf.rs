@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::Document;
 use gltf::accessor::{DataType, Dimensions};
+use gltf::json::validation::{Error as Problem, Validate};
 use gltf::mesh::{Mode, Semantic};
 
 use crate::error::{NavlabError, Result, excerpt};
@@ -112,7 +113,8 @@ fn read_gltf(bytes: &[u8], source: &Path, folder: Option<&Path>) -> Result<TriMe
             excerpt(extension, SHOWN_CHARS)
         )));
     }
-    let document = Document::from_json(root).map_err(|err| fail(validation_message(err)))?;
+    validate(&root).map_err(fail)?;
+    let document = Document::from_json_without_validation(root);
     let scene = document
         .default_scene()
         .or_else(|| document.scenes().next())
@@ -234,26 +236,37 @@ fn split_glb(bytes: &[u8]) -> std::result::Result<(&[u8], Option<&[u8]>), String
     }
 }
 
+/// The `gltf` crate's validation (every index names an existing object, every enum value is
+/// known), less one rule: `POSITION` accessors may lack `min` and `max`, which the
+/// specification requires but which Navlab computes itself, and which some exporters leave out.
+fn validate(root: &gltf::json::Root) -> std::result::Result<(), String> {
+    let mut errors = Vec::new();
+    root.validate(root, gltf::json::Path::new, &mut |path, error| {
+        let path = path();
+        let bounds = path.as_str().ends_with(".min") || path.as_str().ends_with(".max");
+        if !(error == Problem::Missing && bounds) {
+            errors.push((path, error));
+        }
+    });
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(validation_message(&errors))
+    }
+}
+
 /// The document's validation errors as one line: the first few JSON paths and what is wrong.
-fn validation_message(err: gltf::Error) -> String {
-    let gltf::Error::Validation(errors) = err else {
-        return format!(
-            "not a glTF file: {}",
-            excerpt(&err.to_string(), SHOWN_CHARS)
-        );
-    };
+fn validation_message(errors: &[(gltf::json::Path, Problem)]) -> String {
     let shown: Vec<String> = errors
         .iter()
         .take(SHOWN_VALIDATION_ERRORS)
         .map(|(path, error)| {
             let problem = match error {
-                gltf::json::validation::Error::IndexOutOfBounds => {
-                    "names an object that does not exist"
-                }
-                gltf::json::validation::Error::Invalid => "is not a valid value",
-                gltf::json::validation::Error::Missing => "is missing",
-                gltf::json::validation::Error::Oversize => "is too large",
-                gltf::json::validation::Error::Unsupported => "is not supported",
+                Problem::IndexOutOfBounds => "names an object that does not exist",
+                Problem::Invalid => "is not a valid value",
+                Problem::Missing => "is missing",
+                Problem::Oversize => "is too large",
+                Problem::Unsupported => "is not supported",
             };
             format!("{} {problem}", excerpt(path.as_str(), SHOWN_CHARS))
         })
@@ -328,6 +341,13 @@ impl SceneReader<'_> {
                 accessor_kind(&positions)
             )));
         }
+        let elements = self.buffers.elements(&positions).map_err(|message| {
+            fail(format!(
+                "POSITION accessor {}: {message}",
+                positions.index()
+            ))
+        })?;
+        // The count is now known to fit in the buffer.
         let vert_count = positions.count();
         let base = self.mesh.verts.len() / 3;
         if vert_count > MAX_GLTF_VERTICES - base {
@@ -335,12 +355,6 @@ impl SceneReader<'_> {
                 "the scene has more than {MAX_GLTF_VERTICES} vertices"
             )));
         }
-        let elements = self.buffers.elements(&positions).map_err(|message| {
-            fail(format!(
-                "POSITION accessor {}: {message}",
-                positions.index()
-            ))
-        })?;
         self.mesh.verts.reserve(vert_count * 3);
         for (i, element) in elements.enumerate() {
             let p = [0, 4, 8].map(|at| {
