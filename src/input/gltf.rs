@@ -204,11 +204,12 @@ fn split_glb(bytes: &[u8]) -> std::result::Result<(&[u8], Option<&[u8]>), String
             bytes.len()
         ));
     }
-    let mut chunks = Vec::new();
-    let mut at = 12;
-    while at < bytes.len() {
+    // A chunk's type, its data, and where the next chunk starts.
+    let chunk = |at: usize| {
         let (Some(chunk_length), Some(kind)) = (word(at), word(at + 4)) else {
-            return Err(format!("truncated GLB: a chunk header at byte {at} is cut"));
+            return Err(format!(
+                "truncated GLB: the chunk header at byte {at} is cut"
+            ));
         };
         let start = at + 8;
         let data = start
@@ -220,20 +221,19 @@ fn split_glb(bytes: &[u8]) -> std::result::Result<(&[u8], Option<&[u8]>), String
                     bytes.len() - start.min(bytes.len())
                 )
             })?;
-        chunks.push((kind.to_le_bytes(), data));
-        at = start + data.len();
+        Ok((kind.to_le_bytes(), data, start + data.len()))
+    };
+    let (kind, json, next) = chunk(12)?;
+    if &kind != b"JSON" {
+        return Err("bad GLB: the first chunk is not the JSON chunk".into());
     }
-    match chunks.as_slice() {
-        [(kind, json), rest @ ..] if kind == b"JSON" => {
-            // Chunks of other types are to be ignored; the BIN chunk, if any, comes second.
-            let bin = match rest.first() {
-                Some((kind, bin)) if kind == b"BIN\0" => Some(*bin),
-                _ => None,
-            };
-            Ok((json, bin))
-        }
-        _ => Err("bad GLB: the first chunk is not the JSON chunk".into()),
-    }
+    // The BIN chunk, if any, comes second; chunks of other types are to be ignored.
+    let bin = if next < bytes.len() {
+        Some(chunk(next)?).filter(|(kind, ..)| kind == b"BIN\0")
+    } else {
+        None
+    };
+    Ok((json, bin.map(|(_, data, _)| data)))
 }
 
 /// The `gltf` crate's validation (every index names an existing object, every enum value is
