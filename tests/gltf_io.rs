@@ -627,6 +627,12 @@ fn bad_gltf_is_one_clear_error() {
             "invalid glTF: nodes[0].mesh names an object that does not exist",
         ),
         (
+            edit(&|d| d["meshes"][0]["primitives"][0]["attributes"] = json!({ "POSITION": 5 })),
+            bin.clone(),
+            "invalid glTF: meshes[0].primitives[0].attributes[\"POSITION\"] names an object \
+             that does not exist",
+        ),
+        (
             edit(&|d| d["meshes"][0]["primitives"][0]["attributes"] = json!({ "NORMAL": 0 })),
             bin.clone(),
             "invalid glTF: meshes[0].primitives[0].attributes[\"POSITION\"] is missing",

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::Document;
 use gltf::accessor::{DataType, Dimensions};
-use gltf::json::validation::{Error as Problem, Validate};
+use gltf::json::validation::{Checked, Error as Problem, Validate};
 use gltf::mesh::{Mode, Semantic};
 
 use crate::error::{NavlabError, Result, excerpt};
@@ -240,6 +240,23 @@ fn split_glb(bytes: &[u8]) -> std::result::Result<(&[u8], Option<&[u8]>), String
 /// known), less one rule: `POSITION` accessors may lack `min` and `max`, which the
 /// specification requires but which Navlab computes itself, and which some exporters leave out.
 fn validate(root: &gltf::json::Root) -> std::result::Result<(), String> {
+    // The crate's primitive check reads the POSITION accessor before checking that it exists
+    // (and panics when it does not), so that index is checked first.
+    let positions = Checked::Valid(gltf::json::mesh::Semantic::Positions);
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            if primitive
+                .attributes
+                .get(&positions)
+                .is_some_and(|index| index.value() >= root.accessors.len())
+            {
+                return Err(format!(
+                    "invalid glTF: meshes[{m}].primitives[{p}].attributes[\"POSITION\"] names \
+                     an object that does not exist"
+                ));
+            }
+        }
+    }
     let mut errors = Vec::new();
     root.validate(root, gltf::json::Path::new, &mut |path, error| {
         let path = path();
