@@ -90,7 +90,7 @@ pub fn detail_by_area<'a>(
 ) -> Result<Vec<AreaMesh>> {
     if !(options.scale.is_finite() && options.scale > 0.0) {
         return Err(NavlabError::InvalidSetting {
-            name: "export scale",
+            name: "export-scale",
             value: options.scale.to_string(),
             reason: "must be a positive finite number".into(),
         });
@@ -137,7 +137,7 @@ pub fn detail_by_area<'a>(
                 let p = options.apply([v[0], v[1], v[2]]);
                 if p.iter().any(|c| !c.is_finite()) {
                     return Err(NavlabError::InvalidSetting {
-                        name: "export scale",
+                        name: "export-scale",
                         value: options.scale.to_string(),
                         reason: "makes a coordinate overflow; use a smaller scale".into(),
                     });

@@ -373,6 +373,7 @@ impl SceneReader<'_> {
             )));
         }
         self.mesh.verts.reserve(vert_count * 3);
+        let identity = *world == IDENTITY;
         for (i, element) in elements.enumerate() {
             let p = [0, 4, 8].map(|at| {
                 f32::from_le_bytes([
@@ -388,7 +389,7 @@ impl SceneReader<'_> {
                     p[0], p[1], p[2]
                 )));
             }
-            let q = if *world == IDENTITY {
+            let q = if identity {
                 p
             } else {
                 transform_point(world, p)
