@@ -5,12 +5,15 @@
 #   parse_obj            slices of the reference meshes, cut at line ends (whole meshes would
 #                        raise libFuzzer's input size and slow every run);
 #   parse_gset           the authoring set, and sets with a settings line;
+#   parse_gltf           one-triangle GLB and .gltf files (indices, a data URI, node transforms,
+#                        strips, a lines primitive), written here byte by byte;
 #   parse_settings_toml  settings files with RecastDemo's names.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
 corpus=$here/corpus
-mkdir -p "$corpus/load_nav_mesh" "$corpus/parse_obj" "$corpus/parse_gset" "$corpus/parse_settings_toml"
+mkdir -p "$corpus/load_nav_mesh" "$corpus/parse_obj" "$corpus/parse_gset" "$corpus/parse_settings_toml" \
+    "$corpus/parse_gltf"
 
 for f in "$ref"/navmesh/*.bin "$ref"/authoring/*.bin "$ref"/detour/tilecache_*.bin; do
     case $f in *tiledata_before_addTile*) continue ;; esac
@@ -40,6 +43,22 @@ v 3 4 -1.500000 4.500000
 4.000000 1.000000 0.100000
 2.000000 1.000000 3.250000
 EOF
+
+# A floor triangle (0 0 0, 0 0 1, 1 0 0 as little-endian floats) and u16 indices 0 1 2 (padded).
+tri='\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\200\077\0\0\200\077\0\0\0\0\0\0\0\0'
+idx='\0\0\001\0\002\0\0\0'
+u32le() { printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
+accessors='"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},{"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}],"bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6}]'
+json='{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}],'"$accessors"',"buffers":[{"byteLength":44}]}'
+while [ $((${#json} % 4)) -ne 0 ]; do json="$json "; done
+{
+    printf 'glTF'; printf "$(u32le 2)"; printf "$(u32le $((12 + 8 + ${#json} + 8 + 44)))"
+    printf "$(u32le ${#json})"; printf 'JSON'; printf '%s' "$json"
+    printf "$(u32le 44)"; printf 'BIN\0'; printf "$tri$idx"
+} > "$corpus/parse_gltf/triangle.glb"
+data="data:application/octet-stream;base64,$(printf "$tri$idx" | base64 -w0)"
+printf '%s' '{"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"translation":[1,2,3],"rotation":[0,1,0,0],"scale":[-1,1,1],"children":[1]},{"matrix":[0,0,-1,0,0,1,0,0,1,0,0,0,0,0,0,1],"mesh":0}],"meshes":[{"name":"floor","primitives":[{"attributes":{"POSITION":0},"mode":1},{"attributes":{"POSITION":0},"indices":1,"mode":5},{"attributes":{"POSITION":0},"mode":6}]}],'"$accessors"',"buffers":[{"byteLength":44,"uri":"'"$data"'"}]}' \
+    > "$corpus/parse_gltf/nodes_modes.gltf"
 
 cat > "$corpus/parse_settings_toml/defaults.toml" <<'EOF'
 cellSize = 0.3

@@ -23,7 +23,7 @@ pub enum NavlabError {
         size: Option<u64>,
         limit: u64,
     },
-    /// The input mesh file is not valid OBJ, or its content is unusable.
+    /// The input mesh file is not valid OBJ or glTF, or its content is unusable.
     #[error("{path}: {message}")]
     InvalidMesh { path: PathBuf, message: String },
     /// A settings file (TOML or `.gset`) could not be parsed.

@@ -7,9 +7,9 @@
 //! | module | what lives there | C++ counterpart |
 //! |---|---|---|
 //! | [`recast`] | the build stages, from rasterization to the detail mesh, with `rcConfig` and `rcContext` | `Recast` |
-//! | [`input`] | OBJ reader and triangle mesh, `.gset` files, the partitioned mesh, `InputGeom`, generated scenes | RecastDemo's `MeshLoaderObj`, `InputGeom`, `PartitionedMesh` |
+//! | [`input`] | OBJ and glTF readers and the triangle mesh, `.gset` files, the partitioned mesh, `InputGeom`, generated scenes | RecastDemo's `MeshLoaderObj`, `InputGeom`, `PartitionedMesh` |
 //! | [`detour`] | tile data, the navmesh, the tile builder (plain arrays in), the MSET file | `Detour` |
-//! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, stage dumps | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh` |
+//! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, stage dumps, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh` |
 //! | [`debug_draw`] | render-agnostic debug geometry of every stage and of the navmesh | `DebugUtils` |
 //! | `viewer` (feature `viewer`) | the Bevy desktop viewer, one plugin per concern, one file per tool | RecastDemo |
 //!

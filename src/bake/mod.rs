@@ -1,12 +1,14 @@
 //! RecastDemo's samples as pipelines: the settings a user tunes ([`settings`]), the solo build
 //! that keeps every stage for drawing and re-runs only what a change affects ([`solo`]), the
-//! tiled build ([`tiled`]), RecastDemo's area and flag conventions ([`sample_areas`]), the rules of
-//! its authoring tools ([`authoring`]) and the
-//! `--dump-json` stage summary ([`dump`]). This is where Recast's output becomes Detour's input.
+//! tiled build ([`tiled`]), RecastDemo's area and flag conventions ([`sample_areas`]), the rules
+//! of its authoring tools ([`authoring`]), the `--dump-json` stage summary ([`dump`]) and the
+//! detail mesh written as OBJ or glTF ([`export`]). This is where Recast's output becomes
+//! Detour's input.
 
 pub mod authoring;
 pub mod detour_input;
 pub mod dump;
+pub mod export;
 pub mod nothing_walkable;
 pub mod prune;
 pub mod sample_areas;

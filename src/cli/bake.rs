@@ -1,5 +1,5 @@
 //! `navlab bake`: build a solo or tiled navmesh headless, print the stage timings, write the
-//! navmesh file and the stage summary.
+//! navmesh file, the stage summary and the detail mesh as OBJ or glTF.
 //!
 //! Exit status: 0 when the navmesh was built, 1 on any error, which is printed as one line
 //! starting with `navlab:`. Problems that did not stop the build are printed as `warning:` lines
@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use navlab::bake::export::{self, AreaMesh, ExportOptions};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::TiledBuild;
@@ -27,7 +28,8 @@ any error (printed as one line starting with `navlab:`).";
 /// What `navlab bake` was asked to do.
 #[derive(clap::Args)]
 pub struct BakeArgs {
-    /// The input: a Wavefront OBJ mesh, or a RecastDemo `.gset` naming one.
+    /// The input: a Wavefront OBJ or glTF (`.gltf`, `.glb`) mesh, or a RecastDemo `.gset`
+    /// naming one.
     mesh: PathBuf,
     /// Build settings: a TOML file with RecastDemo's names, or a RecastDemo `.gset`.
     #[arg(long)]
@@ -52,6 +54,24 @@ pub struct BakeArgs {
     /// geometry set (what RecastDemo's key 9 writes).
     #[arg(long, value_name = "OUT.gset")]
     save_gset: Option<PathBuf>,
+    /// Write the detail mesh (the navmesh surface) as OBJ, one `g area_<id>` group per area.
+    #[arg(long, value_name = "OUT.obj")]
+    export_obj: Option<PathBuf>,
+    /// Write the detail mesh as glTF, one primitive per area: binary, or JSON with the buffer
+    /// embedded when the name ends in `.gltf`.
+    #[arg(long, value_name = "OUT.glb")]
+    export_gltf: Option<PathBuf>,
+    /// Export Z up, (x, y, z) -> (x, -z, y), instead of Recast's Y up.
+    #[arg(long)]
+    export_z_up: bool,
+    /// Multiply exported coordinates by this positive factor (a unit change).
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 1.0,
+        allow_hyphen_values = true
+    )]
+    export_scale: f32,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -84,6 +104,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     let quiet = args.quiet;
     let input = InputGeom::load(mesh_path)?;
     check_outputs(args, &input)?;
+    let export_options = export_options(args)?;
     let mut settings = load_settings(args.config.as_deref(), &input)?;
     if let Some(partition) = args.partition {
         settings.partition_type = partition;
@@ -115,7 +136,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         return Err(too_many_verts_for_detour(&settings));
     }
     if let Some(tile_size) = args.tile_size {
-        return bake_tiled(args, &input, settings, tile_size);
+        return bake_tiled(args, &input, settings, tile_size, export_options);
     }
     // Nothing draws the intermediate stages here: free each as soon as the next one has run.
     let build = Build::from_input_keeping(&input, settings, Retention::Final)?;
@@ -135,6 +156,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             .ok_or_else(|| too_many_verts_for_detour(&build.settings))?;
         navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)?;
     }
+    write_exports(args, || export::solo_detail_by_area(&build, export_options))?;
     if let Some(out) = &args.dump_json {
         let name = mesh_path
             .file_stem()
@@ -146,6 +168,51 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             path: out.clone(),
             source,
         })?;
+    }
+    Ok(())
+}
+
+/// The export layout, refused before building when the scale is unusable or no export asks
+/// for it.
+fn export_options(args: &BakeArgs) -> Result<ExportOptions> {
+    let exporting = args.export_obj.is_some() || args.export_gltf.is_some();
+    let options = ExportOptions {
+        z_up: args.export_z_up,
+        scale: args.export_scale,
+    };
+    if !exporting && options != ExportOptions::default() {
+        let flag = if args.export_z_up {
+            "export-z-up"
+        } else {
+            "export-scale"
+        };
+        return Err(NavlabError::InvalidSetting {
+            name: flag,
+            value: "without an export".into(),
+            reason: "add --export-obj or --export-gltf".into(),
+        });
+    }
+    if !(options.scale.is_finite() && options.scale > 0.0) {
+        return Err(NavlabError::InvalidSetting {
+            name: "export-scale",
+            value: args.export_scale.to_string(),
+            reason: "must be a positive finite number".into(),
+        });
+    }
+    Ok(options)
+}
+
+/// Writes the `--export-obj` and `--export-gltf` files from the detail mesh `areas` gives.
+fn write_exports(args: &BakeArgs, areas: impl FnOnce() -> Result<Vec<AreaMesh>>) -> Result<()> {
+    if args.export_obj.is_none() && args.export_gltf.is_none() {
+        return Ok(());
+    }
+    let areas = areas()?;
+    if let Some(out) = &args.export_obj {
+        export::save_obj(out, &areas)?;
+    }
+    if let Some(out) = &args.export_gltf {
+        export::save_gltf(out, &areas)?;
     }
     Ok(())
 }
@@ -220,6 +287,8 @@ fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
         ("-o", &args.output),
         ("--dump-json", &args.dump_json),
         ("--save-gset", &args.save_gset),
+        ("--export-obj", &args.export_obj),
+        ("--export-gltf", &args.export_gltf),
     ];
     let outputs: Vec<(&'static str, &PathBuf)> = outputs
         .into_iter()
@@ -274,12 +343,14 @@ fn resolved(path: &Path) -> PathBuf {
     }
 }
 
-/// `bake --tile-size N`: every tile through the pipeline, a summary, and the navmesh file.
+/// `bake --tile-size N`: every tile through the pipeline, a summary, the navmesh file and the
+/// exports.
 fn bake_tiled(
     args: &BakeArgs,
     input: &InputGeom,
     settings: BuildSettings,
     tile_size: i32,
+    export_options: ExportOptions,
 ) -> Result<()> {
     if args.dump_json.is_some() {
         return Err(NavlabError::InvalidSetting {
@@ -316,7 +387,9 @@ fn bake_tiled(
     if let Some(out) = &args.output {
         navlab::detour::nav_mesh_file::save_nav_mesh(out, &build.nav_mesh)?;
     }
-    Ok(())
+    write_exports(args, || {
+        export::tiled_detail_by_area(&build, export_options)
+    })
 }
 
 /// Warns of authored off-mesh links the navmesh does not join at both ends (bounded, like

@@ -24,7 +24,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build a solo or tiled navmesh from an OBJ or .gset file and print the stage timings.
+    /// Build a solo or tiled navmesh from an OBJ, glTF or .gset file and print the stage timings.
     #[command(after_help = bake::EXIT_STATUS_HELP)]
     Bake(bake::BakeArgs),
     /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.

@@ -43,7 +43,7 @@ const SHOWN_CHARS: usize = 40;
 /// A `.gset` file's content.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeomSet {
-    /// The OBJ file, as written in the file (RecastDemo opens it relative to its working
+    /// The mesh file (OBJ, or glTF for Navlab), as written in the file (RecastDemo opens it relative to its working
     /// directory; see [`GeomSet::mesh_path_relative_to`]).
     pub mesh_path: PathBuf,
     /// The `s` line, if the file has one.

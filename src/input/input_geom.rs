@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use crate::error::{NavlabError, Result};
 use crate::input::geomset::GeomSet;
+use crate::input::gltf::{is_gltf_path, load_gltf};
 use crate::input::obj::{TriMesh, load_obj};
 use crate::input::partitioned_mesh::PartitionedMesh;
 
 /// A loaded input, shared cheaply between builds and the viewer.
 #[derive(Clone, Debug)]
 pub struct InputGeom {
-    /// The file it came from (`.obj` or `.gset`), if any.
+    /// The file it came from (`.obj`, `.gltf`, `.glb` or `.gset`), if any.
     pub source: Option<PathBuf>,
     pub mesh: Arc<TriMesh>,
     /// The triangle tree for tile builds and ray picking.
@@ -34,7 +35,8 @@ impl InputGeom {
         })
     }
 
-    /// Loads an OBJ mesh, or a `.gset` file and the mesh it names (relative to the `.gset`).
+    /// Loads a mesh (glTF for a `.gltf` or `.glb` extension, else OBJ), or a `.gset` file and
+    /// the mesh it names (relative to the `.gset`), read by the same rule.
     pub fn load(path: &Path) -> Result<Self> {
         let is_gset = path
             .extension()
@@ -45,7 +47,12 @@ impl InputGeom {
         } else {
             (path.to_owned(), GeomSet::new(path))
         };
-        let mut input = Self::from_mesh(load_obj(&mesh_path)?)?;
+        let mesh = if is_gltf_path(&mesh_path) {
+            load_gltf(&mesh_path)?
+        } else {
+            load_obj(&mesh_path)?
+        };
+        let mut input = Self::from_mesh(mesh)?;
         input.source = Some(path.to_owned());
         input.geom_set = geom_set;
         Ok(input)

@@ -1,9 +1,10 @@
-//! What a build starts from: triangle meshes read from OBJ ([`obj`]), RecastDemo's geometry
-//! sets ([`geomset`]), the triangle tree tile builds and picking use ([`partitioned_mesh`]),
+//! What a build starts from: triangle meshes read from OBJ ([`obj`]) or glTF ([`gltf`]),
+//! RecastDemo's geometry sets ([`geomset`]), the triangle tree tile builds and picking use ([`partitioned_mesh`]),
 //! the three joined as one loaded input ([`input_geom`]), and scenes generated in code
 //! ([`scene`]). Nothing here knows Recast's stages or Detour.
 
 pub mod geomset;
+pub mod gltf;
 pub mod input_geom;
 pub mod obj;
 pub mod partitioned_mesh;

@@ -97,7 +97,9 @@ impl TriMesh {
         Ok(mesh)
     }
 
-    fn finish(&mut self, source: &Path) -> Result<()> {
+    /// Checks the loaded vertices and triangles (finite, not empty) and computes the normals;
+    /// shared by the OBJ and glTF readers.
+    pub(crate) fn finish(&mut self, source: &Path) -> Result<()> {
         if let Some(i) = self.verts.iter().position(|v| !v.is_finite()) {
             return Err(invalid(
                 source,
