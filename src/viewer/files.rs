@@ -136,8 +136,8 @@ impl OpenDialog {
         self.0.pick_file(
             "Open a mesh",
             FileFilter {
-                name: "Wavefront OBJ",
-                extensions: &["obj"],
+                name: "Meshes (OBJ, glTF) and RecastDemo geometry sets",
+                extensions: &["obj", "gltf", "glb", "gset"],
             },
         );
     }

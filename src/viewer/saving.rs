@@ -1,13 +1,17 @@
 //! Saving what was authored and tuned: File → Save geometry set… and RecastDemo's key 9 (a
 //! `.gset` of the mesh, the settings, the navmesh bounds and tile size, the convex volumes and
 //! off-mesh links), File → Save settings… / Open settings… (the TOML `navlab bake --config`
-//! reads) and Reset to RecastDemo defaults. A scene made in code (the default scene) has no
-//! mesh file for a `.gset` to name, so its mesh is written as OBJ beside the set.
+//! reads) and Reset to RecastDemo defaults, and File → Export detail mesh as OBJ or glTF (what
+//! `navlab bake --export-obj / --export-gltf` write). A scene made in code (the default scene)
+//! has no mesh file for a `.gset` to name, so its mesh is written as OBJ beside the set.
 
 use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 
+use crate::bake::export::{
+    ExportOptions, save_gltf, save_obj, solo_detail_by_area, tiled_detail_by_area,
+};
 use crate::bake::settings::BuildSettings;
 use crate::input::input_geom::InputGeom;
 use crate::viewer::build::{BuildRequest, BuildState, Sample, ViewerLog};
@@ -27,7 +31,45 @@ pub enum SaveRequest {
     /// Ask which settings file to open, then apply it.
     OpenSettingsDialog,
     OpenSettings(PathBuf),
+    /// Ask where to export the detail mesh, then export it.
+    ExportMeshDialog(MeshFormat),
+    ExportMesh(MeshFormat, PathBuf),
 }
+
+/// The formats the detail mesh is exported in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshFormat {
+    /// Wavefront OBJ, one group per area.
+    Obj,
+    /// glTF 2.0, one primitive per area: binary `.glb`, or `.gltf` with the data embedded.
+    Gltf,
+}
+
+impl MeshFormat {
+    fn filter(self) -> FileFilter {
+        match self {
+            MeshFormat::Obj => FileFilter {
+                name: "Wavefront OBJ",
+                extensions: &["obj"],
+            },
+            MeshFormat::Gltf => FileFilter {
+                name: "glTF 2.0",
+                extensions: &["glb", "gltf"],
+            },
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            MeshFormat::Obj => "obj",
+            MeshFormat::Gltf => "glb",
+        }
+    }
+}
+
+/// The export's axis and unit options (File → Export detail mesh).
+#[derive(Resource, Default, Clone, Copy, Debug)]
+pub struct MeshExportOptions(pub ExportOptions);
 
 const GEOM_SET_FILES: FileFilter = FileFilter {
     name: "RecastDemo geometry set",
@@ -45,6 +87,9 @@ struct SavingDialogs {
     geom_set: FileDialog,
     settings: FileDialog,
     open_settings: FileDialog,
+    export: FileDialog,
+    /// The format the export dialog was opened for.
+    export_format: Option<MeshFormat>,
 }
 
 pub struct SavingPlugin;
@@ -52,6 +97,7 @@ pub struct SavingPlugin;
 impl Plugin for SavingPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SavingDialogs>()
+            .init_resource::<MeshExportOptions>()
             .add_message::<SaveRequest>()
             .add_systems(Update, (save_key, handle_requests, poll_dialogs).chain());
     }
@@ -74,6 +120,7 @@ fn save_key(
 fn handle_requests(
     mut requests: MessageReader<SaveRequest>,
     mut dialogs: ResMut<SavingDialogs>,
+    export_options: Res<MeshExportOptions>,
     state: Res<BuildState>,
     mut build_requests: MessageWriter<BuildRequest>,
     mut log: ResMut<ViewerLog>,
@@ -115,6 +162,26 @@ fn handle_requests(
                 }
                 Err(err) => log.error(format!("Could not open the settings: {err}")),
             },
+            &SaveRequest::ExportMeshDialog(format) => {
+                let name = format!(
+                    "{}-navmesh.{}",
+                    mesh_stem(&state.scene.input),
+                    format.extension()
+                );
+                dialogs.export_format = Some(format);
+                dialogs
+                    .export
+                    .save_file("Export detail mesh", format.filter(), &name);
+            }
+            SaveRequest::ExportMesh(format, path) => {
+                match export_mesh(&state, *format, path, export_options.0) {
+                    Ok(triangles) => log.info(format!(
+                        "Exported the detail mesh ({triangles} triangles) to {}",
+                        path.display()
+                    )),
+                    Err(err) => log.error(format!("Could not export the detail mesh: {err}")),
+                }
+            }
         }
     }
 }
@@ -125,6 +192,11 @@ fn poll_dialogs(mut dialogs: ResMut<SavingDialogs>, mut requests: MessageWriter<
     }
     if let Some(choice) = dialogs.settings.poll() {
         requests.write_batch(choice.map(SaveRequest::Settings));
+    }
+    if let Some(choice) = dialogs.export.poll()
+        && let Some(format) = dialogs.export_format
+    {
+        requests.write_batch(choice.map(|path| SaveRequest::ExportMesh(format, path)));
     }
     if let Some(choice) = dialogs.open_settings.poll() {
         requests.write_batch(choice.map(SaveRequest::OpenSettings));
@@ -155,6 +227,43 @@ fn save_geom_set(state: &BuildState, path: &Path, log: &mut ViewerLog) {
         }
         Err(err) => log.error(format!("Could not save the geometry set: {err}")),
     }
+}
+
+/// Writes the detail mesh on screen (the solo build's, or every tile's) at `path`; returns its
+/// triangle count. The input mesh is never overwritten.
+fn export_mesh(
+    state: &BuildState,
+    format: MeshFormat,
+    path: &Path,
+    options: ExportOptions,
+) -> crate::Result<usize> {
+    let is_input = |input: Option<PathBuf>| {
+        input.is_some_and(|input| {
+            input == path
+                || matches!((input.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b)
+        })
+    };
+    if is_input(state.scene.input.mesh_file()) || is_input(state.scene.input.source.clone()) {
+        return Err(crate::NavlabError::Stage {
+            stage: "export",
+            message: format!("{} is the input; choose another file", path.display()),
+        });
+    }
+    let areas = match (&state.tiled, &state.build) {
+        (Some(tiled), _) => tiled_detail_by_area(tiled, options)?,
+        (None, Some(build)) => solo_detail_by_area(build, options)?,
+        (None, None) => {
+            return Err(crate::NavlabError::Stage {
+                stage: "export",
+                message: "nothing is built yet".into(),
+            });
+        }
+    };
+    match format {
+        MeshFormat::Obj => save_obj(path, &areas)?,
+        MeshFormat::Gltf => save_gltf(path, &areas)?,
+    }
+    Ok(areas.iter().map(|a| a.tri_count()).sum())
 }
 
 /// Writes the geometry set of the scene on screen at `path`, and first the mesh as OBJ beside
@@ -273,6 +382,49 @@ mod tests {
             "{:?}",
             log.toasts
         );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn the_detail_mesh_exports_as_obj_and_gltf_in_both_samples() {
+        let mut app = app();
+        let dir = temp_dir("export");
+        let triangles = |app: &App| {
+            let state = app.world().resource::<BuildState>();
+            match &state.tiled {
+                Some(tiled) => tiled
+                    .tiles
+                    .iter()
+                    .filter_map(|t| t.output.as_ref().ok())
+                    .map(|o| o.detail_mesh.ntris())
+                    .sum::<usize>(),
+                None => state.build.as_ref().unwrap().detail_mesh.ntris(),
+            }
+        };
+        for sample in [Sample::SoloMesh, Sample::TileMesh] {
+            app.world_mut().write_message(BuildRequest::Sample(sample));
+            settle(&mut app);
+            let expected = triangles(&app);
+            let glb = dir.join(format!("{sample:?}.glb"));
+            send(
+                &mut app,
+                SaveRequest::ExportMesh(MeshFormat::Gltf, glb.clone()),
+            );
+            let document = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+            assert!(document.meshes().flat_map(|m| m.primitives()).count() > 0);
+            let read_back = crate::input::gltf::load_gltf(&glb).unwrap().tri_count();
+            assert_eq!(read_back, expected, "{sample:?}");
+            let obj = dir.join(format!("{sample:?}.obj"));
+            send(
+                &mut app,
+                SaveRequest::ExportMesh(MeshFormat::Obj, obj.clone()),
+            );
+            let text = std::fs::read_to_string(&obj).unwrap();
+            assert_eq!(
+                text.lines().filter(|l| l.starts_with("f ")).count(),
+                expected
+            );
+        }
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

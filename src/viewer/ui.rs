@@ -19,7 +19,7 @@ use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
-use crate::viewer::saving::SaveRequest;
+use crate::viewer::saving::{MeshExportOptions, MeshFormat, SaveRequest};
 use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::{ToolOutput, Tools, tool_context};
 
@@ -104,6 +104,7 @@ struct UiParams<'w, 's> {
     shown_nav_mesh: Res<'w, ShownNavMesh>,
     nav_mesh_requests: MessageWriter<'w, NavMeshRequest>,
     save_requests: MessageWriter<'w, SaveRequest>,
+    export_options: ResMut<'w, MeshExportOptions>,
     exit: MessageWriter<'w, AppExit>,
     cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
@@ -245,6 +246,24 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
             if ui.button("Load navmesh…").clicked() {
                 p.nav_mesh_requests.write(NavMeshRequest::LoadDialog);
             }
+            ui.menu_button("Export detail mesh", |ui| {
+                if ui.button("OBJ…").clicked() {
+                    p.save_requests
+                        .write(SaveRequest::ExportMeshDialog(MeshFormat::Obj));
+                }
+                if ui.button("glTF…").clicked() {
+                    p.save_requests
+                        .write(SaveRequest::ExportMeshDialog(MeshFormat::Gltf));
+                }
+                let options = &mut p.export_options.0;
+                ui.checkbox(&mut options.z_up, "Z up (Blender, Unreal)");
+                ui.add(
+                    egui::DragValue::new(&mut options.scale)
+                        .range(0.001..=1000.0)
+                        .speed(0.01)
+                        .prefix("Scale "),
+                );
+            });
             if ui.button("Run test cases…  (T)").clicked() {
                 p.test_cases.pick_file();
             }
