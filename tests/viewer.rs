@@ -106,6 +106,39 @@ fn headless_screenshots_are_not_blank() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// In Tile Mesh, `--tile X,Y` builds one tile as Create Tiles does, and a stage draw mode then
+/// shows that tile's stage (a build of the whole grid keeps none).
+#[test]
+fn a_tile_built_by_create_tiles_shows_its_stages() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = out_dir("a_tile_built_by_create_tiles_shows_its_stages");
+    let colours = |extra: &[&std::ffi::OsStr], name: &str| {
+        let path = dir.join(name);
+        screenshot("compact-regions", &path, extra);
+        let (_, _, mut pixels) = read_png(&path);
+        pixels.sort_unstable();
+        pixels.dedup();
+        pixels.len()
+    };
+    let grid_only = colours(&["--tile-size".as_ref(), "32".as_ref()], "grid.png");
+    let with_tile = colours(
+        &[
+            "--tile-size".as_ref(),
+            "32".as_ref(),
+            "--tile".as_ref(),
+            "2,2".as_ref(),
+        ],
+        "tile.png",
+    );
+    assert!(
+        with_tile > grid_only + 20,
+        "the tile's regions add colours: {with_tile} against {grid_only}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A navmesh file made by C++ RecastDemo, drawn alone ("Navmesh Trans" hides the scene's
 /// mesh): its polygons must show in navmesh blue.
 #[test]

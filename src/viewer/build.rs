@@ -511,7 +511,8 @@ impl BuildState {
                 } else {
                     match edited {
                         Some(count) => log.info(format!(
-                            "Rebuilt {count} tiles in {:.2} ms",
+                            "Rebuilt {count} {} in {:.2} ms",
+                            if count == 1 { "tile" } else { "tiles" },
                             elapsed.as_secs_f64() * 1000.0
                         )),
                         None => log_tiles(log, &tiled, elapsed),

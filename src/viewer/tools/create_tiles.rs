@@ -1,7 +1,7 @@
 //! The Create Tiles tool (RecastDemo's NavMeshTileTool, Tile Mesh sample): a click rebuilds the
 //! tile under the cursor, Shift+click removes it, Create All / Remove All do every tile. The
-//! last tile clicked shows RecastDemo's "ms / tris / kB" read-out and the hovered tile its
-//! "(x,y)". Beyond RecastDemo, the clicked tile keeps every stage, so the stage draw modes
+//! click point is marked with its tile's "(x,y)" and the last tile built shows RecastDemo's
+//! "ms / Tris / kB" read-out at its centre; the hovered tile is outlined. Beyond RecastDemo, the clicked tile keeps every stage, so the stage draw modes
 //! (Voxels … Poly Mesh Detail) show it; edits can be undone (Ctrl+Z).
 
 use bevy::prelude::*;
@@ -43,6 +43,8 @@ fn build_startup_tile(
 
 #[derive(Default)]
 pub struct CreateTilesTool {
+    /// Where the last click hit (RecastDemo's `hitPos`).
+    clicked: Option<Vec3>,
     /// The labels last handed to the view, to replace them only when they change.
     shown_labels: Vec<Label>,
 }
@@ -50,7 +52,7 @@ pub struct CreateTilesTool {
 /// RecastDemo's read-out of a tile build.
 pub fn report_text(report: &TileReport) -> String {
     format!(
-        "{:.2}ms / {}Tris / {:.1}kB",
+        "{:.3}ms / {}Tris / {:.1}kB",
         report.milliseconds, report.triangles, report.kilobytes
     )
 }
@@ -62,24 +64,24 @@ fn tile_centre(tiled: &TiledBuild, x: i32, y: i32, y_level: f32) -> Vec3 {
 }
 
 impl CreateTilesTool {
-    fn labels(ctx: &ToolContext) -> Vec<Label> {
+    fn labels(&self, ctx: &ToolContext) -> Vec<Label> {
         let Some(tiled) = ctx.state.tiled.as_deref() else {
             return Vec::new();
         };
         let mut labels = Vec::new();
-        if let Some(hit) = ctx.hover
-            && let Some((x, y)) = tiled.tile_at(hit.point.to_array())
+        if let Some(point) = self.clicked
+            && let Some((x, y)) = tiled.tile_at(point.to_array())
         {
             labels.push(Label {
-                position: tile_centre(tiled, x, y, hit.point.y),
+                position: point,
                 text: format!("({x},{y})"),
                 color: egui::Color32::WHITE,
             });
         }
         if let Some(report) = &ctx.state.tile_report {
-            let level = ctx.hover.map_or(tiled.bmin[1], |h| h.point.y);
+            let level = (tiled.bmin[1] + tiled.bmax[1]) * 0.5;
             labels.push(Label {
-                position: tile_centre(tiled, report.x, report.y, level) + Vec3::Y * 0.5,
+                position: tile_centre(tiled, report.x, report.y, level),
                 text: report_text(report),
                 color: egui::Color32::from_rgb(255, 230, 120),
             });
@@ -133,6 +135,7 @@ impl Tool for CreateTilesTool {
                 .push("Create Tiles needs the Tile Mesh sample and a built grid".into());
             return;
         };
+        self.clicked = Some(hit.point);
         match tiled.tile_at(hit.point.to_array()) {
             Some((x, y)) if shift => out.tile_edit = Some(TileEdit::Remove(x, y)),
             Some((x, y)) => out.tile_edit = Some(TileEdit::Build(x, y)),
@@ -141,7 +144,7 @@ impl Tool for CreateTilesTool {
     }
 
     fn update(&mut self, ctx: &ToolContext, _keys: &ButtonInput<KeyCode>, out: &mut ToolOutput) {
-        let labels = Self::labels(ctx);
+        let labels = self.labels(ctx);
         if labels != self.shown_labels {
             self.shown_labels = labels.clone();
             out.labels = Some(labels);
@@ -149,6 +152,7 @@ impl Tool for CreateTilesTool {
     }
 
     fn activated(&mut self, _active: bool, _ctx: &ToolContext, out: &mut ToolOutput) {
+        self.clicked = None;
         self.shown_labels.clear();
         out.labels = Some(Vec::new());
     }
@@ -177,6 +181,14 @@ impl Tool for CreateTilesTool {
         if let Some(report) = &ctx.state.tile_report {
             let level = ctx.hover.map_or(tiled.bmin[1], |h| h.point.y) + 0.1;
             outline(report.x, report.y, level, Color::srgb(1.0, 0.9, 0.45));
+        }
+        // RecastDemo's cross at the click, the agent's radius long.
+        if let Some(point) = self.clicked {
+            let r = ctx.state.settings.agent_radius;
+            let p = point + Vec3::Y * 0.1;
+            for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+                gizmos.line(p - axis * r, p + axis * r, Color::srgba(0.0, 0.0, 0.0, 0.5));
+            }
         }
     }
 }
