@@ -14,6 +14,7 @@ pub mod prune;
 pub mod sample_areas;
 pub mod settings;
 pub mod solo;
+pub mod temp_obstacles;
 pub mod tiled;
 pub mod validate;
 

@@ -169,18 +169,12 @@ impl TiledBuild {
 
     /// The tile's bounds without its border: the grid cell (`x`, `y`) over the full height.
     pub fn tile_bounds(&self, x: i32, y: i32) -> ([f32; 3], [f32; 3]) {
-        let tile_world = self.tile_size as f32 * self.settings.cell_size;
-        let bmin = [
-            self.bmin[0] + x as f32 * tile_world,
-            self.bmin[1],
-            self.bmin[2] + y as f32 * tile_world,
-        ];
-        let bmax = [
-            self.bmin[0] + (x + 1) as f32 * tile_world,
-            self.bmax[1],
-            self.bmin[2] + (y + 1) as f32 * tile_world,
-        ];
-        (bmin, bmax)
+        grid_cell_bounds(
+            (self.bmin, self.bmax),
+            self.tile_size as f32 * self.settings.cell_size,
+            x,
+            y,
+        )
     }
 
     /// The grid cell under `p` on the xz-plane, if inside the grid (RecastDemo's tile pick).
@@ -396,6 +390,28 @@ impl TiledBuild {
     }
 }
 
+/// Cell (`x`, `y`) of a tile grid over `bounds` with tiles `tile_world` wide, over the full
+/// height, computed as the RecastDemo samples do.
+pub(crate) fn grid_cell_bounds(
+    (bmin, bmax): ([f32; 3], [f32; 3]),
+    tile_world: f32,
+    x: i32,
+    y: i32,
+) -> ([f32; 3], [f32; 3]) {
+    (
+        [
+            bmin[0] + x as f32 * tile_world,
+            bmin[1],
+            bmin[2] + y as f32 * tile_world,
+        ],
+        [
+            bmin[0] + (x + 1) as f32 * tile_world,
+            bmax[1],
+            bmin[2] + (y + 1) as f32 * tile_world,
+        ],
+    )
+}
+
 /// The error for a tile coordinate outside the grid.
 fn outside_grid(x: i32, y: i32) -> NavlabError {
     NavlabError::InvalidSetting {
@@ -454,7 +470,7 @@ fn check_tile_count(grid_width: i32, grid_height: i32, tile_size: i32) -> Result
 
 /// Sample_TileMesh's per-tile config: the common derivation plus the tile's grid with a border
 /// of `walkableRadius + 3` cells on every side.
-fn tile_config(
+pub(crate) fn tile_config(
     settings: &BuildSettings,
     tile_size: i32,
     bmin: [f32; 3],
@@ -503,30 +519,32 @@ fn build_tile(
     Ok(tile)
 }
 
-/// Runs the pipeline for `tile`, counting its triangles and walkable geometry into it.
-fn run_tile_pipeline(
+/// The first stages of a tile, shared by Tile Mesh and Temp Obstacles: the chunks overlapping
+/// `cfg`'s bounds rasterized, filtered, made compact, eroded and painted with the convex
+/// volumes. `None` when no chunk overlaps (nothing is allocated then). Counts the triangles
+/// and walkable spans into `triangle_count` and `walkable`, and records the stages when asked.
+pub(crate) fn rasterize_tile(
     ctx: &mut BuildContext,
     input: &InputGeom,
     settings: &BuildSettings,
     cfg: &Config,
-    tile: &mut Tile,
+    triangle_count: &mut usize,
+    walkable: &mut WalkableCounts,
     mut stages: Option<&mut TileStages>,
-) -> Result<std::result::Result<TileOutput, EmptyTile>> {
-    let walkable = &mut tile.walkable;
+) -> Result<Option<CompactHeightfield>> {
     let mesh = &input.mesh;
     let partitioned = &input.partitioned;
-    // An empty tile allocates nothing.
     let mut chunks = partitioned
         .chunks_overlapping_rect([cfg.bmin[0], cfg.bmin[2]], [cfg.bmax[0], cfg.bmax[2]])
         .peekable();
     if chunks.peek().is_none() {
-        return Ok(Err(EmptyTile::NoOverlappingChunks));
+        return Ok(None);
     }
     let mut hf = Heightfield::try_new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch)?;
     let mut areas = Vec::with_capacity(partitioned.max_tris_per_chunk());
     for node in chunks {
         let tris = partitioned.chunk_tris(node);
-        tile.triangle_count += tris.len() / 3;
+        *triangle_count += tris.len() / 3;
         areas.clear();
         areas.resize(tris.len() / 3, crate::recast::NULL_AREA);
         rasterize::mark_walkable_triangles(
@@ -572,9 +590,34 @@ fn run_tile_pipeline(
         area::mark_convex_poly_area(ctx, &verts, volume.hmin, volume.hmax, volume.area, &mut chf);
     }
     walkable.eroded = chf.walkable_span_count();
-    if let Some(stages) = stages.as_deref_mut() {
+    if let Some(stages) = stages {
         stages.eroded = Some(chf.clone());
     }
+    Ok(Some(chf))
+}
+
+/// Runs the pipeline for `tile`, counting its triangles and walkable geometry into it.
+fn run_tile_pipeline(
+    ctx: &mut BuildContext,
+    input: &InputGeom,
+    settings: &BuildSettings,
+    cfg: &Config,
+    tile: &mut Tile,
+    mut stages: Option<&mut TileStages>,
+) -> Result<std::result::Result<TileOutput, EmptyTile>> {
+    let Some(mut chf) = rasterize_tile(
+        ctx,
+        input,
+        settings,
+        cfg,
+        &mut tile.triangle_count,
+        &mut tile.walkable,
+        stages.as_deref_mut(),
+    )?
+    else {
+        return Ok(Err(EmptyTile::NoOverlappingChunks));
+    };
+    let walkable = &mut tile.walkable;
     match settings.partition_type {
         PartitionType::Watershed => {
             distance_field::build_distance_field(ctx, &mut chf)?;

@@ -14,6 +14,7 @@ pub mod detail_mesh;
 pub mod distance_field;
 pub mod filter;
 pub mod heightfield;
+pub mod layers;
 pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;

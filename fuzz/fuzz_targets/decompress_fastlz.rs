@@ -1,0 +1,17 @@
+//! Fuzzes the FastLZ reader of tile-cache layers: any bytes expand to at most the limit asked
+//! for, or give an error; never a panic or an overrun.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use navlab::tile_cache::fastlz::decompress;
+
+fuzz_target!(|data: &[u8]| {
+    // The first two bytes choose the output limit (up to a 255 x 255 layer's three grids).
+    let (limit, compressed) = match data {
+        [a, b, rest @ ..] => (usize::from(u16::from_le_bytes([*a, *b])) * 3, rest),
+        _ => (0, data),
+    };
+    if let Ok(out) = decompress(compressed, limit) {
+        assert!(out.len() <= limit);
+    }
+});
