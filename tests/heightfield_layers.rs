@@ -94,7 +94,8 @@ fn layers_of_every_tile_equal_cpps() {
 
 /// The cells of every layer (heights, areas, connections) equal the ones C++ compressed into
 /// RecastDemo's tile-cache file (`detour/tilecache_nav_test.tset`, laid out in
-/// `TILECACHE_FORMAT.md`), expanded with our FastLZ reader.
+/// `TILECACHE_FORMAT.md`), expanded with our FastLZ reader, and our FastLZ compressor gives
+/// C++'s bytes back.
 #[test]
 fn layer_cells_equal_the_cpp_tile_cache_file() {
     let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
@@ -124,6 +125,8 @@ fn layer_cells_equal_the_cpp_tile_cache_file() {
         assert_eq!(ours.heights, cells[..grid], "{at}: heights");
         assert_eq!(ours.areas, cells[grid..2 * grid], "{at}: areas");
         assert_eq!(ours.cons, cells[2 * grid..], "{at}: connections");
+        let packed = navlab::tile_cache::fastlz::compress(&cells);
+        assert!(packed == data[56..], "{at}: FastLZ bytes differ from C++'s");
     }
     assert_eq!(at, file.len(), "every record read");
 }
