@@ -127,6 +127,9 @@ fn layer_cells_equal_the_cpp_tile_cache_file() {
         assert_eq!(ours.cons, cells[2 * grid..], "{at}: connections");
         let packed = navlab::tile_cache::fastlz::compress(&cells);
         assert!(packed == data[56..], "{at}: FastLZ bytes differ from C++'s");
+        let stored =
+            navlab::bake::temp_obstacles::compressed_layer(x, y, layer as i32, ours).unwrap();
+        assert!(stored == data, "{at}: the stored layer differs from C++'s");
     }
     assert_eq!(at, file.len(), "every record read");
 }

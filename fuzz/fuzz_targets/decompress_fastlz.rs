@@ -1,5 +1,6 @@
 //! Fuzzes FastLZ for tile-cache layers: any bytes expand to at most the limit asked for, or
-//! give an error, never a panic or an overrun; and any bytes compress and expand back.
+//! give an error, never a panic or an overrun; read as a stored layer they give its grids or an
+//! error; and any bytes compress and expand back.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,6 +14,11 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(out) = decompress(compressed, limit) {
         assert!(out.len() <= limit);
+    }
+    // The same bytes as a stored tile-cache layer: a header and compressed grids.
+    if let Ok(layer) = navlab::tile_cache::layer::decompress_layer(data) {
+        let cells = usize::from(layer.header.width) * usize::from(layer.header.height);
+        assert_eq!(layer.heights.len(), cells);
     }
     if !data.is_empty() {
         let packed = compress(data);

@@ -1,6 +1,6 @@
 //! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`), so far its first half: each tile
-//! rasterized with a border as in Tile Mesh and cut into heightfield layers
-//! (`rasterizeTileLayers`), what DetourTileCache stores and rebuilds around obstacles.
+//! rasterized with a border as in Tile Mesh, cut into heightfield layers and each layer stored
+//! compressed (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles.
 
 use crate::bake::nothing_walkable::WalkableCounts;
 use crate::bake::settings::BuildSettings;
@@ -9,7 +9,8 @@ use crate::error::Result;
 use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
 use crate::recast::context::BuildContext;
-use crate::recast::layers::{HeightfieldLayerSet, build_heightfield_layers};
+use crate::recast::layers::{HeightfieldLayer, HeightfieldLayerSet, build_heightfield_layers};
+use crate::tile_cache::layer::{LayerError, LayerHeader, build_compressed_layer};
 
 /// RecastDemo's default tile size for Temp Obstacles, in cells.
 pub const DEFAULT_TILE_SIZE: i32 = 48;
@@ -54,4 +55,38 @@ pub fn rasterize_tile_layers(
         None => Ok(HeightfieldLayerSet::default()),
         Some(chf) => build_heightfield_layers(ctx, &chf, cfg.border_size, cfg.walkable_height),
     }
+}
+
+/// The stored (compressed) form of layer `tlayer` of tile (`tx`, `ty`), as `rasterizeTileLayers`
+/// hands it to the tile cache. Sizes are bytes there, as in C++: a layer wider than 255 cells is
+/// refused.
+pub fn compressed_layer(
+    tx: i32,
+    ty: i32,
+    tlayer: i32,
+    layer: &HeightfieldLayer,
+) -> std::result::Result<Vec<u8>, LayerError> {
+    let byte = |v: i32| {
+        u8::try_from(v).map_err(|_| LayerError::GridSize {
+            found: layer.heights.len(),
+            width: layer.width.clamp(0, 255) as u8,
+            height: layer.height.clamp(0, 255) as u8,
+        })
+    };
+    let header = LayerHeader {
+        tx,
+        ty,
+        tlayer,
+        bmin: layer.bmin,
+        bmax: layer.bmax,
+        hmin: layer.hmin as u16,
+        hmax: layer.hmax as u16,
+        width: byte(layer.width)?,
+        height: byte(layer.height)?,
+        minx: byte(layer.minx)?,
+        maxx: byte(layer.maxx)?,
+        miny: byte(layer.miny)?,
+        maxy: byte(layer.maxy)?,
+    };
+    build_compressed_layer(&header, &layer.heights, &layer.areas, &layer.cons)
 }
