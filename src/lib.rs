@@ -9,6 +9,7 @@
 //! | [`recast`] | the build stages, from rasterization to the detail mesh, with `rcConfig` and `rcContext` | `Recast` |
 //! | [`input`] | OBJ and glTF readers and the triangle mesh, `.gset` files, the partitioned mesh, `InputGeom`, generated scenes | RecastDemo's `MeshLoaderObj`, `InputGeom`, `PartitionedMesh` |
 //! | [`detour`] | tile data, the navmesh, the tile builder (plain arrays in), the MSET file | `Detour` |
+//! | [`crowd`] | DetourCrowd's building blocks: proximity grid, local boundary, path corridor, path queue, obstacle avoidance; sits on `detour` | `DetourCrowd` |
 //! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, stage dumps, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh` |
 //! | [`debug_draw`] | render-agnostic debug geometry of every stage and of the navmesh | `DebugUtils` |
 //! | `viewer` (feature `viewer`) | the Bevy desktop viewer, one plugin per concern, one file per tool | RecastDemo |
@@ -24,6 +25,7 @@
 //! and byte for byte.
 
 pub mod bake;
+pub mod crowd;
 pub mod debug_draw;
 pub mod detour;
 pub mod error;
