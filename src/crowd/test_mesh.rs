@@ -127,4 +127,10 @@ impl GridMesh {
         let i = self.index[z * self.cols + x].expect("cell has a polygon");
         self.nav.poly_ref_base(0) | i as PolyRef
     }
+
+    /// The polygon of off-mesh connection `k`: they follow the cell polygons.
+    pub fn link(&self, k: usize) -> PolyRef {
+        let cells = self.index.iter().flatten().count();
+        self.nav.poly_ref_base(0) | (cells + k) as PolyRef
+    }
 }
