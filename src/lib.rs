@@ -9,7 +9,8 @@
 //! | [`recast`] | the build stages, from rasterization to the detail mesh, with `rcConfig` and `rcContext` | `Recast` |
 //! | [`input`] | OBJ and glTF readers and the triangle mesh, `.gset` files, the partitioned mesh, `InputGeom`, generated scenes | RecastDemo's `MeshLoaderObj`, `InputGeom`, `PartitionedMesh` |
 //! | [`detour`] | tile data, the navmesh, the tile builder (plain arrays in), the MSET file | `Detour` |
-//! | [`tile_cache`] | DetourTileCache, sitting on `detour`: so far the FastLZ format of its compressed layers | `DetourTileCache` |
+//! | [`crowd`] | DetourCrowd's building blocks: proximity grid, local boundary, path corridor, path queue, obstacle avoidance; sits on `detour` | `DetourCrowd` |
+//! | [`tile_cache`] | DetourTileCache, sitting on `detour`: so far FastLZ and the stored (compressed) layer | `DetourTileCache` |
 //! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, temp obstacles (so far its layers), authoring rules, stage dumps, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh`, `Sample_TempObstacles` |
 //! | [`debug_draw`] | render-agnostic debug geometry of every stage and of the navmesh | `DebugUtils` |
 //! | `viewer` (feature `viewer`) | the Bevy desktop viewer, one plugin per concern, one file per tool | RecastDemo |
@@ -25,6 +26,7 @@
 //! and byte for byte.
 
 pub mod bake;
+pub mod crowd;
 pub mod debug_draw;
 pub mod detour;
 pub mod error;

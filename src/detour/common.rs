@@ -180,3 +180,19 @@ pub fn ilog2(v: u32) -> u32 {
 pub fn f32_to_u16_wrapping(v: f32) -> u16 {
     v as i32 as u16
 }
+
+/// C++'s `(int)floorf(x)` as x86 executes it: values outside `i32` (and NaN) become
+/// `i32::MIN` rather than saturating. Computed without `floorf`, which is a library call on
+/// x86-64 without SSE4.1.
+#[inline]
+pub fn floor_to_i32_like_x86(x: f32) -> i32 {
+    if !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        return i32::MIN;
+    }
+    let truncated = x as i32;
+    if truncated as f32 > x {
+        truncated - 1
+    } else {
+        truncated
+    }
+}

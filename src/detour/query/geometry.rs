@@ -19,6 +19,20 @@ pub fn vdist_sqr(a: &Vec3, b: &Vec3) -> f32 {
     dx * dx + dy * dy + dz * dz
 }
 
+/// `dtVdist2D`: the distance in xz.
+#[inline]
+pub fn vdist_2d(a: &Vec3, b: &Vec3) -> f32 {
+    vdist_2d_sqr(a, b).sqrt()
+}
+
+/// `dtVdist2DSqr`: the squared distance in xz.
+#[inline]
+pub fn vdist_2d_sqr(a: &Vec3, b: &Vec3) -> f32 {
+    let dx = b[0] - a[0];
+    let dz = b[2] - a[2];
+    dx * dx + dz * dz
+}
+
 /// `dtVdot`.
 #[inline]
 pub fn vdot(a: &Vec3, b: &Vec3) -> f32 {
@@ -73,7 +87,7 @@ pub fn vperp_2d(u: &Vec3, v: &Vec3) -> f32 {
 
 /// `dtVdot2D`.
 #[inline]
-fn vdot_2d(u: &Vec3, v: &Vec3) -> f32 {
+pub fn vdot_2d(u: &Vec3, v: &Vec3) -> f32 {
     u[0] * v[0] + u[2] * v[2]
 }
 

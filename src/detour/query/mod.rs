@@ -311,22 +311,6 @@ pub(crate) fn edge_mid_point(
     portal_points(from, from_poly, from_tile, to, to_poly, to_tile).map(mid_point)
 }
 
-/// C++'s `(int)floorf(x)` as x86 executes it: values outside `i32` (and NaN) become
-/// `i32::MIN` rather than saturating. Computed without `floorf`, which is a library call on
-/// x86-64 without SSE4.1.
-#[inline]
-fn floor_to_i32_like_x86(x: f32) -> i32 {
-    if !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
-        return i32::MIN;
-    }
-    let truncated = x as i32;
-    if truncated as f32 > x {
-        truncated - 1
-    } else {
-        truncated
-    }
-}
-
 impl<'a> NavMeshQuery<'a> {
     /// A query object for `nav` whose main node pool holds `max_nodes` nodes
     /// (`dtNavMeshQuery::init`). `max_nodes` must be 1..=65535, otherwise
@@ -567,8 +551,8 @@ impl<'a> NavMeshQuery<'a> {
         let params = nav.params();
         let loc = |p: &Vec3| {
             (
-                floor_to_i32_like_x86((p[0] - params.orig[0]) / params.tile_width),
-                floor_to_i32_like_x86((p[2] - params.orig[2]) / params.tile_height),
+                common::floor_to_i32_like_x86((p[0] - params.orig[0]) / params.tile_width),
+                common::floor_to_i32_like_x86((p[2] - params.orig[2]) / params.tile_height),
             )
         };
         let (minx, miny) = loc(&bmin);
