@@ -7,13 +7,17 @@
 #   parse_gset           the authoring set, and sets with a settings line;
 #   parse_gltf           one-triangle GLB and .gltf files (indices, a data URI, node transforms,
 #                        strips, a lines primitive), written here byte by byte;
-#   parse_settings_toml  settings files with RecastDemo's names.
+#   parse_settings_toml  settings files with RecastDemo's names;
+#   parse_tset           C++'s tile-cache file.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
 corpus=$here/corpus
 mkdir -p "$corpus/load_nav_mesh" "$corpus/parse_obj" "$corpus/parse_gset" "$corpus/parse_settings_toml" \
-    "$corpus/parse_gltf"
+    "$corpus/parse_gltf" "$corpus/parse_tset"
+
+# C++'s tile-cache file (its 60 compressed layers seed the FastLZ reader too).
+cp "$ref"/detour/*.tset "$corpus/parse_tset/"
 
 for f in "$ref"/navmesh/*.bin "$ref"/authoring/*.bin "$ref"/detour/tilecache_*.bin; do
     case $f in *tiledata_before_addTile*) continue ;; esac

@@ -133,3 +133,24 @@ fn layer_cells_equal_the_cpp_tile_cache_file() {
     }
     assert_eq!(at, file.len(), "every record read");
 }
+
+/// C++'s tile-cache file reads, every layer checked, and writes back byte for byte.
+#[test]
+fn the_cpp_tile_cache_file_reads_and_writes_back_byte_for_byte() {
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    use navlab::tile_cache::file::TileCacheSet;
+    let bytes = std::fs::read(dir.join("detour/tilecache_nav_test.tset")).unwrap();
+    let set = TileCacheSet::from_bytes(&bytes).unwrap();
+    assert_eq!(set.layers.len(), 60);
+    assert_eq!(
+        (set.cache_params.width, set.cache_params.max_obstacles),
+        (48, 128)
+    );
+    assert!(set.to_bytes() == bytes, "written back differently");
+    // Cut anywhere, the file misses records its header counts.
+    for cut in (0..bytes.len()).step_by(97) {
+        assert!(TileCacheSet::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+    }
+}
