@@ -151,6 +151,9 @@ fn the_cpp_tile_cache_file_reads_and_writes_back_byte_for_byte() {
     assert!(set.to_bytes() == bytes, "written back differently");
     // Cut anywhere, the file misses records its header counts.
     for cut in (0..bytes.len()).step_by(97) {
-        assert!(TileCacheSet::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        assert!(
+            TileCacheSet::from_bytes(&bytes[..cut]).is_err(),
+            "cut at {cut}"
+        );
     }
 }
