@@ -157,3 +157,36 @@ fn the_cpp_tile_cache_file_reads_and_writes_back_byte_for_byte() {
         );
     }
 }
+
+/// The tile cache built as Sample_TempObstacles builds it hands out C++'s references, and saved
+/// as RecastDemo saves it, it is C++'s tile-cache file byte for byte.
+#[test]
+fn the_tile_cache_saves_as_cpps_file() {
+    let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
+        return;
+    };
+    use navlab::bake::temp_obstacles::build_tile_cache;
+    use navlab::tile_cache::file::TileCacheSet;
+    let input = InputGeom::load(&mesh).unwrap();
+    let (cache, nav_mesh_params) =
+        build_tile_cache(&input, &BuildSettings::default(), DEFAULT_TILE_SIZE).unwrap();
+    let text = std::fs::read_to_string(dir.join("detour/tilecache_nav_test.json")).unwrap();
+    let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for layer in reference["layers"].as_array().unwrap() {
+        let at = |k: &str| layer[k].as_i64().unwrap() as i32;
+        assert_eq!(
+            cache
+                .layer_at(at("tx"), at("ty"), at("tlayer"))
+                .map(i64::from),
+            layer["compressedTileRef"].as_i64(),
+            "{layer}"
+        );
+    }
+    let set = TileCacheSet {
+        nav_mesh_params,
+        cache_params: *cache.params(),
+        layers: cache.stored_layers(),
+    };
+    let file = std::fs::read(dir.join("detour/tilecache_nav_test.tset")).unwrap();
+    assert!(set.to_bytes() == file, "our TSET differs from C++'s");
+}

@@ -5,11 +5,15 @@
 use crate::bake::nothing_walkable::WalkableCounts;
 use crate::bake::settings::BuildSettings;
 use crate::bake::tiled::{grid_cell_bounds, rasterize_tile, tile_config};
-use crate::error::Result;
+use crate::detour::NavMeshParams;
+use crate::detour::common::{ilog2, next_pow2};
+use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
 use crate::recast::context::BuildContext;
 use crate::recast::layers::{HeightfieldLayer, HeightfieldLayerSet, build_heightfield_layers};
+use crate::tile_cache::cache::{TileCache, TileCacheError};
+use crate::tile_cache::file::TileCacheParams;
 use crate::tile_cache::layer::{LayerError, LayerHeader, build_compressed_layer};
 
 /// RecastDemo's default tile size for Temp Obstacles, in cells.
@@ -89,4 +93,75 @@ pub fn compressed_layer(
         maxy: byte(layer.maxy)?,
     };
     build_compressed_layer(&header, &layer.heights, &layer.areas, &layer.cons)
+}
+
+/// Layers RecastDemo expects per tile when sizing the tile cache (`EXPECTED_LAYERS_PER_TILE`).
+pub const EXPECTED_LAYERS_PER_TILE: i32 = 4;
+/// Obstacle slots of RecastDemo's tile cache.
+pub const MAX_OBSTACLES: i32 = 128;
+
+/// The tile cache's and the navmesh's parameters as `Sample_TempObstacles::build` sets them: the
+/// cache gets four layer slots per tile; the navmesh's tile and polygon bits share Detour's 22,
+/// tiles taking at most 14.
+pub fn cache_params(
+    input: &InputGeom,
+    settings: &BuildSettings,
+    tile_size: i32,
+) -> Result<(TileCacheParams, NavMeshParams)> {
+    let (bmin, _) = input.nav_mesh_bounds()?;
+    let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
+    let slots = tiles_x
+        .saturating_mul(tiles_y)
+        .saturating_mul(EXPECTED_LAYERS_PER_TILE);
+    let tile_bits = ilog2(next_pow2(slots.max(0) as u32)).min(14);
+    let cache = TileCacheParams {
+        orig: bmin,
+        cs: settings.cell_size,
+        ch: settings.cell_height,
+        width: tile_size,
+        height: tile_size,
+        walkable_height: settings.agent_height,
+        walkable_radius: settings.agent_radius,
+        walkable_climb: settings.agent_max_climb,
+        max_simplification_error: settings.edge_max_error,
+        max_tiles: slots,
+        max_obstacles: MAX_OBSTACLES,
+    };
+    let tile_world = tile_size as f32 * settings.cell_size;
+    let nav_mesh = NavMeshParams {
+        orig: bmin,
+        tile_width: tile_world,
+        tile_height: tile_world,
+        max_tiles: 1 << tile_bits,
+        max_polys: 1 << (22 - tile_bits),
+    };
+    Ok((cache, nav_mesh))
+}
+
+/// The tile cache of `input`: every tile's layers stored in RecastDemo's order (rows of tiles,
+/// layers in order), as `Sample_TempObstacles::build` fills it before building any navmesh tile.
+pub fn build_tile_cache(
+    input: &InputGeom,
+    settings: &BuildSettings,
+    tile_size: i32,
+) -> Result<(TileCache, NavMeshParams)> {
+    let (params, nav_mesh) = cache_params(input, settings, tile_size)?;
+    let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
+    let cache_error = |e: TileCacheError| NavlabError::Stage {
+        stage: "tile cache",
+        message: e.to_string(),
+    };
+    let mut cache = TileCache::new(params).map_err(cache_error)?;
+    for y in 0..tiles_y {
+        for x in 0..tiles_x {
+            let mut ctx = BuildContext::silent();
+            let set = rasterize_tile_layers(&mut ctx, input, settings, tile_size, x, y)?;
+            for (i, layer) in set.layers.iter().enumerate() {
+                let data = compressed_layer(x, y, i as i32, layer)
+                    .map_err(|e| cache_error(TileCacheError::BadLayer(e)))?;
+                cache.add_layer(data).map_err(cache_error)?;
+            }
+        }
+    }
+    Ok((cache, nav_mesh))
 }

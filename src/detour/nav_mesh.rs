@@ -149,7 +149,9 @@ impl TilePair<'_> {
     }
 }
 
-fn tile_hash(x: i32, y: i32, mask: u32) -> usize {
+/// The bucket of tile position (`x`, `y`) in a lookup of `mask + 1` buckets (`computeTileHash`,
+/// shared with the tile cache).
+pub(crate) fn tile_hash(x: i32, y: i32, mask: u32) -> usize {
     const H1: u32 = 0x8da6_b343;
     const H2: u32 = 0xd816_3841;
     (H1.wrapping_mul(x as u32)
