@@ -25,6 +25,9 @@ pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the navmesh was built (p
 not stop the build, Recast's non-fatal errors among them, are printed as `warning:` lines), 1 on \
 any error (printed as one line starting with `navlab:`).";
 
+/// Why `-o` is refused for polygons Detour cannot hold.
+const WRITE_CONSEQUENCE: &str = "so no navmesh can be written (-o)";
+
 /// What `navlab bake` was asked to do.
 #[derive(clap::Args)]
 pub struct BakeArgs {
@@ -133,7 +136,10 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             .save(out)?;
     }
     if args.output.is_some() && settings.verts_per_poly as usize > VERTS_PER_POLYGON {
-        return Err(too_many_verts_for_detour(&settings));
+        return Err(too_many_verts_for_detour(
+            settings.verts_per_poly,
+            WRITE_CONSEQUENCE,
+        ));
     }
     if let Some(tile_size) = args.tile_size {
         return bake_tiled(args, &input, settings, tile_size, export_options);
@@ -150,10 +156,9 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         }
     }
     if let Some(out) = &args.output {
-        let nav_mesh = build
-            .nav_mesh
-            .as_ref()
-            .ok_or_else(|| too_many_verts_for_detour(&build.settings))?;
+        let nav_mesh = build.nav_mesh.as_ref().ok_or_else(|| {
+            too_many_verts_for_detour(build.settings.verts_per_poly, WRITE_CONSEQUENCE)
+        })?;
         navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)?;
     }
     write_exports(args, || export::solo_detail_by_area(&build, export_options))?;
@@ -217,13 +222,17 @@ fn write_exports(args: &BakeArgs, areas: impl FnOnce() -> Result<Vec<AreaMesh>>)
     Ok(())
 }
 
-/// Solo and tiled bakes alike refuse to write a navmesh Detour cannot hold, before building.
-fn too_many_verts_for_detour(settings: &BuildSettings) -> NavlabError {
+/// A build whose polygons Detour cannot hold: what `bake -o` (refused before building) and
+/// `test` (after building) say, `consequence` telling what cannot be done.
+pub(crate) fn too_many_verts_for_detour(
+    verts_per_poly: impl std::fmt::Display,
+    consequence: &str,
+) -> NavlabError {
     NavlabError::InvalidSetting {
         name: "vertsPerPoly",
-        value: settings.verts_per_poly.to_string(),
+        value: verts_per_poly.to_string(),
         reason: format!(
-            "Detour polygons have at most {VERTS_PER_POLYGON} vertices, so no navmesh can be written (-o); lower vertsPerPoly"
+            "Detour polygons have at most {VERTS_PER_POLYGON} vertices, {consequence}; lower vertsPerPoly"
         ),
     }
 }

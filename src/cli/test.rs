@@ -106,18 +106,12 @@ impl Source {
         let (nav, build) = match sample {
             Sample::Solo => {
                 let build = Build::from_input(&self.input, self.settings.clone())?;
-                let nav = build
-                    .nav_mesh
-                    .as_deref()
-                    .cloned()
-                    .ok_or_else(|| NavlabError::Stage {
-                        stage: "dtCreateNavMeshData",
-                        message: format!(
-                            "Detour polygons have at most {} vertices; vertsPerPoly is {}",
-                            navlab::detour::VERTS_PER_POLYGON,
-                            build.config.max_verts_per_poly
-                        ),
-                    })?;
+                let nav = build.nav_mesh.as_deref().cloned().ok_or_else(|| {
+                    super::bake::too_many_verts_for_detour(
+                        build.config.max_verts_per_poly,
+                        "so there is no Detour navmesh to test",
+                    )
+                })?;
                 let description = if defaults {
                     "Sample_SoloMesh::build, RecastDemo defaults (resetCommonSettings), watershed"
                         .to_string()
