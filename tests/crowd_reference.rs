@@ -72,3 +72,104 @@ fn scenario_a_equals_detour_crowd() {
 fn scenario_b_equals_detour_crowd() {
     check("B", true, 3);
 }
+
+/// Runs `navlab crowd` on the reference test file with `extra` arguments.
+fn navlab_crowd(extra: &[&str]) -> Option<std::process::Output> {
+    let dir = common::reference_dir()?;
+    let cases = dir.join("testcases/nav_mesh_test.txt");
+    Some(
+        std::process::Command::new(env!("CARGO_BIN_EXE_navlab"))
+            .arg("crowd")
+            .arg(&cases)
+            .args(extra)
+            .output()
+            .expect("navlab runs"),
+    )
+}
+
+fn cli_matches(scenario: &str, extra: &[&str]) {
+    let Some(mut reference) = json(&format!("detour/crowd_nav_test_{scenario}.json")) else {
+        return;
+    };
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    let navmesh = dir.join("navmesh/nav_test_solo.bin");
+    let navmesh = navmesh.to_string_lossy();
+    // The build description is worded differently; everything else must be equal.
+    if let Some(object) = reference.as_object_mut() {
+        object.remove("build");
+    }
+    for source in [vec![], vec!["--navmesh", &*navmesh]] {
+        let out = std::env::temp_dir().join(format!(
+            "navlab_crowd_{scenario}_{}_{}.json",
+            source.len(),
+            std::process::id()
+        ));
+        let out_arg = out.to_string_lossy().into_owned();
+        let mut args = vec!["--quiet", "--json", &out_arg];
+        args.extend_from_slice(extra);
+        args.extend(source.iter().copied());
+        let Some(output) = navlab_crowd(&args) else {
+            return;
+        };
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ours: Value =
+            serde_json::from_slice(&std::fs::read(&out).expect("output")).expect("json");
+        let _ = std::fs::remove_file(&out);
+        let diffs = json_differences(&reference, &ours);
+        assert!(
+            diffs.is_empty(),
+            "navlab crowd {scenario} {source:?}: {} differences:\n{}",
+            diffs.len(),
+            diffs[..diffs.len().min(20)].join("\n")
+        );
+    }
+}
+
+#[test]
+fn cli_scenario_a_equals_the_reference() {
+    cli_matches("A", &[]);
+}
+
+#[test]
+fn cli_scenario_b_equals_the_reference() {
+    cli_matches("B", &["--separation", "--avoidance-quality", "3"]);
+}
+
+#[test]
+fn cli_bad_input_fails_with_one_line() {
+    for bad in [
+        &["--dt", "0"][..],
+        &["--dt", "-0.5"],
+        &["--dt", "NaN"],
+        &["--dt", "1e30"],
+        &["--steps", "0"],
+        &["--record-every", "0"],
+        &["--avoidance-quality", "4"],
+        &["--agents", "0"],
+    ] {
+        let Some(output) = navlab_crowd(bad) else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{bad:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{bad:?}: {stderr}");
+        assert!(stderr.starts_with("navlab: "), "{bad:?}: {stderr}");
+    }
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .arg("crowd")
+        .arg(dir.join("testcases/raycast_test.txt"))
+        .output()
+        .expect("navlab runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no `pf` lines"), "{stderr}");
+}

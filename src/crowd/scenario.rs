@@ -168,15 +168,55 @@ pub struct FinalRecord {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioResult {
+    #[serde(rename = "dtCrowdDefaultAvoidanceParams0_beforeDemoOverride")]
+    pub default_avoidance_params: AvoidanceParamsJson,
     pub avoidance_params: Vec<AvoidanceParamsJson>,
     pub crowd_query_half_extents: [JsonF32; 3],
     pub dt: JsonF32,
     pub steps: usize,
+    pub agent_params: AgentParamsJson,
     pub record_every: usize,
     pub agents: Vec<AddedAgent>,
+    #[serde(rename = "frames_note")]
+    pub frames_note: &'static str,
     pub frames: Vec<Frame>,
     #[serde(rename = "final")]
     pub final_state: Vec<FinalRecord>,
+    #[serde(rename = "reached_note")]
+    pub reached_note: &'static str,
+}
+
+/// The agents' parameters as recorded.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentParamsJson {
+    pub radius: JsonF32,
+    pub height: JsonF32,
+    pub max_acceleration: JsonF32,
+    pub max_speed: JsonF32,
+    pub collision_query_range: JsonF32,
+    pub path_optimization_range: JsonF32,
+    pub separation_weight: JsonF32,
+    pub update_flags: u8,
+    pub obstacle_avoidance_type: u8,
+    pub query_filter_type: u8,
+}
+
+impl From<&CrowdAgentParams> for AgentParamsJson {
+    fn from(p: &CrowdAgentParams) -> Self {
+        AgentParamsJson {
+            radius: JsonF32(p.radius),
+            height: JsonF32(p.height),
+            max_acceleration: JsonF32(p.max_acceleration),
+            max_speed: JsonF32(p.max_speed),
+            collision_query_range: JsonF32(p.collision_query_range),
+            path_optimization_range: JsonF32(p.path_optimization_range),
+            separation_weight: JsonF32(p.separation_weight),
+            update_flags: p.update_flags,
+            obstacle_avoidance_type: p.obstacle_avoidance_type,
+            query_filter_type: p.query_filter_type,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -356,14 +396,18 @@ pub fn run_scenario(
         .collect();
     let presets = ObstacleAvoidanceParams::recast_demo_presets();
     Ok(ScenarioResult {
+        default_avoidance_params: AvoidanceParamsJson::from(&ObstacleAvoidanceParams::default()),
         avoidance_params: presets.iter().map(AvoidanceParamsJson::from).collect(),
         crowd_query_half_extents: point(crowd.query_half_extents()),
         dt: JsonF32(settings.dt),
         steps: settings.steps,
+        agent_params: AgentParamsJson::from(&params),
         record_every: settings.record_every,
         agents,
+        frames_note: "step 0 = after addAgent+requestMoveTarget, before the first update; then every recordEvery steps",
         frames,
         final_state,
+        reached_note: "reachedWithinRadius = 2D distance from final npos to targetPos < agent radius (0.6)",
     })
 }
 
