@@ -406,10 +406,10 @@ impl<'a> Crowd<'a> {
 
     /// Adds an agent at the navmesh point nearest `pos` within the placement box (`addAgent`);
     /// with no polygon there it stays at `pos`, [`AgentState::Invalid`]. Returns its index,
-    /// or none when the pool is full or `params` names a filter or avoidance slot the crowd
-    /// lacks.
+    /// or none when the pool is full, `pos` is not finite or `params` names a filter or
+    /// avoidance slot the crowd lacks.
     pub fn add_agent(&mut self, pos: &Vec3, params: &CrowdAgentParams) -> Option<usize> {
-        if !Self::params_in_range(params) {
+        if !Self::params_in_range(params) || !pos.iter().all(|v| v.is_finite()) {
             return None;
         }
         let idx = self.agents.iter().position(|ag| !ag.active)?;
@@ -1094,5 +1094,186 @@ fn default_agent_params() -> CrowdAgentParams {
         update_flags: 0,
         obstacle_avoidance_type: 0,
         query_filter_type: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crowd::test_mesh::GridMesh;
+
+    fn params() -> CrowdAgentParams {
+        CrowdAgentParams {
+            radius: 0.3,
+            height: 2.0,
+            max_acceleration: 8.0,
+            max_speed: 3.5,
+            collision_query_range: 3.6,
+            path_optimization_range: 9.0,
+            separation_weight: 2.0,
+            update_flags: CROWD_ANTICIPATE_TURNS
+                | CROWD_OPTIMIZE_VIS
+                | CROWD_OPTIMIZE_TOPO
+                | CROWD_OBSTACLE_AVOIDANCE
+                | CROWD_SEPARATION,
+            obstacle_avoidance_type: 0,
+            query_filter_type: 0,
+        }
+    }
+
+    fn strip() -> GridMesh {
+        GridMesh::new(&["##########", "##########"], &[])
+    }
+
+    fn walk(crowd: &mut Crowd<'_>, steps: usize) {
+        for _ in 0..steps {
+            crowd.update(1.0 / 30.0, None);
+        }
+    }
+
+    #[test]
+    fn bad_sizes_fail() {
+        let mesh = strip();
+        assert!(Crowd::new(0, 0.3, &mesh.nav).is_err());
+        assert!(Crowd::new(4, 0.0, &mesh.nav).is_err());
+        assert!(Crowd::new(4, f32::NAN, &mesh.nav).is_err());
+    }
+
+    #[test]
+    fn agents_past_the_pool_or_with_bad_params_are_refused() {
+        let mesh = strip();
+        let mut crowd = Crowd::new(2, 0.3, &mesh.nav).expect("crowd");
+        assert_eq!(crowd.add_agent(&[0.5, 0.0, 0.5], &params()), Some(0));
+        assert_eq!(crowd.add_agent(&[1.5, 0.0, 0.5], &params()), Some(1));
+        assert_eq!(crowd.add_agent(&[2.5, 0.0, 0.5], &params()), None);
+        crowd.remove_agent(0);
+        assert_eq!(crowd.add_agent(&[2.5, 0.0, 0.5], &params()), Some(0));
+        crowd.remove_agent(0);
+        let bad_filter = CrowdAgentParams {
+            query_filter_type: MAX_QUERY_FILTER_TYPE as u8,
+            ..params()
+        };
+        let bad_avoidance = CrowdAgentParams {
+            obstacle_avoidance_type: MAX_OBSTACLE_AVOIDANCE_PARAMS as u8,
+            ..params()
+        };
+        assert_eq!(crowd.add_agent(&[0.5, 0.0, 0.5], &bad_filter), None);
+        assert_eq!(crowd.add_agent(&[0.5, 0.0, 0.5], &bad_avoidance), None);
+        assert_eq!(crowd.add_agent(&[f32::NAN, 0.0, 0.5], &params()), None);
+        assert!(!crowd.update_agent_parameters(1, &bad_filter));
+        assert!(!crowd.update_agent_parameters(7, &params()));
+        assert!(!crowd.request_move_target(7, mesh.poly(9, 0), &[9.5, 0.0, 0.5]));
+        assert!(!crowd.request_move_velocity(7, &[1.0, 0.0, 0.0]));
+        assert!(!crowd.reset_move_target(7));
+        // Off the mesh: placed as asked, but not walking.
+        let off = crowd
+            .add_agent(&[50.0, 0.0, 50.0], &params())
+            .expect("slot");
+        assert_eq!(crowd.agent(off).map(|a| a.state), Some(AgentState::Invalid));
+        walk(&mut crowd, 5);
+        assert_eq!(crowd.agent(off).map(|a| a.npos), Some([50.0, 0.0, 50.0]));
+    }
+
+    #[test]
+    fn an_agent_walks_to_its_target() {
+        let mesh = strip();
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &params()).expect("agent");
+        let target = [9.5, 0.0, 1.5];
+        assert!(crowd.request_move_target(a, mesh.poly(9, 1), &target));
+        walk(&mut crowd, 150);
+        let ag = crowd.agent(a).expect("agent");
+        assert_eq!(ag.target_state, MoveRequestState::Valid);
+        assert!(vdist_2d(&ag.npos, &target) < 0.1, "ended at {:?}", ag.npos);
+        assert!(crowd.reset_move_target(a));
+        walk(&mut crowd, 30);
+        assert!(vlen(&crowd.agent(a).expect("agent").vel) < 0.01);
+    }
+
+    #[test]
+    fn a_velocity_request_moves_the_agent_that_way() {
+        let mesh = strip();
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let a = crowd.add_agent(&[0.5, 0.0, 1.0], &params()).expect("agent");
+        assert!(crowd.request_move_velocity(a, &[2.0, 0.0, 0.0]));
+        walk(&mut crowd, 30);
+        let ag = crowd.agent(a).expect("agent");
+        assert!(ag.npos[0] > 1.5, "at {:?}", ag.npos);
+        assert_eq!(ag.corridor.path().len(), 1);
+    }
+
+    #[test]
+    fn nan_targets_are_refused() {
+        let mesh = strip();
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &params()).expect("agent");
+        assert!(!crowd.request_move_target(a, mesh.poly(9, 0), &[f32::NAN, 0.0, 0.5]));
+        assert!(!crowd.request_move_velocity(a, &[f32::INFINITY, 0.0, 0.0]));
+        assert!(!crowd.request_move_target(a, 0, &[9.5, 0.0, 0.5]));
+        walk(&mut crowd, 10);
+        assert_eq!(crowd.agent(a).map(|ag| ag.npos), Some([0.5, 0.0, 0.5]));
+    }
+
+    #[test]
+    fn odd_time_steps_are_defined() {
+        let mesh = strip();
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &params()).expect("agent");
+        let b = crowd.add_agent(&[0.5, 0.0, 0.5], &params()).expect("agent");
+        for idx in [a, b] {
+            assert!(crowd.request_move_target(idx, mesh.poly(9, 0), &[9.5, 0.0, 0.5]));
+        }
+        walk(&mut crowd, 3);
+        let before: Vec<Vec3> = [a, b].map(|i| crowd.agent(i).expect("agent").npos).to_vec();
+        for dt in [-1.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0] {
+            crowd.update(dt, None);
+            let now: Vec<Vec3> = [a, b].map(|i| crowd.agent(i).expect("agent").npos).to_vec();
+            assert_eq!(now, before, "dt {dt}");
+        }
+        // A huge step stays on the mesh.
+        crowd.update(1.0e30, None);
+        for idx in [a, b] {
+            let ag = crowd.agent(idx).expect("agent");
+            assert!(ag.npos.iter().all(|v| v.is_finite()), "{:?}", ag.npos);
+            assert!((0.0..=10.0).contains(&ag.npos[0]) && (0.0..=2.0).contains(&ag.npos[2]));
+        }
+    }
+
+    #[test]
+    fn stacked_agents_are_pushed_apart() {
+        let mesh = strip();
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let a = crowd.add_agent(&[4.5, 0.0, 1.0], &params()).expect("agent");
+        let b = crowd.add_agent(&[4.5, 0.0, 1.0], &params()).expect("agent");
+        for idx in [a, b] {
+            assert!(crowd.request_move_target(idx, mesh.poly(9, 1), &[9.5, 0.0, 1.5]));
+        }
+        walk(&mut crowd, 20);
+        let pa = crowd.agent(a).expect("agent").npos;
+        let pb = crowd.agent(b).expect("agent").npos;
+        assert!(vdist_2d(&pa, &pb) > 0.3, "{pa:?} {pb:?}");
+        assert_eq!(crowd.agent(a).map(|ag| ag.neighbours().len()), Some(1));
+    }
+
+    #[test]
+    fn an_agent_jumps_an_off_mesh_connection() {
+        let mesh = GridMesh::new(&["###..###"], &[([2.5, 0.0, 0.5], [5.5, 0.0, 0.5])]);
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &params()).expect("agent");
+        let target = [7.5, 0.0, 0.5];
+        assert!(crowd.request_move_target(a, mesh.poly(7, 0), &target));
+        let mut jumped = false;
+        for _ in 0..200 {
+            crowd.update(1.0 / 30.0, None);
+            let ag = crowd.agent(a).expect("agent");
+            if ag.state == AgentState::OffMesh {
+                jumped = true;
+                assert!(crowd.agent_animation(a).is_some_and(|anim| anim.active));
+            }
+        }
+        let ag = crowd.agent(a).expect("agent");
+        assert!(jumped);
+        assert_eq!(ag.state, AgentState::Walking);
+        assert!(vdist_2d(&ag.npos, &target) < 0.1, "ended at {:?}", ag.npos);
     }
 }
