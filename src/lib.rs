@@ -9,7 +9,7 @@
 //! | [`recast`] | the build stages, from rasterization to the detail mesh, with `rcConfig` and `rcContext` | `Recast` |
 //! | [`input`] | OBJ and glTF readers and the triangle mesh, `.gset` files, the partitioned mesh, `InputGeom`, generated scenes | RecastDemo's `MeshLoaderObj`, `InputGeom`, `PartitionedMesh` |
 //! | [`detour`] | tile data, the navmesh, the tile builder (plain arrays in), the MSET file | `Detour` |
-//! | [`crowd`] | DetourCrowd's building blocks: proximity grid, local boundary, path corridor, path queue, obstacle avoidance; sits on `detour` | `DetourCrowd` |
+//! | [`crowd`] | DetourCrowd: proximity grid, local boundary, path corridor, path queue, obstacle avoidance, `dtCrowd` itself and RecastDemo's crowd tool scenario; sits on `detour` | `DetourCrowd` |
 //! | [`tile_cache`] | DetourTileCache, sitting on `detour`: so far FastLZ and the stored (compressed) layer | `DetourTileCache` |
 //! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, temp obstacles (so far its layers), authoring rules, stage dumps, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh`, `Sample_TempObstacles` |
 //! | [`debug_draw`] | render-agnostic debug geometry of every stage and of the navmesh | `DebugUtils` |

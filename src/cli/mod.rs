@@ -1,7 +1,9 @@
-//! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab view` (and
+//! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
+//! test-case file; `navlab crowd` walks a crowd over one; `navlab view` (and
 //! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
 
 mod bake;
+mod crowd;
 mod test;
 mod view;
 
@@ -29,6 +31,8 @@ enum Command {
     Bake(bake::BakeArgs),
     /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.
     Test(test::TestArgs),
+    /// Walk RecastDemo's crowd tool agents from a test-case file's `pf` lines and record them.
+    Crowd(crowd::CrowdArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(view::ViewArgs),
 }
@@ -51,6 +55,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Some(Command::Bake(args)) => bake::run(&args),
         Some(Command::Test(args)) => test::run(&args),
+        Some(Command::Crowd(args)) => crowd::run(&args),
         Some(Command::View(args)) => view::run(args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -57,13 +57,13 @@ pub struct TestArgs {
 
 /// RecastDemo's two samples a test file can name.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Sample {
+pub(super) enum Sample {
     Solo,
     Tile,
 }
 
 impl Sample {
-    fn parse(name: &str) -> Option<Sample> {
+    pub(super) fn parse(name: &str) -> Option<Sample> {
         match name.trim().to_ascii_lowercase().as_str() {
             "solo mesh" | "solo" => Some(Sample::Solo),
             "tile mesh" | "tile" => Some(Sample::Tile),
@@ -71,7 +71,7 @@ impl Sample {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Sample::Solo => "Solo Mesh",
             Sample::Tile => "Tile Mesh",
@@ -87,20 +87,20 @@ impl Sample {
 }
 
 /// A navmesh to query and how it was made.
-struct Subject {
-    nav: NavMesh,
+pub(super) struct Subject {
+    pub(super) nav: NavMesh,
     sample: Option<Sample>,
-    build: String,
+    pub(super) build: String,
 }
 
 /// The input a test file's samples are built from, with its settings.
-struct Source {
+pub(super) struct Source {
     input: InputGeom,
     settings: BuildSettings,
 }
 
 impl Source {
-    fn build(&self, sample: Sample) -> Result<Subject> {
+    pub(super) fn build(&self, sample: Sample) -> Result<Subject> {
         let defaults = self.settings == BuildSettings::default();
         let partition = self.settings.partition_type.name();
         let (nav, build) = match sample {
@@ -183,7 +183,7 @@ pub fn run(args: &TestArgs) -> Result<()> {
                     )
                 })?,
             };
-            let source = load_source(args, &file, &text)?;
+            let source = load_source(&args.cases, args.mesh.as_deref(), &file, &text)?;
             (source.build(sample)?, Some(source))
         }
     };
@@ -261,7 +261,7 @@ pub fn run(args: &TestArgs) -> Result<()> {
 }
 
 /// Reads and checks the test file: every malformed row is an error naming its line.
-fn read_test_file(path: &Path) -> Result<(String, TestFile)> {
+pub(super) fn read_test_file(path: &Path) -> Result<(String, TestFile)> {
     let bytes = std::fs::read(path).map_err(|source| NavlabError::Io {
         path: path.to_owned(),
         source,
@@ -277,7 +277,7 @@ fn read_test_file(path: &Path) -> Result<(String, TestFile)> {
     Ok((text, file))
 }
 
-fn bad_file(path: &Path, line: Option<usize>, message: String) -> NavlabError {
+pub(super) fn bad_file(path: &Path, line: Option<usize>, message: String) -> NavlabError {
     let message = match line {
         Some(line) => format!("line {line}: {message}"),
         None => message,
@@ -289,7 +289,7 @@ fn bad_file(path: &Path, line: Option<usize>, message: String) -> NavlabError {
 }
 
 /// The 1-based line of the first row starting with `prefix` (after blanks).
-fn line_of(text: &str, prefix: char) -> Option<usize> {
+pub(super) fn line_of(text: &str, prefix: char) -> Option<usize> {
     text.lines()
         .position(|l| l.trim_start().starts_with(prefix))
         .map(|i| i + 1)
@@ -297,23 +297,29 @@ fn line_of(text: &str, prefix: char) -> Option<usize> {
 
 /// The mesh to build: `--mesh`, or the file's `f` row, looked up next to the test file and in
 /// RecastDemo's layout (`Meshes/` beside `TestCases/`).
-fn load_source(args: &TestArgs, file: &TestFile, text: &str) -> Result<Source> {
-    let path = match &args.mesh {
-        Some(path) => path.clone(),
+/// The input the test file `cases` names (or `mesh`), with its settings.
+pub(super) fn load_source(
+    cases: &Path,
+    mesh: Option<&Path>,
+    file: &TestFile,
+    text: &str,
+) -> Result<Source> {
+    let path = match mesh {
+        Some(path) => path.to_owned(),
         None => {
             let name = file.geom_file_name.trim();
             if name.is_empty() {
                 return Err(bad_file(
-                    &args.cases,
+                    cases,
                     None,
                     "names no mesh (no `f` line); pass --mesh or --navmesh".into(),
                 ));
             }
-            let dir = args.cases.parent().unwrap_or(Path::new("."));
+            let dir = cases.parent().unwrap_or(Path::new("."));
             let found = find_named_file(dir, Path::new(name));
             if !found.is_file() {
                 return Err(bad_file(
-                    &args.cases,
+                    cases,
                     line_of(text, 'f'),
                     format!(
                         "names the mesh `{name}`, which is not in {} nor in ../Meshes or ../meshes beside it; pass --mesh",

@@ -14,25 +14,28 @@
 //! In a `dtCrowd` update these meet in this order: move requests go to the path queue and come
 //! back as corridors; the proximity grid gives each agent its neighbours and the local
 //! boundary its walls; the corridor gives the corners to steer to and is optimised; obstacle
-//! avoidance adjusts the desired velocity; the corridor follows the agent's move. The crowd
-//! itself (`dtCrowd`: agent pool, update, collision resolution, off-mesh animation) is not
-//! here yet.
+//! avoidance adjusts the desired velocity; the corridor follows the agent's move. [`crowd`]
+//! is `dtCrowd` itself: the agent pool, the update, collision resolution and off-mesh jumps.
 //!
 //! Like [`crate::detour::query`], every piece performs C++'s f32 operations in the same order
 //! and keeps C++'s fixed-size buffers, so that results can equal C++ DetourCrowd's bit for
-//! bit; checking that against the reference crowd runs (`detour/crowd_nav_test_*.json`) needs
-//! the crowd itself. This module sits on [`crate::detour`] only.
+//! bit, checked against the reference crowd runs (`detour/crowd_nav_test_*.json`). This module sits on [`crate::detour`] only.
 
 pub mod agent;
+/// `dtCrowd`, named after the module as in Detour.
+#[allow(clippy::module_inception)]
+pub mod crowd;
 pub mod local_boundary;
 pub mod obstacle_avoidance;
 pub mod path_corridor;
 pub mod path_queue;
 pub mod proximity_grid;
+pub mod scenario;
 #[cfg(test)]
 mod test_mesh;
 
 pub use agent::{CrowdAgent, CrowdAgentParams};
+pub use crowd::{Crowd, CrowdAgentDebugInfo};
 pub use local_boundary::LocalBoundary;
 pub use obstacle_avoidance::{
     ObstacleAvoidanceDebugData, ObstacleAvoidanceParams, ObstacleAvoidanceQuery,

@@ -1,0 +1,444 @@
+//! RecastDemo's crowd tool run over a test-case file, as the reference crowd runs record it
+//! (`detour/crowd_*.json`): agent k starts at the k-th `pf` line's start and walks to its
+//! end, and the agents' state is recorded every few steps.
+
+use serde::Serialize;
+
+use super::agent::{
+    CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS,
+    CROWD_SEPARATION, CrowdAgent, CrowdAgentParams,
+};
+use super::crowd::{Crowd, CrowdAgentDebugInfo};
+use super::obstacle_avoidance::{ObstacleAvoidanceDebugData, ObstacleAvoidanceParams};
+use crate::detour::NavMesh;
+use crate::detour::common::Vec3;
+use crate::detour::query::geometry::vdist_2d;
+use crate::detour::query::text::{JsonF32, RefJson, TestKind, TestLine, point};
+use crate::detour::query::{NavMeshQuery, Status};
+
+/// The demo's agent radius, which also sizes the crowd (`m_agentRadius`).
+pub const DEMO_AGENT_RADIUS: f32 = 0.6;
+/// Agents the demo's crowd holds.
+pub const DEMO_MAX_AGENTS: usize = 128;
+/// The demo's disabled-polygon flag, excluded by filter 0 (`SAMPLE_POLYFLAGS_DISABLED`).
+const POLYFLAGS_DISABLED: u16 = 16;
+/// Agents of the reference runs, from the first twelve `pf` lines.
+pub const REFERENCE_AGENTS: usize = 12;
+/// Velocity samples of the demo's debug buffer.
+const DEBUG_SAMPLES: usize = 2048;
+/// Search nodes of the sample's own query object, which looks targets up.
+const SAMPLE_QUERY_NODES: usize = 2048;
+
+/// How the crowd tool is set up and run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScenarioSettings {
+    /// Agents keep apart ([`CROWD_SEPARATION`]).
+    pub separation: bool,
+    /// Avoidance quality, 0..=3 (the demo's presets).
+    pub avoidance_quality: u8,
+    pub steps: usize,
+    pub dt: f32,
+    /// Record the agents every this many steps (and before the first).
+    pub record_every: usize,
+    /// Agents, from the first `pf` lines (fewer when the file has fewer).
+    pub agents: usize,
+}
+
+impl ScenarioSettings {
+    /// The reference runs' settings: 600 steps of 1/30 s, every tenth recorded.
+    pub fn reference(separation: bool, avoidance_quality: u8) -> ScenarioSettings {
+        ScenarioSettings {
+            separation,
+            avoidance_quality,
+            steps: 600,
+            dt: 1.0 / 30.0,
+            record_every: 10,
+            agents: REFERENCE_AGENTS,
+        }
+    }
+
+    /// The demo's crowd agent with these settings.
+    pub fn agent_params(&self) -> CrowdAgentParams {
+        let mut flags = CROWD_ANTICIPATE_TURNS
+            | CROWD_OPTIMIZE_VIS
+            | CROWD_OPTIMIZE_TOPO
+            | CROWD_OBSTACLE_AVOIDANCE;
+        if self.separation {
+            flags |= CROWD_SEPARATION;
+        }
+        CrowdAgentParams {
+            radius: DEMO_AGENT_RADIUS,
+            height: 2.0,
+            max_acceleration: 8.0,
+            max_speed: 3.5,
+            collision_query_range: DEMO_AGENT_RADIUS * 12.0,
+            path_optimization_range: DEMO_AGENT_RADIUS * 30.0,
+            separation_weight: 2.0,
+            update_flags: flags,
+            obstacle_avoidance_type: self.avoidance_quality,
+            query_filter_type: 0,
+        }
+    }
+}
+
+/// Why a scenario cannot run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScenarioError {
+    NoPathLines,
+    BadSettings(&'static str),
+    Crowd(Status),
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScenarioError::NoPathLines => write!(f, "the test file has no pf lines"),
+            ScenarioError::BadSettings(why) => write!(f, "{why}"),
+            ScenarioError::Crowd(status) => write!(f, "the crowd could not be made ({status:?})"),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// An agent as it was added.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddedAgent {
+    pub agent: usize,
+    pub pf_index: usize,
+    pub add_pos: [JsonF32; 3],
+    pub requested_end: [JsonF32; 3],
+    pub target_find_nearest_status: String,
+    pub target_ref: RefJson,
+    pub target_pos: [JsonF32; 3],
+    pub request_move_target_returned: bool,
+    #[serde(rename = "npos_after_add")]
+    pub npos_after_add: [JsonF32; 3],
+    #[serde(rename = "state_after_add")]
+    pub state_after_add: u8,
+    #[serde(rename = "firstPoly_after_add")]
+    pub first_poly_after_add: RefJson,
+}
+
+/// One agent in a recorded frame.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentRecord {
+    pub i: usize,
+    pub active: bool,
+    pub state: u8,
+    pub target_state: u8,
+    pub npos: [JsonF32; 3],
+    pub vel: [JsonF32; 3],
+    pub dvel: [JsonF32; 3],
+    pub nvel: [JsonF32; 3],
+    pub desired_speed: JsonF32,
+    pub ncorners: usize,
+    pub nneis: usize,
+    pub partial: bool,
+    pub corridor_path_count: usize,
+    pub corridor_first_poly: RefJson,
+    pub target_ref: RefJson,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Frame {
+    pub step: usize,
+    pub time: JsonF32,
+    pub agents: Vec<AgentRecord>,
+}
+
+/// Where an agent ended up.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FinalRecord {
+    pub agent: usize,
+    pub final_pos: [JsonF32; 3],
+    pub target_pos: [JsonF32; 3],
+    #[serde(rename = "dist2D")]
+    pub dist_2d: JsonF32,
+    #[serde(rename = "speed2D")]
+    pub speed_2d: JsonF32,
+    pub target_state: u8,
+    pub reached_within_radius: bool,
+}
+
+/// The run, laid out as the reference's `result`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioResult {
+    #[serde(rename = "dtCrowdDefaultAvoidanceParams0_beforeDemoOverride")]
+    pub default_avoidance_params: AvoidanceParamsJson,
+    pub avoidance_params: Vec<AvoidanceParamsJson>,
+    pub crowd_query_half_extents: [JsonF32; 3],
+    pub dt: JsonF32,
+    pub steps: usize,
+    pub agent_params: AgentParamsJson,
+    pub record_every: usize,
+    pub agents: Vec<AddedAgent>,
+    #[serde(rename = "frames_note")]
+    pub frames_note: &'static str,
+    pub frames: Vec<Frame>,
+    #[serde(rename = "final")]
+    pub final_state: Vec<FinalRecord>,
+    #[serde(rename = "reached_note")]
+    pub reached_note: &'static str,
+}
+
+/// The agents' parameters as recorded.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentParamsJson {
+    pub radius: JsonF32,
+    pub height: JsonF32,
+    pub max_acceleration: JsonF32,
+    pub max_speed: JsonF32,
+    pub collision_query_range: JsonF32,
+    pub path_optimization_range: JsonF32,
+    pub separation_weight: JsonF32,
+    pub update_flags: u8,
+    pub obstacle_avoidance_type: u8,
+    pub query_filter_type: u8,
+}
+
+impl From<&CrowdAgentParams> for AgentParamsJson {
+    fn from(p: &CrowdAgentParams) -> Self {
+        AgentParamsJson {
+            radius: JsonF32(p.radius),
+            height: JsonF32(p.height),
+            max_acceleration: JsonF32(p.max_acceleration),
+            max_speed: JsonF32(p.max_speed),
+            collision_query_range: JsonF32(p.collision_query_range),
+            path_optimization_range: JsonF32(p.path_optimization_range),
+            separation_weight: JsonF32(p.separation_weight),
+            update_flags: p.update_flags,
+            obstacle_avoidance_type: p.obstacle_avoidance_type,
+            query_filter_type: p.query_filter_type,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AvoidanceParamsJson {
+    pub vel_bias: JsonF32,
+    pub weight_des_vel: JsonF32,
+    pub weight_cur_vel: JsonF32,
+    pub weight_side: JsonF32,
+    pub weight_toi: JsonF32,
+    pub horiz_time: JsonF32,
+    pub grid_size: u8,
+    pub adaptive_divs: u8,
+    pub adaptive_rings: u8,
+    pub adaptive_depth: u8,
+}
+
+impl From<&ObstacleAvoidanceParams> for AvoidanceParamsJson {
+    fn from(p: &ObstacleAvoidanceParams) -> Self {
+        AvoidanceParamsJson {
+            vel_bias: JsonF32(p.vel_bias),
+            weight_des_vel: JsonF32(p.weight_des_vel),
+            weight_cur_vel: JsonF32(p.weight_cur_vel),
+            weight_side: JsonF32(p.weight_side),
+            weight_toi: JsonF32(p.weight_toi),
+            horiz_time: JsonF32(p.horiz_time),
+            grid_size: p.grid_size,
+            adaptive_divs: p.adaptive_divs,
+            adaptive_rings: p.adaptive_rings,
+            adaptive_depth: p.adaptive_depth,
+        }
+    }
+}
+
+fn record(nav: &NavMesh, i: usize, ag: &CrowdAgent) -> AgentRecord {
+    AgentRecord {
+        i,
+        active: ag.active,
+        state: ag.state as u8,
+        target_state: ag.target_state as u8,
+        npos: point(&ag.npos),
+        vel: point(&ag.vel),
+        dvel: point(&ag.dvel),
+        nvel: point(&ag.nvel),
+        desired_speed: JsonF32(ag.desired_speed),
+        ncorners: ag.corners().len(),
+        nneis: ag.neighbours().len(),
+        partial: ag.partial,
+        corridor_path_count: ag.corridor.path().len(),
+        corridor_first_poly: RefJson::new(nav, ag.corridor.first_poly()),
+        target_ref: RefJson::new(nav, ag.target_ref),
+    }
+}
+
+/// A crowd set up as the demo's crowd tool: filter 0 excludes disabled polygons and the
+/// four avoidance presets fill slots 0..3.
+pub fn demo_crowd(nav: &NavMesh) -> Result<Crowd<'_>, Status> {
+    let mut crowd = Crowd::new(DEMO_MAX_AGENTS, DEMO_AGENT_RADIUS, nav)?;
+    if let Some(filter) = crowd.filter_mut(0) {
+        filter.set_exclude_flags(POLYFLAGS_DISABLED);
+    }
+    for (i, params) in ObstacleAvoidanceParams::recast_demo_presets()
+        .iter()
+        .enumerate()
+    {
+        crowd.set_obstacle_avoidance_params(i, params);
+    }
+    Ok(crowd)
+}
+
+/// Adds one agent per `pf` line (up to the crowd's size) and sends it to the line's end.
+fn add_agents(
+    crowd: &mut Crowd<'_>,
+    sample_query: &NavMeshQuery<'_>,
+    nav: &NavMesh,
+    lines: &[&TestLine],
+    params: &CrowdAgentParams,
+) -> Vec<AddedAgent> {
+    let mut added = Vec::with_capacity(lines.len());
+    for (k, line) in lines.iter().enumerate() {
+        let Some(idx) = crowd.add_agent(&line.start, params) else {
+            break;
+        };
+        let extents = *crowd.query_half_extents();
+        let (status, target) = match crowd.filter(0) {
+            Some(filter) => sample_query.find_nearest_poly(&line.end, &extents, filter),
+            None => continue,
+        };
+        let returned = crowd.request_move_target(idx, target.poly_ref, &target.point);
+        let Some(ag) = crowd.agent(idx) else {
+            continue;
+        };
+        added.push(AddedAgent {
+            agent: idx,
+            pf_index: k,
+            add_pos: point(&line.start),
+            requested_end: point(&line.end),
+            target_find_nearest_status: format!("{:#010x}", status.bits()),
+            target_ref: RefJson::new(nav, target.poly_ref),
+            target_pos: point(&target.point),
+            request_move_target_returned: returned,
+            npos_after_add: point(&ag.npos),
+            state_after_add: ag.state as u8,
+            first_poly_after_add: RefJson::new(nav, ag.corridor.first_poly()),
+        });
+    }
+    added
+}
+
+/// Checks the settings the way the command line reports them.
+pub fn check_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> {
+    if !(settings.dt > 0.0 && settings.dt.is_finite() && settings.dt <= 10.0) {
+        return Err(ScenarioError::BadSettings(
+            "--dt must be a number of seconds above 0 and at most 10",
+        ));
+    }
+    if settings.steps == 0 {
+        return Err(ScenarioError::BadSettings("--steps must be at least 1"));
+    }
+    if settings.record_every == 0 {
+        return Err(ScenarioError::BadSettings(
+            "--record-every must be at least 1",
+        ));
+    }
+    if settings.agents == 0 || settings.agents > DEMO_MAX_AGENTS {
+        return Err(ScenarioError::BadSettings("--agents must be 1..128"));
+    }
+    if settings.avoidance_quality > 3 {
+        return Err(ScenarioError::BadSettings(
+            "--avoidance-quality must be 0..3",
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the crowd tool over the `pf` lines of `lines` on `nav`.
+pub fn run_scenario(
+    nav: &NavMesh,
+    lines: &[TestLine],
+    settings: &ScenarioSettings,
+) -> Result<ScenarioResult, ScenarioError> {
+    check_settings(settings)?;
+    let path_lines: Vec<&TestLine> = lines
+        .iter()
+        .filter(|l| l.kind == TestKind::Pathfind)
+        .take(settings.agents)
+        .collect();
+    if path_lines.is_empty() {
+        return Err(ScenarioError::NoPathLines);
+    }
+    let mut crowd = demo_crowd(nav).map_err(ScenarioError::Crowd)?;
+    let sample_query = NavMeshQuery::new(nav, SAMPLE_QUERY_NODES).map_err(ScenarioError::Crowd)?;
+    let params = settings.agent_params();
+    let agents = add_agents(&mut crowd, &sample_query, nav, &path_lines, &params);
+    let mut debug = CrowdAgentDebugInfo {
+        idx: None,
+        vod: Some(ObstacleAvoidanceDebugData::new(DEBUG_SAMPLES)),
+        ..CrowdAgentDebugInfo::default()
+    };
+    let frames = run_crowd(&mut crowd, nav, settings, &mut debug);
+    let final_state = agents
+        .iter()
+        .filter_map(|a| {
+            let ag = crowd.agent(a.agent)?;
+            let dist = vdist_2d(&ag.npos, &ag.target_pos);
+            let speed = speed_2d(&ag.vel);
+            Some(FinalRecord {
+                agent: a.agent,
+                final_pos: point(&ag.npos),
+                target_pos: point(&ag.target_pos),
+                dist_2d: JsonF32(dist),
+                speed_2d: JsonF32(speed),
+                target_state: ag.target_state as u8,
+                reached_within_radius: dist < ag.params.radius,
+            })
+        })
+        .collect();
+    let presets = ObstacleAvoidanceParams::recast_demo_presets();
+    Ok(ScenarioResult {
+        default_avoidance_params: AvoidanceParamsJson::from(&ObstacleAvoidanceParams::default()),
+        avoidance_params: presets.iter().map(AvoidanceParamsJson::from).collect(),
+        crowd_query_half_extents: point(crowd.query_half_extents()),
+        dt: JsonF32(settings.dt),
+        steps: settings.steps,
+        agent_params: AgentParamsJson::from(&params),
+        record_every: settings.record_every,
+        agents,
+        frames_note: "step 0 = after addAgent+requestMoveTarget, before the first update; then every recordEvery steps",
+        frames,
+        final_state,
+        reached_note: "reachedWithinRadius = 2D distance from final npos to targetPos < agent radius (0.6)",
+    })
+}
+
+/// The update loop alone, kept out of line so profiles show it as one function.
+#[inline(never)]
+pub fn run_crowd(
+    crowd: &mut Crowd<'_>,
+    nav: &NavMesh,
+    settings: &ScenarioSettings,
+    debug: &mut CrowdAgentDebugInfo,
+) -> Vec<Frame> {
+    let frame = |crowd: &Crowd<'_>, step: usize| Frame {
+        step,
+        time: JsonF32(step as f32 * settings.dt),
+        agents: crowd
+            .active_agents()
+            .filter_map(|i| crowd.agent(i).map(|ag| record(nav, i, ag)))
+            .collect(),
+    };
+    let mut frames = Vec::with_capacity(settings.steps / settings.record_every + 1);
+    frames.push(frame(crowd, 0));
+    for step in 1..=settings.steps {
+        crowd.update(settings.dt, Some(debug));
+        if step % settings.record_every == 0 {
+            frames.push(frame(crowd, step));
+        }
+    }
+    frames
+}
+
+/// The xz speed of a velocity.
+fn speed_2d(v: &Vec3) -> f32 {
+    (v[0] * v[0] + v[2] * v[2]).sqrt()
+}
