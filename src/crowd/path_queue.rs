@@ -83,7 +83,7 @@ impl<'a> PathQueue<'a> {
     /// Works through the requests round-robin until `max_iters` search iterations are spent
     /// or every slot was looked at once (`update`): starts waiting searches, advances the
     /// one in progress, finalises finished ones, and frees results nobody read for
-    /// [`MAX_KEEP_ALIVE`] updates. A request whose filter index is not in `filters` fails
+    /// `MAX_KEEP_ALIVE` updates. A request whose filter index is not in `filters` fails
     /// with `INVALID_PARAM`.
     pub fn update<F: PolyFilter>(&mut self, max_iters: usize, filters: &[F]) {
         let mut iter_count = max_iters;

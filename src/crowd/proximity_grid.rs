@@ -10,7 +10,7 @@ use crate::detour::query::Status;
 
 /// Marks the end of a bucket chain and an empty bucket.
 const END_OF_CHAIN: u16 = 0xffff;
-/// Items are numbered by `u16` and [`END_OF_CHAIN`] is taken, so a pool holds at most this many.
+/// Items are numbered by `u16` and `END_OF_CHAIN` is taken, so a pool holds at most this many.
 pub const MAX_POOL_SIZE: usize = 0xffff;
 
 /// One id in one cell. Cell coordinates are kept as `i16`, as C++ does, so far-away cells

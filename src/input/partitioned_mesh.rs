@@ -7,7 +7,7 @@
 //! the longer side of a node's bounds, and a node's triangles are ordered by glibc's `qsort` with
 //! RecastDemo's comparator, which truncates the difference of two minimum coordinates to an
 //! integer. That comparator calls coordinates less than one unit apart equal and is not
-//! transitive, so the order depends on the sorting algorithm; [`glibc_merge_sort`] is the merge
+//! transitive, so the order depends on the sorting algorithm; `glibc_merge_sort` is the merge
 //! sort glibc's `qsort` runs.
 
 use crate::error::{NavlabError, Result};

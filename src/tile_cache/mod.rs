@@ -1,7 +1,7 @@
 //! DetourTileCache: navmesh tiles kept as compressed heightfield layers and rebuilt around
 //! temporary obstacles. So far its compression format ([`fastlz`]), the stored layer
 //! ([`layer`], `dtBuildTileCacheLayer`), the store of layers with C++'s references ([`cache`])
-//! and RecastDemo's tile-cache file ([`file`], TSET). The
+//! and RecastDemo's tile-cache file ([`file`](mod@file), TSET). The
 //! layers come from Recast's `rcBuildHeightfieldLayers`, which `bake` joins to this module.
 
 pub mod cache;
