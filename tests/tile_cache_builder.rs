@@ -1,21 +1,96 @@
 //! Navmesh tiles rebuilt from the tile cache's layers (`dtTileCache::buildNavMeshTile` with
 //! RecastDemo's Temp Obstacles mesh process), against the C++ build recorded in
-//! `detour/tilecache_nav_test.json` and its navmesh file `tilecache_nav_test_initial.bin`.
+//! `detour/tilecache_nav_test.json` and its navmesh files: the initial build, then three
+//! cylinder obstacles, then the second one removed, each compared byte for byte.
 mod common;
+
+use std::path::Path;
 
 use navlab::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, build_tile_cache, tile_grid};
 use navlab::detour::NavMesh;
 use navlab::input::InputGeom;
-use navlab::tile_cache::builder::{BuildError, build_nav_mesh_tile};
+use navlab::tile_cache::builder::{BuildError, ObstacleShape, build_nav_mesh_tile};
+use navlab::tile_cache::cache::{CompressedTileRef, TileCache};
 
 fn sample_process(areas: &mut [u8], flags: &mut [u16]) {
     apply_area_flags(areas, flags, sample_area_flags);
 }
 
+/// An obstacle with the layers it touched when added.
+struct Obstacle {
+    shape: ObstacleShape,
+    touched: Vec<CompressedTileRef>,
+}
+
+/// Rebuilds the navmesh tile of layer `r` with the obstacles touching it, replacing the old
+/// tile as `buildNavMeshTile` does. Returns whether a tile was made.
+fn rebuild(
+    cache: &TileCache,
+    nav_mesh: &mut NavMesh,
+    r: CompressedTileRef,
+    obstacles: &[&Obstacle],
+) -> bool {
+    let (header, data) = cache.layer(r).unwrap();
+    let shapes: Vec<ObstacleShape> = obstacles
+        .iter()
+        .filter(|o| o.touched.contains(&r))
+        .map(|o| o.shape)
+        .collect();
+    let tile = build_nav_mesh_tile(data, cache.params(), &shapes, sample_process).unwrap();
+    if let Some(old) = nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer) {
+        nav_mesh.remove_tile(old).unwrap();
+    }
+    tile.map(|t| nav_mesh.add_tile(t, 0).unwrap()).is_some()
+}
+
+/// Compares our navmesh file with C++'s, naming the first tile that differs and where.
+fn assert_same_mset(nav_mesh: &NavMesh, path: &Path) {
+    let theirs = std::fs::read(path).unwrap();
+    let ours = nav_mesh.to_mset_bytes();
+    let Some(first) = ours.iter().zip(&theirs).position(|(a, b)| a != b) else {
+        assert_eq!(ours.len(), theirs.len(), "{}: size", path.display());
+        return;
+    };
+    // Records follow the 40-byte header: reference, size, then the tile's bytes.
+    let mut at = 40;
+    let mut tile = 0;
+    while at + 8 <= theirs.len() {
+        let size = u32::from_le_bytes(theirs[at + 4..at + 8].try_into().unwrap()) as usize;
+        if first < at + 8 + size {
+            break;
+        }
+        at += 8 + size;
+        tile += 1;
+    }
+    panic!(
+        "{}: first difference at byte {first}, tile record {tile} (offset {} in the record)",
+        path.display(),
+        first - at
+    );
+}
+
+/// The start positions of the given 1-based `pf` lines of the path-finding test cases.
+fn pf_starts(dir: &Path, lines: &[usize]) -> Vec<[f32; 3]> {
+    let text = std::fs::read_to_string(dir.join("testcases/nav_mesh_test.txt")).unwrap();
+    let pf: Vec<&str> = text.lines().filter(|l| l.starts_with("pf ")).collect();
+    lines
+        .iter()
+        .map(|&n| {
+            let v: Vec<f32> = pf[n - 1]
+                .split_whitespace()
+                .skip(1)
+                .take(3)
+                .map(|s| s.parse().unwrap())
+                .collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect()
+}
+
 #[test]
-fn every_layer_builds_cpps_initial_navmesh_byte_for_byte() {
+fn layers_build_cpps_navmeshes_byte_for_byte_with_and_without_obstacles() {
     let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
         return;
     };
@@ -26,67 +101,85 @@ fn every_layer_builds_cpps_initial_navmesh_byte_for_byte() {
     let (cache, nav_params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
     let (tiles_x, tiles_y) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
     let mut nav_mesh = NavMesh::new(nav_params).unwrap();
-    let expected = reference["initial"]["tiles"].as_array().unwrap();
-    let mut built = 0;
+
     let mut empty = Vec::new();
-    let mut refs = Vec::new();
     for y in 0..tiles_y {
         for x in 0..tiles_x {
             for r in cache.layers_at(x, y) {
-                let (header, data) = cache.layer(r).unwrap();
-                let at = (header.tx, header.ty, header.tlayer);
-                let Some(tile) =
-                    build_nav_mesh_tile(data, cache.params(), &[], sample_process).unwrap()
-                else {
-                    empty.push(at);
-                    continue;
-                };
-                let theirs = &expected[built];
-                let bytes = tile.to_bytes();
-                assert_eq!(
-                    (
-                        i64::from(at.0),
-                        i64::from(at.1),
-                        i64::from(at.2),
-                        tile.poly_count() as i64,
-                        bytes.len() as i64,
-                    ),
-                    (
-                        theirs["x"].as_i64().unwrap(),
-                        theirs["y"].as_i64().unwrap(),
-                        theirs["layer"].as_i64().unwrap(),
-                        theirs["polyCount"].as_i64().unwrap(),
-                        theirs["dataSize"].as_i64().unwrap(),
-                    ),
-                    "tile {built} {at:?}: place, polys, size"
-                );
-                refs.push(nav_mesh.add_tile(tile, 0).unwrap());
-                built += 1;
+                if !rebuild(&cache, &mut nav_mesh, r, &[]) {
+                    let (h, _) = cache.layer(r).unwrap();
+                    empty.push((h.tx, h.ty, h.tlayer));
+                }
             }
         }
     }
     assert_eq!(empty, [(5, 4, 2)], "layers without polygons");
-    assert_eq!(built, expected.len(), "tiles");
-    let file = std::fs::read(dir.join("detour/tilecache_nav_test_initial.bin")).unwrap();
-    // The file's tiles follow its 40-byte header, each as reference, size and bytes.
-    let mut at = 40;
-    for (i, r) in refs.iter().enumerate() {
-        let int = |p: usize| u32::from_le_bytes(file[p..p + 4].try_into().unwrap());
-        let (their_ref, size) = (int(at), int(at + 4) as usize);
-        let theirs = &file[at + 8..at + 8 + size];
-        at += 8 + size;
-        let ours = nav_mesh.tile_by_ref(*r).unwrap().to_bytes();
-        assert_eq!(*r, their_ref, "tile {i}: reference");
-        let first_difference = ours.iter().zip(theirs).position(|(a, b)| a != b);
+    let initial = &reference["initial"]["tiles"];
+    for (i, (_, tile)) in nav_mesh.tiles().enumerate() {
+        let h = tile.header();
+        let theirs = &initial[i];
         assert_eq!(
-            (first_difference, ours.len()),
-            (None, size),
-            "tile {i}: first differing byte, size"
+            [h.x, h.y, h.layer, tile.poly_count() as i32].map(i64::from),
+            ["x", "y", "layer", "polyCount"].map(|k| theirs[k].as_i64().unwrap()),
+            "initial tile {i}"
         );
     }
-    assert!(
-        nav_mesh.to_mset_bytes() == file,
-        "the navmesh file differs from C++'s"
+    assert_same_mset(
+        &nav_mesh,
+        &dir.join("detour/tilecache_nav_test_initial.bin"),
+    );
+
+    let obstacles: Vec<Obstacle> = pf_starts(&dir, &[1, 5, 9])
+        .into_iter()
+        .map(|p| {
+            let shape = ObstacleShape::Cylinder {
+                pos: [p[0], p[1] - 0.5, p[2]],
+                radius: 1.0,
+                height: 2.0,
+            };
+            let (bmin, bmax) = shape.bounds();
+            let touched = cache.query_layers(bmin, bmax);
+            Obstacle { shape, touched }
+        })
+        .collect();
+    let recorded = reference["withObstacles"]["obstacles"].as_array().unwrap();
+    for (ours, theirs) in obstacles.iter().zip(recorded) {
+        let touched: Vec<u64> = theirs["touchedTileRefs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            ours.touched
+                .iter()
+                .map(|&r| u64::from(r))
+                .collect::<Vec<_>>(),
+            touched
+        );
+    }
+    let mut updates: Vec<CompressedTileRef> = Vec::new();
+    for r in obstacles.iter().flat_map(|o| &o.touched) {
+        if !updates.contains(r) {
+            updates.push(*r);
+        }
+    }
+    let all: Vec<&Obstacle> = obstacles.iter().collect();
+    for &r in &updates {
+        rebuild(&cache, &mut nav_mesh, r, &all);
+    }
+    assert_same_mset(
+        &nav_mesh,
+        &dir.join("detour/tilecache_nav_test_obstacles.bin"),
+    );
+
+    let kept = [&obstacles[0], &obstacles[2]];
+    for &r in &obstacles[1].touched {
+        rebuild(&cache, &mut nav_mesh, r, &kept);
+    }
+    assert_same_mset(
+        &nav_mesh,
+        &dir.join("detour/tilecache_nav_test_removed.bin"),
     );
 }
 

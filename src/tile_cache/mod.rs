@@ -1,6 +1,6 @@
 //! DetourTileCache: navmesh tiles kept as compressed heightfield layers and rebuilt around
 //! temporary obstacles. So far its compression format ([`fastlz`]), the stored layer
-//! ([`layer`], `dtBuildTileCacheLayer`), the store of layers with C++'s references ([`cache`])
+//! ([`layer`], `dtBuildTileCacheLayer`), the store of layers with C++'s references ([`cache`]),
 //! RecastDemo's tile-cache file ([`file`], TSET) and the rebuild of a layer's navmesh tile around
 //! obstacles ([`builder`], DetourTileCacheBuilder). The
 //! layers come from Recast's `rcBuildHeightfieldLayers`, which `bake` joins to this module.

@@ -36,6 +36,40 @@ impl ObstacleShape {
         }
     }
 
+    /// The world box the shape can touch (`getObstacleBounds`), to find its layers.
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        match *self {
+            Self::Cylinder {
+                pos,
+                radius,
+                height,
+            } => (
+                [pos[0] - radius, pos[1], pos[2] - radius],
+                [pos[0] + radius, pos[1] + height, pos[2] + radius],
+            ),
+            Self::Box { bmin, bmax } => (bmin, bmax),
+            Self::OrientedBox {
+                center,
+                half_extents,
+                ..
+            } => {
+                let max_r = 1.41 * half_extents[0].max(half_extents[2]);
+                (
+                    [
+                        center[0] - max_r,
+                        center[1] - half_extents[1],
+                        center[2] - max_r,
+                    ],
+                    [
+                        center[0] + max_r,
+                        center[1] + half_extents[1],
+                        center[2] + max_r,
+                    ],
+                )
+            }
+        }
+    }
+
     /// Sets `area` on the cells of `layer` this shape covers.
     pub(crate) fn mark(&self, layer: &mut WorkLayer, orig: [f32; 3], cs: f32, ch: f32, area: u8) {
         let ics = 1.0 / cs;
