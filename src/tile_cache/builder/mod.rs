@@ -163,3 +163,147 @@ pub fn build_nav_mesh_tile(
     };
     Ok(Some(create_nav_mesh_data(&create)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tile_cache::layer::LayerHeader;
+
+    const W: u8 = 12;
+
+    /// A flat `W` x `W` walkable layer, every cell linked to the cells beside it.
+    fn flat_layer() -> DecompressedLayer {
+        let w = usize::from(W);
+        let cons = (0..w * w)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let links = [x > 0, y + 1 < w, x + 1 < w, y > 0];
+                links
+                    .iter()
+                    .enumerate()
+                    .fold(0u8, |c, (dir, &l)| c | (u8::from(l) << dir))
+            })
+            .collect();
+        DecompressedLayer {
+            header: LayerHeader {
+                bmax: [3.6, 1.0, 3.6],
+                width: W,
+                height: W,
+                maxx: W - 1,
+                maxy: W - 1,
+                ..Default::default()
+            },
+            heights: vec![5; w * w],
+            areas: vec![63; w * w],
+            cons,
+        }
+    }
+
+    fn params() -> TileCacheParams {
+        TileCacheParams {
+            cs: 0.3,
+            ch: 0.2,
+            walkable_height: 2.0,
+            walkable_radius: 0.6,
+            walkable_climb: 0.9,
+            max_simplification_error: 1.3,
+            width: i32::from(W),
+            height: i32::from(W),
+            ..Default::default()
+        }
+    }
+
+    fn marked_cells(shape: ObstacleShape) -> Vec<(usize, usize)> {
+        let mut work = WorkLayer::new(flat_layer()).unwrap();
+        shape.mark(&mut work, [0.0; 3], 0.3, 0.2, NULL_AREA);
+        let w = usize::from(W);
+        (0..w * w)
+            .filter(|&i| work.areas[i] == NULL_AREA)
+            .map(|i| (i % w, i / w))
+            .collect()
+    }
+
+    #[test]
+    fn a_flat_layer_is_one_quad() {
+        let mesh = build_layer_poly_mesh(flat_layer(), &params(), &[]).unwrap();
+        assert_eq!((mesh.vert_count(), mesh.poly_count()), (4, 1));
+        assert_eq!(mesh.areas, [63]);
+    }
+
+    #[test]
+    fn obstacles_clear_the_cells_they_cover_within_their_height() {
+        let box_cells = marked_cells(ObstacleShape::Box {
+            bmin: [0.35, 0.5, 0.65],
+            bmax: [0.95, 1.5, 0.95],
+        });
+        assert_eq!(box_cells, [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3), (3, 3)]);
+        let above = ObstacleShape::Box {
+            bmin: [0.0, 1.2, 0.0],
+            bmax: [3.0, 2.0, 3.0],
+        };
+        assert!(marked_cells(above).is_empty());
+        let cylinder = marked_cells(ObstacleShape::Cylinder {
+            pos: [1.8, 0.5, 1.8],
+            radius: 0.6,
+            height: 1.0,
+        });
+        assert!(cylinder.contains(&(6, 6)) && !cylinder.contains(&(3, 6)));
+        assert!(
+            cylinder
+                .iter()
+                .all(|&(x, z)| (3..=8).contains(&x) && (3..=8).contains(&z))
+        );
+        let turned = marked_cells(ObstacleShape::oriented_box(
+            [1.8, 1.0, 1.8],
+            [0.9, 1.0, 0.3],
+            std::f32::consts::FRAC_PI_2,
+        ));
+        let straight = marked_cells(ObstacleShape::oriented_box(
+            [1.8, 1.0, 1.8],
+            [0.3, 1.0, 0.9],
+            0.0,
+        ));
+        assert_eq!(turned, straight);
+        assert!(!straight.is_empty());
+        let mesh = build_layer_poly_mesh(
+            flat_layer(),
+            &params(),
+            &[ObstacleShape::Cylinder {
+                pos: [1.8, 0.5, 1.8],
+                radius: 0.6,
+                height: 1.0,
+            }],
+        )
+        .unwrap();
+        assert!(mesh.poly_count() > 1, "the cylinder leaves a hole");
+    }
+
+    #[test]
+    fn inconsistent_grids_and_too_many_regions_are_errors() {
+        let mut short = flat_layer();
+        short.cons.pop();
+        assert!(matches!(
+            build_layer_poly_mesh(short, &params(), &[]),
+            Err(BuildError::InconsistentGrids { .. })
+        ));
+
+        // Rows alternating far apart in height, each cut into one-cell runs: a region per run.
+        let (w, h) = (255usize, 4usize);
+        let layer = DecompressedLayer {
+            header: LayerHeader {
+                width: w as u8,
+                height: h as u8,
+                ..Default::default()
+            },
+            heights: (0..w * h).map(|i| ((i / w) % 2 * 100) as u8).collect(),
+            areas: (0..w * h)
+                .map(|i| if i % 2 == 0 { 63 } else { 0 })
+                .collect(),
+            cons: vec![0; w * h],
+        };
+        assert_eq!(
+            build_layer_poly_mesh(layer, &params(), &[]),
+            Err(BuildError::TooManyRegions)
+        );
+    }
+}

@@ -486,8 +486,12 @@ struct Edge {
 }
 
 /// Fills the polygons' neighbour slots: the polygon across each shared edge, or 0x8000 | side
-/// for border edges lying on a contour's portal segment.
-fn build_mesh_adjacency(mesh: &mut LayerPolyMesh, contours: &[Contour]) {
+/// for border edges lying on a contour's portal segment. Edge indices are 16-bit as in C++, so
+/// a mesh with more potential edges than that is refused.
+fn build_mesh_adjacency(mesh: &mut LayerPolyMesh, contours: &[Contour]) -> Result<(), BuildError> {
+    if mesh.poly_count() * NVP >= usize::from(NULL_IDX) {
+        return Err(BuildError::TooManyPolys);
+    }
     let nverts = mesh.vert_count();
     let mut first_edge = vec![NULL_IDX; nverts];
     let mut next_edge: Vec<u16> = Vec::new();
@@ -583,6 +587,7 @@ fn build_mesh_adjacency(mesh: &mut LayerPolyMesh, contours: &[Contour]) {
             mesh.polys[p0 * NVP * 2 + NVP + usize::from(e.poly_edge[0])] = 0x8000 | e.poly_edge[1];
         }
     }
+    Ok(())
 }
 
 fn minmax(a: u16, b: u16) -> (u16, u16) {
@@ -648,6 +653,6 @@ pub(super) fn build_poly_mesh(contours: &[Contour]) -> Result<LayerPolyMesh, Bui
             i += 1;
         }
     }
-    build_mesh_adjacency(&mut mesh, contours);
+    build_mesh_adjacency(&mut mesh, contours)?;
     Ok(mesh)
 }
