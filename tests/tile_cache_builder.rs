@@ -13,6 +13,9 @@ use navlab::detour::NavMesh;
 use navlab::input::InputGeom;
 use navlab::tile_cache::builder::{BuildError, ObstacleShape, build_nav_mesh_tile};
 use navlab::tile_cache::cache::{CompressedTileRef, TileCache};
+use navlab::tile_cache::file::TileCacheParams;
+use navlab::tile_cache::layer::{LayerHeader, build_compressed_layer};
+use proptest::prelude::*;
 
 fn sample_process(areas: &mut [u8], flags: &mut [u16]) {
     apply_area_flags(areas, flags, sample_area_flags);
@@ -183,16 +186,72 @@ fn layers_build_cpps_navmeshes_byte_for_byte_with_and_without_obstacles() {
     );
 }
 
-#[test]
-fn broken_layers_are_errors() {
-    let params = navlab::tile_cache::file::TileCacheParams {
+fn small_params() -> TileCacheParams {
+    TileCacheParams {
         cs: 0.3,
         ch: 0.2,
+        walkable_height: 2.0,
+        walkable_radius: 0.6,
         walkable_climb: 0.9,
+        max_simplification_error: 1.3,
+        width: 24,
+        height: 24,
         ..Default::default()
-    };
+    }
+}
+
+#[test]
+fn broken_layers_are_errors() {
     assert!(matches!(
-        build_nav_mesh_tile(&[0; 20], &params, &[], sample_process),
+        build_nav_mesh_tile(&[0; 20], &small_params(), &[], sample_process),
         Err(BuildError::BadLayer(_))
     ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Layers of random cells, areas and connections (portals included), with a random
+    /// cylinder: never a panic or a hang, only a tile, no tile, or a typed error.
+    #[test]
+    fn random_layers_build_or_fail_cleanly(
+        (width, height, cells) in (1u8..24, 1u8..24).prop_flat_map(|(w, h)| {
+            let n = usize::from(w) * usize::from(h);
+            (
+                Just(w),
+                Just(h),
+                prop::collection::vec(
+                    (0u8..12, prop::sample::select(vec![0u8, 63, 63, 63, 1, 2]), any::<u8>()),
+                    n,
+                ),
+            )
+        }),
+        obstacle in (0.0f32..7.2, 0.0f32..7.2, 0.1f32..3.0),
+    ) {
+        let header = LayerHeader {
+            tx: 1,
+            ty: 2,
+            bmax: [7.2, 3.0, 7.2],
+            hmax: 12,
+            width,
+            height,
+            maxx: width - 1,
+            maxy: height - 1,
+            ..Default::default()
+        };
+        let heights: Vec<u8> = cells.iter().map(|c| c.0).collect();
+        let areas: Vec<u8> = cells.iter().map(|c| c.1).collect();
+        let cons: Vec<u8> = cells.iter().map(|c| c.2).collect();
+        let data = build_compressed_layer(&header, &heights, &areas, &cons).unwrap();
+        let cylinder = ObstacleShape::Cylinder {
+            pos: [obstacle.0, 0.0, obstacle.1],
+            radius: obstacle.2,
+            height: 2.0,
+        };
+        for shapes in [&[][..], &[cylinder][..]] {
+            if let Ok(Some(tile)) = build_nav_mesh_tile(&data, &small_params(), shapes, sample_process) {
+                prop_assert!(tile.poly_count() > 0);
+            }
+        }
+    }
 }
