@@ -6,9 +6,10 @@ mod common;
 
 use std::path::Path;
 
-use navlab::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use navlab::bake::settings::BuildSettings;
-use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, build_tile_cache, tile_grid};
+use navlab::bake::temp_obstacles::{
+    DEFAULT_TILE_SIZE, build_tile_cache, sample_mesh_process, tile_grid,
+};
 use navlab::detour::NavMesh;
 use navlab::input::InputGeom;
 use navlab::tile_cache::builder::{BuildError, ObstacleShape, build_nav_mesh_tile};
@@ -16,10 +17,6 @@ use navlab::tile_cache::cache::{CompressedTileRef, TileCache};
 use navlab::tile_cache::file::TileCacheParams;
 use navlab::tile_cache::layer::{LayerHeader, build_compressed_layer};
 use proptest::prelude::*;
-
-fn sample_process(areas: &mut [u8], flags: &mut [u16]) {
-    apply_area_flags(areas, flags, sample_area_flags);
-}
 
 /// An obstacle with the layers it touched when added.
 struct Obstacle {
@@ -41,7 +38,7 @@ fn rebuild(
         .filter(|o| o.touched.contains(&r))
         .map(|o| o.shape)
         .collect();
-    let tile = build_nav_mesh_tile(data, cache.params(), &shapes, sample_process).unwrap();
+    let tile = build_nav_mesh_tile(data, cache.params(), &shapes, sample_mesh_process).unwrap();
     if let Some(old) = nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer) {
         nav_mesh.remove_tile(old).unwrap();
     }
@@ -203,7 +200,7 @@ fn small_params() -> TileCacheParams {
 #[test]
 fn broken_layers_are_errors() {
     assert!(matches!(
-        build_nav_mesh_tile(&[0; 20], &small_params(), &[], sample_process),
+        build_nav_mesh_tile(&[0; 20], &small_params(), &[], sample_mesh_process),
         Err(BuildError::BadLayer(_))
     ));
 }
@@ -249,7 +246,7 @@ proptest! {
             height: 2.0,
         };
         for shapes in [&[][..], &[cylinder][..]] {
-            if let Ok(Some(tile)) = build_nav_mesh_tile(&data, &small_params(), shapes, sample_process) {
+            if let Ok(Some(tile)) = build_nav_mesh_tile(&data, &small_params(), shapes, sample_mesh_process) {
                 prop_assert!(tile.poly_count() > 0);
             }
         }
