@@ -1,8 +1,10 @@
 //! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`), so far its first half: each tile
 //! rasterized with a border as in Tile Mesh, cut into heightfield layers and each layer stored
-//! compressed (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles.
+//! compressed (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles,
+//! and the mesh process those rebuilds apply (`MeshProcess`).
 
 use crate::bake::nothing_walkable::WalkableCounts;
+use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::tiled::{grid_cell_bounds, rasterize_tile, tile_config};
 use crate::detour::NavMeshParams;
@@ -164,4 +166,11 @@ pub fn build_tile_cache(
         }
     }
     Ok((cache, nav_mesh))
+}
+
+/// The sample's `MeshProcess` for [`crate::tile_cache::builder::build_nav_mesh_tile`]: the
+/// walkable area becomes ground and every polygon gets RecastDemo's flags for its area. The
+/// sample's off-mesh links are not passed, as nav_test has none.
+pub fn sample_mesh_process(areas: &mut [u8], flags: &mut [u16]) {
+    apply_area_flags(areas, flags, sample_area_flags);
 }

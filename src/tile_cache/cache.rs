@@ -179,6 +179,40 @@ impl TileCache {
             .collect()
     }
 
+    /// The layers whose tight bounds (their data rectangle, full height) overlap the box
+    /// `bmin`–`bmax`, tile by tile in rows, as `queryTiles` finds the layers an obstacle touches.
+    pub fn query_layers(&self, bmin: [f32; 3], bmax: [f32; 3]) -> Vec<CompressedTileRef> {
+        let p = &self.params;
+        let (tw, th) = (p.width as f32 * p.cs, p.height as f32 * p.cs);
+        let tile = |v: f32, orig: f32, size: f32| ((v - orig) / size).floor() as i32;
+        let (tx0, tx1) = (tile(bmin[0], p.orig[0], tw), tile(bmax[0], p.orig[0], tw));
+        let (ty0, ty1) = (tile(bmin[2], p.orig[2], th), tile(bmax[2], p.orig[2], th));
+        let mut found = Vec::new();
+        for ty in ty0..=ty1 {
+            for tx in tx0..=tx1 {
+                for r in self.layers_at(tx, ty) {
+                    let Some((h, _)) = self.layer(r) else {
+                        continue;
+                    };
+                    let tmin = [
+                        h.bmin[0] + f32::from(h.minx) * p.cs,
+                        h.bmin[1],
+                        h.bmin[2] + f32::from(h.miny) * p.cs,
+                    ];
+                    let tmax = [
+                        h.bmin[0] + (i32::from(h.maxx) + 1) as f32 * p.cs,
+                        h.bmax[1],
+                        h.bmin[2] + (i32::from(h.maxy) + 1) as f32 * p.cs,
+                    ];
+                    if (0..3).all(|k| bmin[k] <= tmax[k] && bmax[k] >= tmin[k]) {
+                        found.push(r);
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// A stored layer's header and bytes.
     pub fn layer(&self, r: CompressedTileRef) -> Option<(&LayerHeader, &[u8])> {
         let (h, data) = self.slots[self.slot_of(r)?].layer.as_ref()?;

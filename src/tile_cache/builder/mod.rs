@@ -1,0 +1,309 @@
+//! DetourTileCacheBuilder: a stored layer turned into a navmesh tile (`buildNavMeshTile`).
+//! The layer is decompressed, obstacles clear their cells, then the byte-grid variants of
+//! Recast's steps run: monotone regions ([`regions`]), contours ([`contours`]) and the polygon
+//! mesh ([`poly_mesh`]), each with C++'s integer and f32 arithmetic so the tile's bytes equal
+//! C++'s. Obstacle shapes are in [`obstacles`].
+
+mod contours;
+pub mod obstacles;
+mod poly_mesh;
+mod regions;
+
+use crate::detour::{
+    DetourError, MeshTile, NavMeshCreateParams, VERTS_PER_POLYGON, create_nav_mesh_data,
+};
+
+use super::file::TileCacheParams;
+use super::layer::{DecompressedLayer, LayerError, decompress_layer};
+
+pub use obstacles::ObstacleShape;
+pub use poly_mesh::LayerPolyMesh;
+
+/// An empty cell (`DT_TILECACHE_NULL_AREA`); obstacles mark cells with it.
+pub const NULL_AREA: u8 = 0;
+/// No region in a cell, or no neighbour region.
+const NO_REGION: u8 = 0xff;
+/// Layer polygons have Detour's maximum vertex count.
+const MAX_VERTS_PER_POLY: usize = VERTS_PER_POLYGON;
+
+/// Why a layer could not be turned into a navmesh tile.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    #[error("the layer cannot be read: {0}")]
+    BadLayer(#[from] LayerError),
+    #[error("the layer grids hold {heights}, {areas} and {cons} cells, not {width} x {height}")]
+    InconsistentGrids {
+        heights: usize,
+        areas: usize,
+        cons: usize,
+        width: u8,
+        height: u8,
+    },
+    #[error("the layer splits into more than 255 monotone regions")]
+    TooManyRegions,
+    #[error("a monotone region borders more than 16 others")]
+    TooManyRegionNeighbours,
+    #[error("a region outline has more vertices than twice around the layer")]
+    ContourTooLong,
+    #[error("a region outline leaves the layer grid")]
+    ContourLeavesLayer,
+    #[error("the layer's contours have {0} vertices; a mesh holds at most 65534")]
+    TooManyVertices(usize),
+    #[error("the layer's mesh has more polygons than its contours allow")]
+    TooManyPolys,
+    #[error("removing a border vertex leaves a hole of more than 48 edges")]
+    HoleTooLarge,
+    #[error("the navmesh tile cannot be created: {0}")]
+    NavMesh(#[from] DetourError),
+}
+
+/// A decompressed layer with its region grid, as the build steps share it.
+pub(crate) struct WorkLayer {
+    width: usize,
+    height: usize,
+    heights: Vec<u8>,
+    areas: Vec<u8>,
+    cons: Vec<u8>,
+    regs: Vec<u8>,
+    region_count: usize,
+}
+
+impl WorkLayer {
+    fn new(layer: DecompressedLayer) -> Result<Self, BuildError> {
+        let (width, height) = (
+            usize::from(layer.header.width),
+            usize::from(layer.header.height),
+        );
+        let cells = width * height;
+        if [layer.heights.len(), layer.areas.len(), layer.cons.len()] != [cells; 3] {
+            return Err(BuildError::InconsistentGrids {
+                heights: layer.heights.len(),
+                areas: layer.areas.len(),
+                cons: layer.cons.len(),
+                width: layer.header.width,
+                height: layer.header.height,
+            });
+        }
+        Ok(Self {
+            width,
+            height,
+            heights: layer.heights,
+            areas: layer.areas,
+            cons: layer.cons,
+            regs: vec![NO_REGION; cells],
+            region_count: 0,
+        })
+    }
+
+    /// Cells of the same area within climb of each other.
+    fn is_connected(&self, a: usize, b: usize, walkable_climb: i32) -> bool {
+        self.areas[a] == self.areas[b]
+            && (i32::from(self.heights[a]) - i32::from(self.heights[b])).abs() <= walkable_climb
+    }
+}
+
+/// The polygon mesh of a decompressed layer after marking `obstacles` (each cell they cover
+/// becomes [`NULL_AREA`]): regions, contours and polygons with `params`' climb and maximum
+/// error, areas as in the layer and flags 0.
+pub fn build_layer_poly_mesh(
+    layer: DecompressedLayer,
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+) -> Result<LayerPolyMesh, BuildError> {
+    let orig = layer.header.bmin;
+    let mut work = WorkLayer::new(layer)?;
+    for obstacle in obstacles {
+        obstacle.mark(&mut work, orig, params.cs, params.ch, NULL_AREA);
+    }
+    let walkable_climb = (params.walkable_climb / params.ch) as i32;
+    regions::build_regions(&mut work, walkable_climb)?;
+    let contours =
+        contours::build_contours(&work, walkable_climb, params.max_simplification_error)?;
+    poly_mesh::build_poly_mesh(&contours)
+}
+
+/// The navmesh tile of a stored layer (`dtTileCache::buildNavMeshTile`) with the obstacles
+/// touching it. `mesh_process` sets each polygon's area and flags before the tile is made, as
+/// a `dtTileCacheMeshProcess` does. `None` when the layer has no polygons: C++ then builds no
+/// tile.
+pub fn build_nav_mesh_tile(
+    data: &[u8],
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+    mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+) -> Result<Option<MeshTile>, BuildError> {
+    let layer = decompress_layer(data)?;
+    let header = layer.header.clone();
+    let mut mesh = build_layer_poly_mesh(layer, params, obstacles)?;
+    if mesh.poly_count() == 0 {
+        return Ok(None);
+    }
+    mesh_process(&mut mesh.areas, &mut mesh.flags);
+    let create = NavMeshCreateParams {
+        verts: &mesh.verts,
+        polys: &mesh.polys,
+        poly_flags: &mesh.flags,
+        poly_areas: &mesh.areas,
+        nvp: MAX_VERTS_PER_POLY,
+        detail: None,
+        off_mesh_connections: &[],
+        user_id: 0,
+        tile_x: header.tx,
+        tile_y: header.ty,
+        tile_layer: header.tlayer,
+        bmin: header.bmin,
+        bmax: header.bmax,
+        walkable_height: params.walkable_height,
+        walkable_radius: params.walkable_radius,
+        walkable_climb: params.walkable_climb,
+        cs: params.cs,
+        ch: params.ch,
+        // The tile cache builds tiles without a BV tree.
+        build_bv_tree: false,
+    };
+    Ok(Some(create_nav_mesh_data(&create)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tile_cache::layer::LayerHeader;
+
+    const W: u8 = 12;
+
+    /// A flat `W` x `W` walkable layer, every cell linked to the cells beside it.
+    fn flat_layer() -> DecompressedLayer {
+        let w = usize::from(W);
+        let cons = (0..w * w)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let links = [x > 0, y + 1 < w, x + 1 < w, y > 0];
+                links
+                    .iter()
+                    .enumerate()
+                    .fold(0u8, |c, (dir, &l)| c | (u8::from(l) << dir))
+            })
+            .collect();
+        DecompressedLayer {
+            header: LayerHeader {
+                bmax: [3.6, 1.0, 3.6],
+                width: W,
+                height: W,
+                maxx: W - 1,
+                maxy: W - 1,
+                ..Default::default()
+            },
+            heights: vec![5; w * w],
+            areas: vec![63; w * w],
+            cons,
+        }
+    }
+
+    fn params() -> TileCacheParams {
+        TileCacheParams {
+            cs: 0.3,
+            ch: 0.2,
+            walkable_height: 2.0,
+            walkable_radius: 0.6,
+            walkable_climb: 0.9,
+            max_simplification_error: 1.3,
+            width: i32::from(W),
+            height: i32::from(W),
+            ..Default::default()
+        }
+    }
+
+    fn marked_cells(shape: ObstacleShape) -> Vec<(usize, usize)> {
+        let mut work = WorkLayer::new(flat_layer()).unwrap();
+        shape.mark(&mut work, [0.0; 3], 0.3, 0.2, NULL_AREA);
+        let w = usize::from(W);
+        (0..w * w)
+            .filter(|&i| work.areas[i] == NULL_AREA)
+            .map(|i| (i % w, i / w))
+            .collect()
+    }
+
+    #[test]
+    fn a_flat_layer_is_one_quad() {
+        let mesh = build_layer_poly_mesh(flat_layer(), &params(), &[]).unwrap();
+        assert_eq!((mesh.vert_count(), mesh.poly_count()), (4, 1));
+        assert_eq!(mesh.areas, [63]);
+    }
+
+    #[test]
+    fn obstacles_clear_the_cells_they_cover_within_their_height() {
+        let box_cells = marked_cells(ObstacleShape::Box {
+            bmin: [0.35, 0.5, 0.65],
+            bmax: [0.95, 1.5, 0.95],
+        });
+        assert_eq!(box_cells, [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3), (3, 3)]);
+        let above = ObstacleShape::Box {
+            bmin: [0.0, 1.2, 0.0],
+            bmax: [3.0, 2.0, 3.0],
+        };
+        assert!(marked_cells(above).is_empty());
+        let cylinder = marked_cells(ObstacleShape::Cylinder {
+            pos: [1.8, 0.5, 1.8],
+            radius: 0.6,
+            height: 1.0,
+        });
+        assert!(cylinder.contains(&(6, 6)) && !cylinder.contains(&(3, 6)));
+        assert!(
+            cylinder
+                .iter()
+                .all(|&(x, z)| (3..=8).contains(&x) && (3..=8).contains(&z))
+        );
+        let turned = marked_cells(ObstacleShape::oriented_box(
+            [1.8, 1.0, 1.8],
+            [0.9, 1.0, 0.3],
+            std::f32::consts::FRAC_PI_2,
+        ));
+        let straight = marked_cells(ObstacleShape::oriented_box(
+            [1.8, 1.0, 1.8],
+            [0.3, 1.0, 0.9],
+            0.0,
+        ));
+        assert_eq!(turned, straight);
+        assert!(!straight.is_empty());
+        let mesh = build_layer_poly_mesh(
+            flat_layer(),
+            &params(),
+            &[ObstacleShape::Cylinder {
+                pos: [1.8, 0.5, 1.8],
+                radius: 0.6,
+                height: 1.0,
+            }],
+        )
+        .unwrap();
+        assert!(mesh.poly_count() > 1, "the cylinder leaves a hole");
+    }
+
+    #[test]
+    fn inconsistent_grids_and_too_many_regions_are_errors() {
+        let mut short = flat_layer();
+        short.cons.pop();
+        assert!(matches!(
+            build_layer_poly_mesh(short, &params(), &[]),
+            Err(BuildError::InconsistentGrids { .. })
+        ));
+
+        // Rows alternating far apart in height, each cut into one-cell runs: a region per run.
+        let (w, h) = (255usize, 4usize);
+        let layer = DecompressedLayer {
+            header: LayerHeader {
+                width: w as u8,
+                height: h as u8,
+                ..Default::default()
+            },
+            heights: (0..w * h).map(|i| ((i / w) % 2 * 100) as u8).collect(),
+            areas: (0..w * h)
+                .map(|i| if i % 2 == 0 { 63 } else { 0 })
+                .collect(),
+            cons: vec![0; w * h],
+        };
+        assert_eq!(
+            build_layer_poly_mesh(layer, &params(), &[]),
+            Err(BuildError::TooManyRegions)
+        );
+    }
+}
