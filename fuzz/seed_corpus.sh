@@ -8,16 +8,27 @@
 #   parse_gltf           one-triangle GLB and .gltf files (indices, a data URI, node transforms,
 #                        strips, a lines primitive), written here byte by byte;
 #   parse_settings_toml  settings files with RecastDemo's names;
-#   parse_tset           C++'s tile-cache file.
+#   parse_tset           C++'s tile-cache file;
+#   build_layer_tile     the 60 stored layers in that file, one per input.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
 corpus=$here/corpus
 mkdir -p "$corpus/load_nav_mesh" "$corpus/parse_obj" "$corpus/parse_gset" "$corpus/parse_settings_toml" \
-    "$corpus/parse_gltf" "$corpus/parse_tset"
+    "$corpus/parse_gltf" "$corpus/parse_tset" "$corpus/build_layer_tile"
 
-# C++'s tile-cache file (its 60 compressed layers seed the FastLZ reader too).
+# C++'s tile-cache file, and each of its stored layers (92-byte header, then per record an
+# 8-byte reference and size, then the layer).
 cp "$ref"/detour/*.tset "$corpus/parse_tset/"
+python3 - "$ref/detour/tilecache_nav_test.tset" "$corpus/build_layer_tile" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+at = 92
+for i in range(struct.unpack_from("<i", data, 8)[0]):
+    size = struct.unpack_from("<i", data, at + 4)[0]
+    open(f"{sys.argv[2]}/layer{i:02}", "wb").write(data[at + 8:at + 8 + size])
+    at += 8 + size
+PY
 
 for f in "$ref"/navmesh/*.bin "$ref"/authoring/*.bin "$ref"/detour/tilecache_*.bin; do
     case $f in *tiledata_before_addTile*) continue ;; esac
