@@ -252,3 +252,122 @@ proptest! {
         }
     }
 }
+
+/// The same phases through the tile cache's obstacle queue, as RecastDemo's Create Temp
+/// Obstacles tool drives it: C++'s obstacle references, C++'s number of update calls (one layer
+/// rebuilt per call), and C++'s navmesh files byte for byte.
+#[test]
+fn obstacles_queued_and_updated_as_cpp_give_its_navmeshes() {
+    use navlab::tile_cache::obstacles::{ObstacleState, Obstacles};
+    let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("detour/tilecache_nav_test.json")).unwrap();
+    let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let input = InputGeom::load(&mesh).unwrap();
+    let settings = BuildSettings::default();
+    let (cache, nav_params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
+    let (tiles_x, tiles_y) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
+    let mut nav_mesh = NavMesh::new(nav_params).unwrap();
+    for y in 0..tiles_y {
+        for x in 0..tiles_x {
+            for r in cache.layers_at(x, y) {
+                rebuild(&cache, &mut nav_mesh, r, &[]);
+            }
+        }
+    }
+    let mut obstacles = Obstacles::new(cache.params().max_obstacles).unwrap();
+    let refs: Vec<u32> = pf_starts(&dir, &[1, 5, 9])
+        .into_iter()
+        .map(|p| {
+            let shape = ObstacleShape::Cylinder {
+                pos: [p[0], p[1] - 0.5, p[2]],
+                radius: 1.0,
+                height: 2.0,
+            };
+            obstacles.add(shape).unwrap()
+        })
+        .collect();
+    let recorded = reference["withObstacles"]["obstacles"].as_array().unwrap();
+    let theirs: Vec<u64> = recorded
+        .iter()
+        .map(|o| o["ref"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        refs.iter().map(|&r| u64::from(r)).collect::<Vec<_>>(),
+        theirs
+    );
+    let updates_until_done = |obstacles: &mut Obstacles, nav_mesh: &mut NavMesh| {
+        let mut calls = 0;
+        loop {
+            calls += 1;
+            if obstacles
+                .update(&cache, nav_mesh, sample_mesh_process)
+                .unwrap()
+            {
+                return calls;
+            }
+            assert!(calls < 1000, "the obstacles never settle");
+        }
+    };
+    let calls = updates_until_done(&mut obstacles, &mut nav_mesh);
+    assert_eq!(
+        Some(calls),
+        reference["withObstacles"]["updateCallsUntilUpToDate"].as_u64()
+    );
+    for (r, theirs) in refs.iter().zip(recorded) {
+        assert_eq!(obstacles.state(*r), Some(ObstacleState::Processed));
+        let touched: Vec<u64> = theirs["touchedTileRefs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            obstacles
+                .touched(*r)
+                .iter()
+                .map(|&t| u64::from(t))
+                .collect::<Vec<_>>(),
+            touched
+        );
+    }
+    assert_same_mset(
+        &nav_mesh,
+        &dir.join("detour/tilecache_nav_test_obstacles.bin"),
+    );
+
+    obstacles.remove(refs[1]).unwrap();
+    let calls = updates_until_done(&mut obstacles, &mut nav_mesh);
+    assert_eq!(
+        Some(calls),
+        reference["afterRemovingSecond"]["updateCallsUntilUpToDate"].as_u64()
+    );
+    assert_eq!(
+        obstacles.state(refs[1]),
+        None,
+        "removed and its slot's salt moved on"
+    );
+    assert_same_mset(
+        &nav_mesh,
+        &dir.join("detour/tilecache_nav_test_removed.bin"),
+    );
+
+    // A full queue and a full pool are errors, not dropped requests.
+    let mut small = Obstacles::new(2).unwrap();
+    let shape = ObstacleShape::Cylinder {
+        pos: [0.0; 3],
+        radius: 1.0,
+        height: 2.0,
+    };
+    small.add(shape).unwrap();
+    small.add(shape).unwrap();
+    assert!(small.add(shape).is_err());
+    let nan = ObstacleShape::Cylinder {
+        pos: [f32::NAN, 0.0, 0.0],
+        radius: 1.0,
+        height: 2.0,
+    };
+    assert!(Obstacles::new(128).unwrap().add(nan).is_err());
+    assert!(Obstacles::new(0).is_err());
+}

@@ -1,0 +1,295 @@
+//! Temporary obstacles over a tile cache (`dtTileCache`'s obstacle side): a fixed pool of
+//! obstacles with salted references, requests queued by add and remove, and [`Obstacles::update`]
+//! that first turns the requests into a list of layers to rebuild, then rebuilds one layer's
+//! navmesh tile per call, as C++ does, so an application spreads the work over frames.
+//!
+//! Beyond upstream: a full request queue or obstacle pool is an error to the caller (C++ too),
+//! and so is nothing else silently dropped: C++ forgets touched layers beyond 64 pending
+//! rebuilds, here the list grows. A layer whose rebuild leaves no polygon loses its navmesh tile,
+//! as in C++.
+
+use crate::detour::NavMesh;
+
+use super::builder::{BuildError, ObstacleShape, build_nav_mesh_tile};
+use super::cache::{CompressedTileRef, TileCache};
+
+/// An obstacle's reference: salt above the pool index (`dtObstacleRef`).
+pub type ObstacleRef = u32;
+
+/// Most requests waiting for the next update (`MAX_REQUESTS`).
+pub const MAX_REQUESTS: usize = 64;
+/// Most layers one obstacle records as touched (`DT_MAX_TOUCHED_TILES`).
+pub const MAX_TOUCHED_LAYERS: usize = 8;
+
+/// Where an obstacle is in its life (`ObstacleState`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObstacleState {
+    Empty,
+    /// Added; its layers are being rebuilt.
+    Processing,
+    /// In every layer it touches.
+    Processed,
+    /// Being taken out of its layers.
+    Removing,
+}
+
+/// Why an obstacle request was refused or an update failed.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum ObstacleError {
+    #[error("{MAX_REQUESTS} obstacle requests are already waiting; call update first")]
+    RequestQueueFull,
+    #[error("all {0} obstacles are in use; remove one or raise maxObstacles")]
+    PoolFull(usize),
+    #[error("maxObstacles {0} must be between 1 and 65535")]
+    BadPoolSize(i32),
+    #[error("the obstacle has a position or size that is not finite")]
+    NotFinite,
+    #[error("rebuilding layer {layer:#x}: {source}")]
+    Rebuild {
+        layer: CompressedTileRef,
+        source: BuildError,
+    },
+    #[error("replacing the navmesh tile of layer {layer:#x}: {message}")]
+    NavMesh {
+        layer: CompressedTileRef,
+        message: String,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Obstacle {
+    salt: u16,
+    state: ObstacleState,
+    shape: Option<ObstacleShape>,
+    touched: Vec<CompressedTileRef>,
+    pending: Vec<CompressedTileRef>,
+    next_free: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Request {
+    Add(ObstacleRef),
+    Remove(ObstacleRef),
+}
+
+/// The obstacles of one tile cache.
+#[derive(Clone, Debug)]
+pub struct Obstacles {
+    pool: Vec<Obstacle>,
+    next_free: Option<usize>,
+    requests: Vec<Request>,
+    to_rebuild: Vec<CompressedTileRef>,
+}
+
+impl Obstacles {
+    /// A pool of `max_obstacles` (the tile cache's `maxObstacles`).
+    pub fn new(max_obstacles: i32) -> Result<Self, ObstacleError> {
+        let count = usize::try_from(max_obstacles)
+            .ok()
+            .filter(|n| (1..=0xffff).contains(n))
+            .ok_or(ObstacleError::BadPoolSize(max_obstacles))?;
+        let pool = (0..count)
+            .map(|i| Obstacle {
+                salt: 1,
+                state: ObstacleState::Empty,
+                shape: None,
+                touched: Vec::new(),
+                pending: Vec::new(),
+                next_free: (i + 1 < count).then_some(i + 1),
+            })
+            .collect();
+        Ok(Self {
+            pool,
+            next_free: Some(0),
+            requests: Vec::with_capacity(MAX_REQUESTS),
+            to_rebuild: Vec::new(),
+        })
+    }
+
+    fn encode(salt: u16, index: usize) -> ObstacleRef {
+        (u32::from(salt) << 16) | index as u32
+    }
+
+    /// The pool index of a live reference.
+    fn index_of(&self, r: ObstacleRef) -> Option<usize> {
+        let index = (r & 0xffff) as usize;
+        let salt = (r >> 16) as u16;
+        self.pool
+            .get(index)
+            .filter(|o| o.salt == salt && o.state != ObstacleState::Empty)
+            .map(|_| index)
+    }
+
+    /// Queues an obstacle (`addObstacle`, `addBoxObstacle`); returns its reference.
+    pub fn add(&mut self, shape: ObstacleShape) -> Result<ObstacleRef, ObstacleError> {
+        let (bmin, bmax) = shape.bounds();
+        if !bmin.iter().chain(&bmax).all(|v| v.is_finite()) {
+            return Err(ObstacleError::NotFinite);
+        }
+        if self.requests.len() >= MAX_REQUESTS {
+            return Err(ObstacleError::RequestQueueFull);
+        }
+        let index = self
+            .next_free
+            .ok_or(ObstacleError::PoolFull(self.pool.len()))?;
+        let obstacle = &mut self.pool[index];
+        self.next_free = obstacle.next_free;
+        obstacle.next_free = None;
+        obstacle.state = ObstacleState::Processing;
+        obstacle.shape = Some(shape);
+        obstacle.touched.clear();
+        obstacle.pending.clear();
+        let r = Self::encode(obstacle.salt, index);
+        self.requests.push(Request::Add(r));
+        Ok(r)
+    }
+
+    /// Queues an obstacle's removal (`removeObstacle`); reference 0 is a no-op, as in C++.
+    pub fn remove(&mut self, r: ObstacleRef) -> Result<(), ObstacleError> {
+        if r == 0 {
+            return Ok(());
+        }
+        if self.requests.len() >= MAX_REQUESTS {
+            return Err(ObstacleError::RequestQueueFull);
+        }
+        self.requests.push(Request::Remove(r));
+        Ok(())
+    }
+
+    /// The state of obstacle `r`, if it is live.
+    pub fn state(&self, r: ObstacleRef) -> Option<ObstacleState> {
+        self.index_of(r).map(|i| self.pool[i].state)
+    }
+
+    /// The layers obstacle `r` touches, in the order found.
+    pub fn touched(&self, r: ObstacleRef) -> &[CompressedTileRef] {
+        self.index_of(r).map_or(&[], |i| &self.pool[i].touched)
+    }
+
+    /// Whether nothing waits: no request and no layer to rebuild.
+    pub fn up_to_date(&self) -> bool {
+        self.requests.is_empty() && self.to_rebuild.is_empty()
+    }
+
+    /// One step of `dtTileCache::update`: when no rebuild is pending, the queued requests become
+    /// the layers to rebuild; then the first of those is rebuilt into `nav_mesh` with every
+    /// obstacle touching it. Returns whether everything is up to date afterwards.
+    pub fn update(
+        &mut self,
+        cache: &TileCache,
+        nav_mesh: &mut NavMesh,
+        mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+    ) -> Result<bool, ObstacleError> {
+        if self.to_rebuild.is_empty() {
+            self.take_requests(cache);
+        }
+        if !self.to_rebuild.is_empty() {
+            let layer = self.to_rebuild.remove(0);
+            let result = self.rebuild(cache, nav_mesh, layer, mesh_process);
+            self.settle(layer);
+            result?;
+        }
+        Ok(self.up_to_date())
+    }
+
+    /// Turns the requests into touched and pending layers.
+    fn take_requests(&mut self, cache: &TileCache) {
+        for request in std::mem::take(&mut self.requests) {
+            let (r, adding) = match request {
+                Request::Add(r) => (r, true),
+                Request::Remove(r) => (r, false),
+            };
+            let index = (r & 0xffff) as usize;
+            let Some(obstacle) = self.pool.get_mut(index) else {
+                continue;
+            };
+            if obstacle.salt != (r >> 16) as u16 {
+                continue;
+            }
+            if adding {
+                let Some(shape) = obstacle.shape else {
+                    continue;
+                };
+                let (bmin, bmax) = shape.bounds();
+                obstacle.touched = cache.query_layers(bmin, bmax);
+                obstacle.touched.truncate(MAX_TOUCHED_LAYERS);
+            } else {
+                obstacle.state = ObstacleState::Removing;
+            }
+            obstacle.pending = obstacle.touched.clone();
+            for &layer in &obstacle.touched {
+                if !self.to_rebuild.contains(&layer) {
+                    self.to_rebuild.push(layer);
+                }
+            }
+        }
+    }
+
+    /// `buildNavMeshTile`: the layer with the obstacles touching it (in pool order), its old
+    /// navmesh tile replaced by the new one.
+    fn rebuild(
+        &self,
+        cache: &TileCache,
+        nav_mesh: &mut NavMesh,
+        layer: CompressedTileRef,
+        mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+    ) -> Result<(), ObstacleError> {
+        // A layer removed from the cache since is skipped, as C++'s salt check does.
+        let Some((header, data)) = cache.layer(layer) else {
+            return Ok(());
+        };
+        let shapes: Vec<ObstacleShape> = self
+            .pool
+            .iter()
+            .filter(|o| {
+                matches!(
+                    o.state,
+                    ObstacleState::Processing | ObstacleState::Processed
+                ) && o.touched.contains(&layer)
+            })
+            .filter_map(|o| o.shape)
+            .collect();
+        let tile = build_nav_mesh_tile(data, cache.params(), &shapes, mesh_process)
+            .map_err(|source| ObstacleError::Rebuild { layer, source })?;
+        let navmesh_error = |e: crate::detour::DetourError| ObstacleError::NavMesh {
+            layer,
+            message: e.to_string(),
+        };
+        if let Some(old) = nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer) {
+            nav_mesh.remove_tile(old).map_err(navmesh_error)?;
+        }
+        if let Some(tile) = tile {
+            nav_mesh.add_tile(tile, 0).map_err(navmesh_error)?;
+        }
+        Ok(())
+    }
+
+    /// After `layer` was rebuilt: obstacles waiting only for it are done (added, or removed and
+    /// returned to the pool with a new salt).
+    fn settle(&mut self, layer: CompressedTileRef) {
+        for index in 0..self.pool.len() {
+            let obstacle = &mut self.pool[index];
+            if !matches!(
+                obstacle.state,
+                ObstacleState::Processing | ObstacleState::Removing
+            ) {
+                continue;
+            }
+            if let Some(k) = obstacle.pending.iter().position(|&p| p == layer) {
+                obstacle.pending.swap_remove(k);
+            }
+            if !obstacle.pending.is_empty() {
+                continue;
+            }
+            if obstacle.state == ObstacleState::Processing {
+                obstacle.state = ObstacleState::Processed;
+            } else {
+                obstacle.state = ObstacleState::Empty;
+                obstacle.shape = None;
+                obstacle.salt = obstacle.salt.wrapping_add(1).max(1);
+                obstacle.next_free = self.next_free;
+                self.next_free = Some(index);
+            }
+        }
+    }
+}
