@@ -1,7 +1,7 @@
 //! DetourTileCacheBuilder: a stored layer turned into a navmesh tile (`buildNavMeshTile`).
 //! The layer is decompressed, obstacles clear their cells, then the byte-grid variants of
-//! Recast's steps run: monotone regions ([`regions`]), contours ([`contours`]) and the polygon
-//! mesh ([`poly_mesh`]), each with C++'s integer and f32 arithmetic so the tile's bytes equal
+//! Recast's steps run: monotone regions (`regions`), contours (`contours`) and the polygon
+//! mesh (`poly_mesh`), each with C++'s integer and f32 arithmetic so the tile's bytes equal
 //! C++'s. Obstacle shapes are in [`obstacles`].
 
 mod contours;
