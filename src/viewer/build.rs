@@ -1034,8 +1034,10 @@ pub(crate) mod tests {
     fn a_newer_request_supersedes_the_running_build() {
         let mut app = build_app();
         settle(&mut app);
+        // Fine cells make the first build slow enough to be still running a frame later, even
+        // on a loaded machine.
         let first = BuildSettings {
-            cell_size: 0.4,
+            cell_size: 0.08,
             ..Default::default()
         };
         let second = BuildSettings {
@@ -1063,7 +1065,10 @@ pub(crate) mod tests {
     fn a_superseded_build_is_shown_when_the_newer_request_needs_nothing_more() {
         let mut app = build_app();
         settle(&mut app);
+        // Fine cells keep the first build running past the next frame, even on a loaded
+        // machine, so the second request supersedes it.
         let changed = BuildSettings {
+            cell_size: 0.08,
             agent_radius: 1.0,
             ..Default::default()
         };
