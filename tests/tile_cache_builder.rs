@@ -353,6 +353,18 @@ fn obstacles_queued_and_updated_as_cpp_give_its_navmeshes() {
         &dir.join("detour/tilecache_nav_test_removed.bin"),
     );
 
+    // A finite but absurd obstacle touches every layer once and settles, no hang.
+    let huge = obstacles
+        .add(ObstacleShape::Cylinder {
+            pos: [0.0, -1e29, 0.0],
+            radius: 1e30,
+            height: 1e30,
+        })
+        .unwrap();
+    let calls = updates_until_done(&mut obstacles, &mut nav_mesh);
+    assert_eq!(obstacles.touched(huge).len(), 60);
+    assert_eq!(calls, 60);
+
     // A full queue and a full pool are errors, not dropped requests.
     let mut small = Obstacles::new(2).unwrap();
     let shape = ObstacleShape::Cylinder {

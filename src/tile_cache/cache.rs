@@ -187,13 +187,32 @@ impl TileCache {
         let tile = |v: f32, orig: f32, size: f32| ((v - orig) / size).floor() as i32;
         let (tx0, tx1) = (tile(bmin[0], p.orig[0], tw), tile(bmax[0], p.orig[0], tw));
         let (ty0, ty1) = (tile(bmin[2], p.orig[2], th), tile(bmax[2], p.orig[2], th));
-        let mut found = Vec::new();
-        for ty in ty0..=ty1 {
-            for tx in tx0..=tx1 {
-                for r in self.layers_at(tx, ty) {
-                    let Some((h, _)) = self.layer(r) else {
-                        continue;
-                    };
+        let columns = (i64::from(tx1) - i64::from(tx0) + 1)
+            .max(0)
+            .saturating_mul((i64::from(ty1) - i64::from(ty0) + 1).max(0));
+        // A box wider than the cache has layers (a hostile or mistaken obstacle) is answered by
+        // looking at every stored layer once, not at every column it spans.
+        let candidates: Vec<CompressedTileRef> = if columns > self.slots.len() as i64 {
+            let mut all: Vec<(i32, i32, CompressedTileRef)> = self
+                .stored_layers()
+                .iter()
+                .filter_map(|l| {
+                    let (h, _) = self.layer(l.tile_ref)?;
+                    ((tx0..=tx1).contains(&h.tx) && (ty0..=ty1).contains(&h.ty))
+                        .then_some((h.ty, h.tx, l.tile_ref))
+                })
+                .collect();
+            all.sort_by_key(|&(ty, tx, _)| (ty, tx));
+            all.into_iter().map(|(_, _, r)| r).collect()
+        } else {
+            (ty0..=ty1)
+                .flat_map(|ty| (tx0..=tx1).flat_map(move |tx| self.layers_at(tx, ty)))
+                .collect()
+        };
+        candidates
+            .into_iter()
+            .filter(|&r| {
+                self.layer(r).is_some_and(|(h, _)| {
                     let tmin = [
                         h.bmin[0] + f32::from(h.minx) * p.cs,
                         h.bmin[1],
@@ -204,13 +223,10 @@ impl TileCache {
                         h.bmax[1],
                         h.bmin[2] + (i32::from(h.maxy) + 1) as f32 * p.cs,
                     ];
-                    if (0..3).all(|k| bmin[k] <= tmax[k] && bmax[k] >= tmin[k]) {
-                        found.push(r);
-                    }
-                }
-            }
-        }
-        found
+                    (0..3).all(|k| bmin[k] <= tmax[k] && bmax[k] >= tmin[k])
+                })
+            })
+            .collect()
     }
 
     /// A stored layer's header and bytes.

@@ -4,8 +4,9 @@
 //! navmesh tile per call, as C++ does, so an application spreads the work over frames.
 //!
 //! Beyond upstream: a full request queue or obstacle pool is an error to the caller (C++ too),
-//! and so is nothing else silently dropped: C++ forgets touched layers beyond 64 pending
-//! rebuilds, here the list grows. A layer whose rebuild leaves no polygon loses its navmesh tile,
+//! and nothing else is silently dropped: C++ forgets touched layers beyond 8 per obstacle and
+//! beyond 64 pending rebuilds (a large obstacle then carves only part of itself), here both
+//! lists grow. A layer whose rebuild leaves no polygon loses its navmesh tile,
 //! as in C++.
 
 use crate::detour::NavMesh;
@@ -18,8 +19,6 @@ pub type ObstacleRef = u32;
 
 /// Most requests waiting for the next update (`MAX_REQUESTS`).
 pub const MAX_REQUESTS: usize = 64;
-/// Most layers one obstacle records as touched (`DT_MAX_TOUCHED_TILES`).
-pub const MAX_TOUCHED_LAYERS: usize = 8;
 
 /// Where an obstacle is in its life (`ObstacleState`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,7 +211,6 @@ impl Obstacles {
                 };
                 let (bmin, bmax) = shape.bounds();
                 obstacle.touched = cache.query_layers(bmin, bmax);
-                obstacle.touched.truncate(MAX_TOUCHED_LAYERS);
             } else {
                 obstacle.state = ObstacleState::Removing;
             }
