@@ -101,3 +101,21 @@ pub fn vnormalize(v: &mut [f32; 3]) {
     v[1] *= d;
     v[2] *= d;
 }
+
+/// Squared distance on the xz-plane from cell (`x`, `z`) to the segment p–q, with Recast's f32
+/// operations (contour simplification, and the tile cache's on layer cells).
+pub fn distance_pt_seg_sqr(x: i32, z: i32, px: i32, pz: i32, qx: i32, qz: i32) -> f32 {
+    let pqx = (qx - px) as f32;
+    let pqz = (qz - pz) as f32;
+    let dx = (x - px) as f32;
+    let dz = (z - pz) as f32;
+    let d = pqx * pqx + pqz * pqz;
+    let mut t = pqx * dx + pqz * dz;
+    if d > 0.0 {
+        t /= d;
+    }
+    t = t.clamp(0.0, 1.0);
+    let dx = px as f32 + t * pqx - x as f32;
+    let dz = pz as f32 + t * pqz - z as f32;
+    dx * dx + dz * dz
+}

@@ -19,11 +19,13 @@ pub const NAVMESHSET_VERSION: i32 = 1;
 const SET_HEADER_SIZE: usize = 40;
 const TILE_HEADER_SIZE: usize = 8;
 
-fn i32_at(b: &[u8], at: usize) -> i32 {
+/// The little-endian i32 at byte `at` (the files are written on little-endian machines).
+pub(crate) fn i32_at(b: &[u8], at: usize) -> i32 {
     i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-fn f32_at(b: &[u8], at: usize) -> f32 {
+/// The little-endian f32 at byte `at`.
+pub(crate) fn f32_at(b: &[u8], at: usize) -> f32 {
     f32::from_bits(i32_at(b, at) as u32)
 }
 

@@ -413,23 +413,6 @@ fn walk_contour(
     }
 }
 
-/// Squared distance from (`x`, `z`) to the segment p–q, with Recast's f32 operations.
-fn distance_pt_seg_sqr(x: i32, z: i32, px: i32, pz: i32, qx: i32, qz: i32) -> f32 {
-    let pqx = (qx - px) as f32;
-    let pqz = (qz - pz) as f32;
-    let dx = (x - px) as f32;
-    let dz = (z - pz) as f32;
-    let d = pqx * pqx + pqz * pqz;
-    let mut t = pqx * dx + pqz * dz;
-    if d > 0.0 {
-        t /= d;
-    }
-    t = t.clamp(0.0, 1.0);
-    let dx = px as f32 + t * pqx - x as f32;
-    let dz = pz as f32 + t * pqz - z as f32;
-    dx * dx + dz * dz
-}
-
 /// Inserts raw point `raw_index` after simplified vertex `after`; the fourth component holds the
 /// raw index until [`simplify_contour`] finishes.
 fn insert_simplified(simplified: &mut Vec<i32>, after: usize, raw: &[i32], raw_index: usize) {
@@ -509,7 +492,8 @@ fn simplify_contour(
         let mut farthest = None;
         if neighbour_reg(ci) == 0 || area_border(ci) != 0 {
             while ci != end {
-                let d = distance_pt_seg_sqr(raw[ci * 4], raw[ci * 4 + 2], ax, az, bx, bz);
+                let d =
+                    crate::math::distance_pt_seg_sqr(raw[ci * 4], raw[ci * 4 + 2], ax, az, bx, bz);
                 if d > max_dist {
                     max_dist = d;
                     farthest = Some(ci);

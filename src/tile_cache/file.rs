@@ -9,6 +9,7 @@
 //! size 0 ends the list and bytes after the last record are ignored.
 
 use crate::detour::NavMeshParams;
+use crate::detour::nav_mesh_file::{f32_at, i32_at};
 
 use super::layer::{LayerError, decompress_layer};
 
@@ -72,14 +73,6 @@ pub enum TileCacheFileError {
     BadLayerSize { index: usize, size: i32 },
     #[error("layer record {index}: {source}")]
     Layer { index: usize, source: LayerError },
-}
-
-fn i32_at(b: &[u8], at: usize) -> i32 {
-    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn f32_at(b: &[u8], at: usize) -> f32 {
-    f32::from_bits(i32_at(b, at) as u32)
 }
 
 impl TileCacheSet {

@@ -4,6 +4,7 @@
 //! written as zero (RecastDemo leaves stack garbage there) and ignored when read.
 
 use super::fastlz::{self, FastLzError};
+use crate::detour::nav_mesh_file::{f32_at, i32_at};
 
 /// `DT_TILECACHE_MAGIC`: "DTLR" as a little-endian int.
 pub const LAYER_MAGIC: i32 =
@@ -81,10 +82,8 @@ impl LayerHeader {
             .get(..LAYER_HEADER_SIZE)
             .and_then(|b| b.try_into().ok())
             .ok_or(LayerError::Truncated(data.len()))?;
-        let int = |at: usize| {
-            i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-        };
-        let float = |at: usize| f32::from_bits(int(at) as u32);
+        let int = |at: usize| i32_at(bytes, at);
+        let float = |at: usize| f32_at(bytes, at);
         let short = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         match (int(0), int(4)) {
             (LAYER_MAGIC, LAYER_VERSION) => {}

@@ -123,23 +123,6 @@ fn walk_contour(
     Ok(())
 }
 
-/// Squared distance in the xz plane from (`x`, `z`) to segment p–q, in f32 as C++.
-fn distance_pt_seg(x: i32, z: i32, px: i32, pz: i32, qx: i32, qz: i32) -> f32 {
-    let pqx = (qx - px) as f32;
-    let pqz = (qz - pz) as f32;
-    let dx = (x - px) as f32;
-    let dz = (z - pz) as f32;
-    let d = pqx * pqx + pqz * pqz;
-    let mut t = pqx * dx + pqz * dz;
-    if d > 0.0 {
-        t /= d;
-    }
-    t = t.clamp(0.0, 1.0);
-    let dx = px as f32 + t * pqx - x as f32;
-    let dz = pz as f32 + t * pqz - z as f32;
-    dx * dx + dz * dz
-}
-
 /// Keeps the vertices where the neighbour changes (or the lower-left and upper-right corners
 /// of a contour without any), adds the farthest vertex of each segment while it strays more
 /// than `max_error`, and rotates the result to start at the lowest kept index.
@@ -179,7 +162,8 @@ fn simplify_contour(verts: &mut Vec<[u8; 4]>, max_error: f32) {
         let mut max_i = None;
         while ci != end {
             let v = verts[ci];
-            let d = distance_pt_seg(i32::from(v[0]), i32::from(v[2]), ax, az, bx, bz);
+            let d =
+                crate::math::distance_pt_seg_sqr(i32::from(v[0]), i32::from(v[2]), ax, az, bx, bz);
             if d > max_d {
                 max_d = d;
                 max_i = Some(ci);
