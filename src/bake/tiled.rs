@@ -324,13 +324,18 @@ impl TiledBuild {
     }
 
     /// The tiles an authoring change from this grid's geometry set to `geom_set` touches: the
-    /// tiles around every volume added or removed, and around both ends of every link added
-    /// or removed (Detour stores a link in its start's tile and joins it to its end's).
+    /// tiles around every volume added or removed, around both ends of every link added or
+    /// removed (Detour stores a link in its start's tile and joins it to its end's), and around
+    /// the start of every link from the first one that differs, whose user ids an insertion or
+    /// removal renumbers.
     pub fn tiles_affected_by(&self, geom_set: &GeomSet) -> Vec<(i32, i32)> {
+        let around = |p: [f32; 3], radius: f32| {
+            let r = radius.max(0.0);
+            self.tiles_touching([p[0] - r, p[2] - r], [p[0] + r, p[2] + r])
+        };
         let mut touched = Vec::new();
-        let changed_volumes =
-            symmetric_difference(&self.geom_set.convex_volumes, &geom_set.convex_volumes);
-        for volume in changed_volumes {
+        let (old, new) = (&self.geom_set, geom_set);
+        for volume in symmetric_difference(&old.convex_volumes, &new.convex_volumes) {
             let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
             for v in &volume.verts {
                 lo = [lo[0].min(v[0]), lo[1].min(v[2])];
@@ -338,16 +343,18 @@ impl TiledBuild {
             }
             touched.extend(self.tiles_touching(lo, hi));
         }
-        let changed_links = symmetric_difference(
-            &self.geom_set.off_mesh_connections,
-            &geom_set.off_mesh_connections,
-        );
-        for link in changed_links {
-            for end in [link.start, link.end] {
-                let r = link.radius.max(0.0);
-                touched.extend(
-                    self.tiles_touching([end[0] - r, end[2] - r], [end[0] + r, end[2] + r]),
-                );
+        let (old_links, new_links) = (&old.off_mesh_connections, &new.off_mesh_connections);
+        for link in symmetric_difference(old_links, new_links) {
+            touched.extend(around(link.start, link.radius));
+            touched.extend(around(link.end, link.radius));
+        }
+        if let Some(first) = first_changed_link(old, new) {
+            for link in old_links
+                .iter()
+                .skip(first)
+                .chain(new_links.iter().skip(first))
+            {
+                touched.extend(around(link.start, link.radius));
             }
         }
         touched.sort_unstable_by_key(|&(x, y)| (y, x));
@@ -356,28 +363,10 @@ impl TiledBuild {
     }
 
     /// Switches to `input`'s authored volumes and links, rebuilding only the tiles the change
-    /// touches. Returns those tiles. The result equals a full build of `input` tile for tile.
+    /// touches ([`TiledBuild::tiles_affected_by`]). Returns those tiles. The result equals a
+    /// full build of `input` tile for tile.
     pub fn update_authored(&mut self, input: &InputGeom) -> Result<Vec<(i32, i32)>> {
         let touched = self.tiles_affected_by(&input.geom_set);
-        // A link added or removed renumbers the user ids of the links after it, which every
-        // tile holding one of those links stores: rebuild those too.
-        let renumbered = first_changed_link(&self.geom_set, &input.geom_set);
-        let mut touched = touched;
-        if let Some(first) = renumbered {
-            for link in input
-                .geom_set
-                .off_mesh_connections
-                .iter()
-                .chain(&self.geom_set.off_mesh_connections)
-                .skip(first)
-            {
-                let r = link.radius.max(0.0);
-                let s = link.start;
-                touched.extend(self.tiles_touching([s[0] - r, s[2] - r], [s[0] + r, s[2] + r]));
-            }
-            touched.sort_unstable_by_key(|&(x, y)| (y, x));
-            touched.dedup();
-        }
         let tiles = touched
             .par_iter()
             .map(|&(x, y)| self.build_tile(input, x, y, None))

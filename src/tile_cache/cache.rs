@@ -194,12 +194,13 @@ impl TileCache {
         // looking at every stored layer once, not at every column it spans.
         let candidates: Vec<CompressedTileRef> = if columns > self.slots.len() as i64 {
             let mut all: Vec<(i32, i32, CompressedTileRef)> = self
-                .stored_layers()
+                .slots
                 .iter()
-                .filter_map(|l| {
-                    let (h, _) = self.layer(l.tile_ref)?;
+                .enumerate()
+                .filter_map(|(i, slot)| {
+                    let (h, _) = slot.layer.as_ref()?;
                     ((tx0..=tx1).contains(&h.tx) && (ty0..=ty1).contains(&h.ty))
-                        .then_some((h.ty, h.tx, l.tile_ref))
+                        .then(|| (h.ty, h.tx, self.encode(slot.salt, i)))
                 })
                 .collect();
             all.sort_by_key(|&(ty, tx, _)| (ty, tx));
