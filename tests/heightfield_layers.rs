@@ -8,15 +8,6 @@ use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, rasterize_tile_layers, til
 use navlab::input::InputGeom;
 use navlab::recast::context::BuildContext;
 
-fn f32s(value: &serde_json::Value) -> Vec<f32> {
-    value
-        .as_array()
-        .expect("an array")
-        .iter()
-        .map(|v| v.as_f64().expect("a number") as f32)
-        .collect()
-}
-
 #[test]
 fn layers_of_every_tile_equal_cpps() {
     let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
@@ -76,8 +67,16 @@ fn layers_of_every_tile_equal_cpps() {
             .map(int),
             "{at}: size, data rectangle, height range"
         );
-        assert_eq!(layer.bmin.to_vec(), f32s(&theirs["bmin"]), "{at}: bmin");
-        assert_eq!(layer.bmax.to_vec(), f32s(&theirs["bmax"]), "{at}: bmax");
+        assert_eq!(
+            layer.bmin.to_vec(),
+            common::as_f32s(&theirs["bmin"]),
+            "{at}: bmin"
+        );
+        assert_eq!(
+            layer.bmax.to_vec(),
+            common::as_f32s(&theirs["bmax"]),
+            "{at}: bmax"
+        );
         let grid = (layer.width * layer.height) as usize;
         assert_eq!(
             [layer.heights.len(), layer.areas.len(), layer.cons.len()],
