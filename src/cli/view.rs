@@ -54,6 +54,17 @@ pub struct ViewArgs {
     /// modes show it.
     #[arg(long, value_parser = parse_cell, allow_hyphen_values = true, requires = "tile_size")]
     tile: Option<(i32, i32)>,
+    /// Open the Create Crowds tool with this many agents at seeded random points walking to
+    /// random targets (its Crowd Profiling spawn).
+    #[arg(long)]
+    crowd_agents: Option<usize>,
+    /// With --crowd-agents: split them over this many crowds.
+    #[arg(long, default_value_t = 1, requires = "crowd_agents")]
+    crowd_count: usize,
+    /// With --crowd-agents: crowd updates (1/60 s each) to run before the first frame; the
+    /// crowd is then paused.
+    #[arg(long, default_value_t = 0, requires = "crowd_agents")]
+    crowd_steps: usize,
 }
 
 impl Default for ViewArgs {
@@ -73,6 +84,9 @@ impl Default for ViewArgs {
             test_end: None,
             test_cases: None,
             tile: None,
+            crowd_agents: None,
+            crowd_count: 1,
+            crowd_steps: 0,
         }
     }
 }
@@ -122,6 +136,7 @@ pub fn run(_args: ViewArgs) -> Result<()> {
 #[cfg(feature = "viewer")]
 /// Runs `navlab view`.
 pub fn run(args: ViewArgs) -> Result<()> {
+    use navlab::viewer::tools::crowds::{CrowdPreset, PROFILE_MAX_AGENTS, PROFILE_MAX_CROWDS};
     use navlab::viewer::tools::test_nav_mesh::{TesterMode, TesterPreset};
     use navlab::viewer::{DrawMode, ViewerOptions};
     let draw_mode = match args.draw {
@@ -139,6 +154,23 @@ pub fn run(args: ViewArgs) -> Result<()> {
             name: "tile-size",
             value: size.to_string(),
             reason: "must be between 16 and 4096 cells".into(),
+        });
+    }
+    if let Some(agents) = args
+        .crowd_agents
+        .filter(|n| !(1..=PROFILE_MAX_AGENTS).contains(n))
+    {
+        return Err(NavlabError::InvalidSetting {
+            name: "crowd-agents",
+            value: agents.to_string(),
+            reason: format!("must be between 1 and {PROFILE_MAX_AGENTS}"),
+        });
+    }
+    if !(1..=PROFILE_MAX_CROWDS).contains(&args.crowd_count) {
+        return Err(NavlabError::InvalidSetting {
+            name: "crowd-count",
+            value: args.crowd_count.to_string(),
+            reason: format!("must be between 1 and {PROFILE_MAX_CROWDS}"),
         });
     }
     let tester = match (&args.test_mode, args.test_start, args.test_end) {
@@ -174,5 +206,10 @@ pub fn run(args: ViewArgs) -> Result<()> {
         tester,
         test_cases: args.test_cases,
         inspect_tile: args.tile,
+        crowd: args.crowd_agents.map(|agents| CrowdPreset {
+            agents,
+            crowds: args.crowd_count,
+            steps: args.crowd_steps,
+        }),
     })
 }

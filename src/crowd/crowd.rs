@@ -383,6 +383,16 @@ impl<'a> Crowd<'a> {
         &self.query
     }
 
+    /// The neighbour grid of the last update, for drawing it (`getGrid`).
+    pub fn proximity_grid(&self) -> &ProximityGrid {
+        &self.grid
+    }
+
+    /// The path queue, whose query's search nodes show the last path searched (`getPathQueue`).
+    pub fn path_queue(&self) -> &PathQueue<'a> {
+        &self.path_queue
+    }
+
     /// Whether `params` names a filter and an avoidance configuration the crowd has.
     fn params_in_range(params: &CrowdAgentParams) -> bool {
         usize::from(params.query_filter_type) < MAX_QUERY_FILTER_TYPE

@@ -68,6 +68,8 @@ pub struct ViewerOptions {
     pub test_cases: Option<PathBuf>,
     /// In Tile Mesh, the tile to build with Create Tiles once the grid is built.
     pub inspect_tile: Option<(i32, i32)>,
+    /// Random agents the Create Crowds tool spawns once the navmesh is built.
+    pub crowd: Option<tools::crowds::CrowdPreset>,
 }
 
 impl Default for ViewerOptions {
@@ -85,6 +87,7 @@ impl Default for ViewerOptions {
             tester: None,
             test_cases: None,
             inspect_tile: None,
+            crowd: None,
         }
     }
 }
@@ -214,6 +217,9 @@ fn viewer_app(
         }));
     }
     if let Some(preset) = &options.tester {
+        app.insert_resource(preset.clone());
+    }
+    if let Some(preset) = &options.crowd {
         app.insert_resource(preset.clone());
     }
     app.add_plugins(EguiPlugin::default())

@@ -14,6 +14,7 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{IoTaskPool, Task};
 
 use crate::bake::solo::Stage;
+use crate::bake::tiled::TiledBuild;
 use crate::detour::NavMesh;
 use crate::detour::nav_mesh_file::{load_nav_mesh, save_nav_mesh};
 use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
@@ -66,6 +67,26 @@ impl ShownNavMesh {
         }
     }
 
+    /// The navmesh [`ShownNavMesh::get`] returns, shared, for what must outlive this frame
+    /// (a running crowd).
+    pub fn shared(&self, state: &BuildState) -> Option<SharedNavMesh> {
+        if let Some(edited) = &self.edited {
+            return Some(SharedNavMesh::Mesh(edited.clone()));
+        }
+        match &self.loaded {
+            Some(loaded) => Some(SharedNavMesh::Mesh(loaded.mesh.clone())),
+            None => match &state.tiled {
+                Some(tiled) => Some(SharedNavMesh::Tiled(tiled.clone())),
+                None => state
+                    .build
+                    .as_deref()?
+                    .nav_mesh
+                    .clone()
+                    .map(SharedNavMesh::Mesh),
+            },
+        }
+    }
+
     /// The file shown instead of the build's navmesh, if any.
     pub fn loaded(&self) -> Option<&LoadedNavMesh> {
         self.loaded.as_ref()
@@ -93,6 +114,25 @@ impl ShownNavMesh {
     /// Shows `loaded` once no build is running.
     pub fn show_file(&mut self, loaded: LoadedNavMesh) {
         self.waiting = Some(loaded);
+    }
+}
+
+/// A navmesh kept alive by reference counting: a solo build's, a file's, an edited copy or a
+/// tiled build's.
+#[derive(Clone)]
+pub enum SharedNavMesh {
+    Mesh(Arc<NavMesh>),
+    Tiled(Arc<TiledBuild>),
+}
+
+impl std::ops::Deref for SharedNavMesh {
+    type Target = NavMesh;
+
+    fn deref(&self) -> &NavMesh {
+        match self {
+            SharedNavMesh::Mesh(mesh) => mesh,
+            SharedNavMesh::Tiled(tiled) => &tiled.nav_mesh,
+        }
     }
 }
 

@@ -2,13 +2,14 @@
 //! clicks on the mesh and a call every frame while active, and a chance to draw: gizmos each frame,
 //! and a retained overlay ([`ToolOutput::overlay`]) for what RecastDemo fills in (polygons,
 //! paths). This module is the framework; each tool has a file of its own ([`test_nav_mesh`],
-//! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
+//! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`crowds`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
 
 pub mod convex_volumes;
 pub mod create_tiles;
+pub mod crowds;
 pub mod off_mesh_links;
 pub mod pick;
 pub mod prune;
@@ -16,6 +17,7 @@ pub mod test_nav_mesh;
 
 use convex_volumes::ConvexVolumeToolPlugin;
 use create_tiles::CreateTilesToolPlugin;
+use crowds::CrowdToolPlugin;
 use off_mesh_links::OffMeshLinkToolPlugin;
 use pick::PickToolPlugin;
 use prune::PruneToolPlugin;
@@ -28,7 +30,7 @@ use crate::input::GeomSet;
 use crate::viewer::build::{BuildRequest, BuildState, TileEdit, ViewerLog, tile_presence};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::labels::{Label, WorldLabels};
-use crate::viewer::navmesh::ShownNavMesh;
+use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
 use crate::viewer::picking::{Hit, MeshClick, PointerHit};
 
 /// What a tool can see: the scene and build on screen, the navmesh shown, and what the mouse
@@ -40,6 +42,14 @@ pub struct ToolContext<'a> {
     /// Changes whenever `nav_mesh` may be another one, so tools know to recalculate.
     pub nav_mesh_version: u64,
     pub hover: Option<Hit>,
+    shown: &'a ShownNavMesh,
+}
+
+impl ToolContext<'_> {
+    /// The navmesh on screen, shared, for state that outlives the frame (a crowd walking on it).
+    pub fn shared_nav_mesh(&self) -> Option<SharedNavMesh> {
+        self.shown.shared(self.state)
+    }
 }
 
 /// What tools ask of the viewer besides their gizmos; applied once per frame.
@@ -60,6 +70,11 @@ pub struct ToolOutput {
     pub authored: Option<GeomSet>,
     /// Edits the Tile Mesh grid, as one undoable edit.
     pub tile_edit: Option<TileEdit>,
+    /// Replaces the drawing of tool state that stays on screen whichever tool is active (the
+    /// crowd, as RecastDemo renders every tool state).
+    pub state_overlay: Option<DebugDraw>,
+    /// Replaces the labels of that state.
+    pub state_labels: Option<Vec<Label>>,
 }
 
 /// What an undo or redo restores.
@@ -115,6 +130,9 @@ pub trait Tool: Send + Sync + 'static {
     fn on_click(&mut self, ctx: &ToolContext, hit: Hit, shift: bool, out: &mut ToolOutput);
     /// Every frame while the tool is active: follow navmesh changes, step animations.
     fn update(&mut self, _ctx: &ToolContext, _keys: &ButtonInput<KeyCode>, _out: &mut ToolOutput) {}
+    /// Every frame whichever tool is active, `dt` seconds after the last (RecastDemo's tool
+    /// states): a running crowd keeps walking while another tool is used.
+    fn update_state(&mut self, _ctx: &ToolContext, _dt: f32, _out: &mut ToolOutput) {}
     /// The tool became active (`true`) or another one did (`false`); a tool that draws an
     /// overlay sets it again, or clears it.
     fn activated(&mut self, _active: bool, _ctx: &ToolContext, _out: &mut ToolOutput) {}
@@ -153,6 +171,13 @@ struct ToolOverlay {
     drawing: DebugDraw,
 }
 
+/// The drawing of tool state kept whichever tool is active, and its version.
+#[derive(Resource, Default)]
+struct StateOverlay {
+    version: u64,
+    drawing: DebugDraw,
+}
+
 /// Dispatches clicks and frames to the active tool, lets it draw, and applies what it asks.
 pub struct ToolsPlugin;
 
@@ -161,6 +186,7 @@ impl Plugin for ToolsPlugin {
         app.init_resource::<Tools>()
             .init_resource::<ToolOutput>()
             .init_resource::<ToolOverlay>()
+            .init_resource::<StateOverlay>()
             .init_resource::<QueryNodes>()
             .init_resource::<EditHistory>()
             .init_resource::<WorldLabels>()
@@ -170,6 +196,7 @@ impl Plugin for ToolsPlugin {
                 OffMeshLinkToolPlugin,
                 ConvexVolumeToolPlugin,
                 CreateTilesToolPlugin,
+                CrowdToolPlugin,
                 PickToolPlugin,
             ))
             .add_systems(
@@ -184,7 +211,10 @@ impl Plugin for ToolsPlugin {
                     .after(crate::viewer::picking::PickingSystems)
                     .before(DrawSystems),
             )
-            .add_systems(Update, sync_tool_overlay.in_set(DrawSystems));
+            .add_systems(
+                Update,
+                (sync_tool_overlay, sync_state_overlay).in_set(DrawSystems),
+            );
     }
 }
 
@@ -199,6 +229,7 @@ pub fn tool_context<'a>(
         nav_mesh: shown.get(state),
         nav_mesh_version: shown.version(state),
         hover: pointer.hit,
+        shown,
     }
 }
 
@@ -220,6 +251,7 @@ fn run_active_tool(
     mut clicks: MessageReader<MeshClick>,
     view: ToolView,
     keys: Res<ButtonInput<KeyCode>>,
+    time: Res<Time>,
     egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
     mut tools: ResMut<Tools>,
     mut out: ResMut<ToolOutput>,
@@ -241,6 +273,9 @@ fn run_active_tool(
             tool.activated(true, &ctx, &mut out);
         }
         tools.seen_active = Some(active);
+    }
+    for tool in &mut tools.tools {
+        tool.update_state(&ctx, time.delta_secs(), &mut out);
     }
     let Some(tool) = tools.tools.get_mut(active) else {
         return;
@@ -309,9 +344,16 @@ struct AuthoredEdits<'w> {
     requests: MessageWriter<'w, BuildRequest>,
 }
 
+/// The retained drawings tools hand over.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Overlays<'w> {
+    tool: ResMut<'w, ToolOverlay>,
+    state: ResMut<'w, StateOverlay>,
+}
+
 fn apply_tool_output(
     mut out: ResMut<ToolOutput>,
-    mut overlay: ResMut<ToolOverlay>,
+    mut overlays: Overlays,
     mut shown: ResMut<ShownNavMesh>,
     mut log: ResMut<ViewerLog>,
     mut nodes: ResMut<QueryNodes>,
@@ -342,8 +384,15 @@ fn apply_tool_output(
         };
     }
     if let Some(drawing) = out.overlay.take() {
-        overlay.drawing = drawing;
-        overlay.version += 1;
+        overlays.tool.drawing = drawing;
+        overlays.tool.version += 1;
+    }
+    if let Some(drawing) = out.state_overlay.take() {
+        overlays.state.drawing = drawing;
+        overlays.state.version += 1;
+    }
+    if let Some(list) = out.state_labels.take() {
+        labels.set("Tool state", list);
     }
     if let Some(mesh) = out.edited_nav_mesh.take() {
         shown.show_edited(mesh);
@@ -351,6 +400,13 @@ fn apply_tool_output(
     for line in out.log.drain(..) {
         log.info(line);
     }
+}
+
+fn sync_state_overlay(overlay: Res<StateOverlay>, mut params: LayerParams) {
+    let version = (!overlay.drawing.is_empty()).then_some(overlay.version);
+    sync_layer(&mut params, "Tool state", version, || {
+        overlay.drawing.clone()
+    });
 }
 
 fn sync_tool_overlay(overlay: Res<ToolOverlay>, mut params: LayerParams) {
