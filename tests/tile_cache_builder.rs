@@ -383,3 +383,52 @@ fn obstacles_queued_and_updated_as_cpp_give_its_navmeshes() {
     assert!(Obstacles::new(128).unwrap().add(nan).is_err());
     assert!(Obstacles::new(0).is_err());
 }
+
+/// The whole sample through `TempObstaclesBuild`, as the viewer drives it: the initial navmesh,
+/// three clicked obstacles, the second removed by a click on it, each C++'s bytes; Remove All
+/// empties the pool.
+#[test]
+fn the_temp_obstacles_sample_gives_cpps_navmeshes() {
+    use navlab::bake::temp_obstacles::TempObstaclesBuild;
+    let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
+        return;
+    };
+    let input = InputGeom::load(&mesh).unwrap();
+    let mut build =
+        TempObstaclesBuild::new(&input, &BuildSettings::default(), DEFAULT_TILE_SIZE).unwrap();
+    assert_same_mset(
+        &build.nav_mesh,
+        &dir.join("detour/tilecache_nav_test_initial.bin"),
+    );
+    assert_eq!(build.stats.layers, 60);
+    assert!(build.stats.compressed_bytes < build.stats.raw_bytes);
+    let settle = |build: &mut TempObstaclesBuild| {
+        let mut calls = 0;
+        while build.update().unwrap() {
+            calls += 1;
+            assert!(calls < 1000, "the obstacles never settle");
+        }
+    };
+    let clicks = pf_starts(&dir, &[1, 5, 9]);
+    for &p in &clicks {
+        build
+            .add_obstacle(TempObstaclesBuild::click_obstacle(p))
+            .unwrap();
+    }
+    settle(&mut build);
+    assert_same_mset(
+        &build.nav_mesh,
+        &dir.join("detour/tilecache_nav_test_obstacles.bin"),
+    );
+    let second = build.obstacle_at(clicks[1]).expect("the click hits it");
+    build.obstacles.remove(second).unwrap();
+    settle(&mut build);
+    assert_same_mset(
+        &build.nav_mesh,
+        &dir.join("detour/tilecache_nav_test_removed.bin"),
+    );
+    assert_eq!(build.obstacle_at([1e6, 0.0, 1e6]), None);
+    assert_eq!(build.remove_all_obstacles().unwrap(), 2);
+    settle(&mut build);
+    assert_eq!(build.obstacles.iter().count(), 0);
+}

@@ -1,12 +1,14 @@
-//! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`), so far its first half: each tile
-//! rasterized with a border as in Tile Mesh, cut into heightfield layers and each layer stored
-//! compressed (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles,
-//! and the mesh process those rebuilds apply (`MeshProcess`).
+//! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`): each tile rasterized with a
+//! border as in Tile Mesh, cut into heightfield layers and each layer stored compressed
+//! (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles, the mesh
+//! process those rebuilds apply (`MeshProcess`), and [`TempObstaclesBuild`], the whole sample:
+//! the cache, its navmesh and the obstacles the Create Temp Obstacles tool adds.
 
 use crate::bake::nothing_walkable::WalkableCounts;
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::tiled::{grid_cell_bounds, rasterize_tile, tile_config};
+use crate::detour::NavMesh;
 use crate::detour::NavMeshParams;
 use crate::detour::common::{ilog2, next_pow2};
 use crate::error::{NavlabError, Result};
@@ -14,9 +16,13 @@ use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
 use crate::recast::context::BuildContext;
 use crate::recast::layers::{HeightfieldLayer, HeightfieldLayerSet, build_heightfield_layers};
+use crate::tile_cache::builder::{ObstacleShape, build_nav_mesh_tile};
 use crate::tile_cache::cache::{TileCache, TileCacheError};
 use crate::tile_cache::file::TileCacheParams;
-use crate::tile_cache::layer::{LayerError, LayerHeader, build_compressed_layer};
+use crate::tile_cache::layer::{
+    LAYER_HEADER_SIZE, LayerError, LayerHeader, build_compressed_layer,
+};
+use crate::tile_cache::obstacles::{ObstacleError, ObstacleRef, Obstacles};
 
 /// RecastDemo's default tile size for Temp Obstacles, in cells.
 pub const DEFAULT_TILE_SIZE: i32 = 48;
@@ -173,4 +179,171 @@ pub fn build_tile_cache(
 /// sample's off-mesh links are not passed, as nav_test has none.
 pub fn sample_mesh_process(areas: &mut [u8], flags: &mut [u16]) {
     apply_area_flags(areas, flags, sample_area_flags);
+}
+
+/// The bytes a decompressed layer of `width` x `height` cells takes (`calcLayerBufferSize`):
+/// the header rounded up to 4 bytes and four bytes per cell.
+pub fn raw_layer_size(width: i32, height: i32) -> usize {
+    LAYER_HEADER_SIZE.next_multiple_of(4) + (width.max(0) as usize) * (height.max(0) as usize) * 4
+}
+
+/// The sample's read-outs of a build (its Tile Cache panel).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TileCacheStats {
+    pub layers: usize,
+    /// Compressed bytes stored, and what the layers take decompressed.
+    pub compressed_bytes: usize,
+    pub raw_bytes: usize,
+    /// Milliseconds to build every navmesh tile from the stored layers.
+    pub nav_mesh_build_ms: f64,
+    /// The largest decompressed layer, the working memory a tile build starts from (RecastDemo
+    /// shows its linear allocator's high-water mark, which adds the region, contour and
+    /// polygon buffers).
+    pub largest_raw_layer_bytes: usize,
+}
+
+/// RecastDemo's height offset of a clicked obstacle: the cylinder starts half a metre below
+/// the click (`addTempObstacle`).
+pub const CLICK_OBSTACLE_DROP: f32 = 0.5;
+/// The clicked obstacle's radius and height.
+pub const CLICK_OBSTACLE_RADIUS: f32 = 1.0;
+pub const CLICK_OBSTACLE_HEIGHT: f32 = 2.0;
+
+/// The Temp Obstacles sample built: every tile's layers in the cache, every layer's navmesh
+/// tile, and the obstacles, whose changes [`TempObstaclesBuild::update`] carves in one layer
+/// per call.
+#[derive(Clone, Debug)]
+pub struct TempObstaclesBuild {
+    pub settings: BuildSettings,
+    pub tile_size: i32,
+    pub tiles_x: i32,
+    pub tiles_y: i32,
+    pub cache: TileCache,
+    pub obstacles: Obstacles,
+    pub nav_mesh: NavMesh,
+    pub nav_mesh_params: NavMeshParams,
+    pub stats: TileCacheStats,
+}
+
+impl TempObstaclesBuild {
+    /// Builds the cache of `input` and the navmesh of every stored layer, as
+    /// `Sample_TempObstacles::build` does (tile rows in order, `buildNavMeshTilesAt`).
+    pub fn new(input: &InputGeom, settings: &BuildSettings, tile_size: i32) -> Result<Self> {
+        let (cache, nav_mesh_params) = build_tile_cache(input, settings, tile_size)?;
+        let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
+        let mut nav_mesh = NavMesh::new(nav_mesh_params.clone())?;
+        let started = std::time::Instant::now();
+        let stage = |message: String| NavlabError::Stage {
+            stage: "tile cache navmesh",
+            message,
+        };
+        for y in 0..tiles_y {
+            for x in 0..tiles_x {
+                for r in cache.layers_at(x, y) {
+                    let Some((_, data)) = cache.layer(r) else {
+                        continue;
+                    };
+                    let tile = build_nav_mesh_tile(data, cache.params(), &[], sample_mesh_process)
+                        .map_err(|e| stage(e.to_string()))?;
+                    if let Some(tile) = tile {
+                        nav_mesh
+                            .add_tile(tile, 0)
+                            .map_err(|e| stage(e.to_string()))?;
+                    }
+                }
+            }
+        }
+        let nav_mesh_build_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let raw = raw_layer_size(tile_size, tile_size);
+        let (layers, compressed_bytes) = cache.layers().fold((0, 0), |(n, bytes), (_, _, data)| {
+            (n + 1, bytes + data.len())
+        });
+        let largest_raw_layer_bytes = cache
+            .layers()
+            .map(|(_, h, _)| raw_layer_size(i32::from(h.width), i32::from(h.height)))
+            .max()
+            .unwrap_or(0);
+        let obstacles =
+            Obstacles::new(cache.params().max_obstacles).map_err(|e| stage(e.to_string()))?;
+        Ok(Self {
+            settings: settings.clone(),
+            tile_size,
+            tiles_x,
+            tiles_y,
+            cache,
+            obstacles,
+            nav_mesh,
+            nav_mesh_params,
+            stats: TileCacheStats {
+                layers,
+                compressed_bytes,
+                raw_bytes: layers * raw,
+                nav_mesh_build_ms,
+                largest_raw_layer_bytes,
+            },
+        })
+    }
+
+    /// The obstacle a click at `point` adds (`addTempObstacle`).
+    pub fn click_obstacle(point: [f32; 3]) -> ObstacleShape {
+        ObstacleShape::Cylinder {
+            pos: [point[0], point[1] - CLICK_OBSTACLE_DROP, point[2]],
+            radius: CLICK_OBSTACLE_RADIUS,
+            height: CLICK_OBSTACLE_HEIGHT,
+        }
+    }
+
+    /// Queues an obstacle; its layers are rebuilt by the next updates.
+    pub fn add_obstacle(
+        &mut self,
+        shape: ObstacleShape,
+    ) -> std::result::Result<ObstacleRef, ObstacleError> {
+        self.obstacles.add(shape)
+    }
+
+    /// The live obstacle whose bounds hold `point`, the nearest to it by centre if several
+    /// do (the viewer's clicks give a point, not RecastDemo's ray).
+    pub fn obstacle_at(&self, point: [f32; 3]) -> Option<ObstacleRef> {
+        let margin = self.settings.cell_size;
+        self.obstacles
+            .iter()
+            .filter_map(|(r, _, shape)| {
+                let (bmin, bmax) = shape.bounds();
+                let inside =
+                    (0..3).all(|k| point[k] >= bmin[k] - margin && point[k] <= bmax[k] + margin);
+                let centre: [f32; 3] = std::array::from_fn(|k| (bmin[k] + bmax[k]) * 0.5);
+                let d = (point[0] - centre[0]).powi(2) + (point[2] - centre[2]).powi(2);
+                inside.then_some((r, d))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(r, _)| r)
+    }
+
+    /// Queues the removal of every live obstacle (`clearAllTempObstacles`); stops at the first
+    /// refusal (a full request queue), which the next updates make room for.
+    pub fn remove_all_obstacles(&mut self) -> std::result::Result<usize, ObstacleError> {
+        let refs: Vec<ObstacleRef> = self
+            .obstacles
+            .iter()
+            .filter(|(_, state, _)| *state != crate::tile_cache::obstacles::ObstacleState::Removing)
+            .map(|(r, _, _)| r)
+            .collect();
+        for (i, &r) in refs.iter().enumerate() {
+            if let Err(e) = self.obstacles.remove(r) {
+                return if i == 0 { Err(e) } else { Ok(i) };
+            }
+        }
+        Ok(refs.len())
+    }
+
+    /// One `dtTileCache::update`: at most one layer rebuilt. Returns whether the navmesh may
+    /// have changed.
+    pub fn update(&mut self) -> std::result::Result<bool, ObstacleError> {
+        if self.obstacles.up_to_date() {
+            return Ok(false);
+        }
+        self.obstacles
+            .update(&self.cache, &mut self.nav_mesh, sample_mesh_process)?;
+        Ok(true)
+    }
 }

@@ -84,6 +84,34 @@ impl TileCache {
         &self.params
     }
 
+    /// Every stored layer with its slot index, in slot order (`getTile` over `getTileCount`),
+    /// for drawing and statistics.
+    pub fn layers(&self) -> impl Iterator<Item = (usize, &LayerHeader, &[u8])> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, slot)| {
+            slot.layer
+                .as_ref()
+                .map(|(header, data)| (i, header, data.as_slice()))
+        })
+    }
+
+    /// The box a layer's cells fill (`calcTightTileBounds`): its data columns across, its
+    /// whole height range up.
+    pub fn tight_bounds(&self, header: &LayerHeader) -> ([f32; 3], [f32; 3]) {
+        let cs = self.params.cs;
+        (
+            [
+                header.bmin[0] + f32::from(header.minx) * cs,
+                header.bmin[1],
+                header.bmin[2] + f32::from(header.miny) * cs,
+            ],
+            [
+                header.bmin[0] + (f32::from(header.maxx) + 1.0) * cs,
+                header.bmax[1],
+                header.bmin[2] + (f32::from(header.maxy) + 1.0) * cs,
+            ],
+        )
+    }
+
     fn bucket(&self, tx: i32, ty: i32) -> usize {
         tile_hash(tx, ty, self.lookup.len() as u32 - 1)
     }

@@ -155,6 +155,14 @@ impl Obstacles {
         Ok(())
     }
 
+    /// The live obstacles in pool order: reference, state and shape (for drawing and picking).
+    pub fn iter(&self) -> impl Iterator<Item = (ObstacleRef, ObstacleState, ObstacleShape)> + '_ {
+        self.pool.iter().enumerate().filter_map(|(i, o)| {
+            let shape = o.shape.filter(|_| o.state != ObstacleState::Empty)?;
+            Some((Self::encode(o.salt, i), o.state, shape))
+        })
+    }
+
     /// The state of obstacle `r`, if it is live.
     pub fn state(&self, r: ObstacleRef) -> Option<ObstacleState> {
         self.index_of(r).map(|i| self.pool[i].state)
