@@ -22,7 +22,7 @@ use crate::tile_cache::file::TileCacheParams;
 use crate::tile_cache::layer::{
     LAYER_HEADER_SIZE, LayerError, LayerHeader, build_compressed_layer,
 };
-use crate::tile_cache::obstacles::{ObstacleError, ObstacleRef, Obstacles};
+use crate::tile_cache::obstacles::{ObstacleError, ObstacleRef, ObstacleState, Obstacles};
 
 /// RecastDemo's default tile size for Temp Obstacles, in cells.
 pub const DEFAULT_TILE_SIZE: i32 = 48;
@@ -231,7 +231,7 @@ impl TempObstaclesBuild {
     pub fn new(input: &InputGeom, settings: &BuildSettings, tile_size: i32) -> Result<Self> {
         let (cache, nav_mesh_params) = build_tile_cache(input, settings, tile_size)?;
         let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
-        let mut nav_mesh = NavMesh::new(nav_mesh_params.clone())?;
+        let mut nav_mesh = NavMesh::new(nav_mesh_params)?;
         let started = std::time::Instant::now();
         let stage = |message: String| NavlabError::Stage {
             stage: "tile cache navmesh",
@@ -319,18 +319,19 @@ impl TempObstaclesBuild {
             .map(|(r, _)| r)
     }
 
-    /// Queues the removal of every live obstacle (`clearAllTempObstacles`); stops at the first
-    /// refusal (a full request queue), which the next updates make room for.
+    /// Queues the removal of every live obstacle (`clearAllTempObstacles`). When the request
+    /// queue fills, an update moves the waiting requests on first, so none is left out.
     pub fn remove_all_obstacles(&mut self) -> std::result::Result<usize, ObstacleError> {
         let refs: Vec<ObstacleRef> = self
             .obstacles
             .iter()
-            .filter(|(_, state, _)| *state != crate::tile_cache::obstacles::ObstacleState::Removing)
+            .filter(|(_, state, _)| *state != ObstacleState::Removing)
             .map(|(r, _, _)| r)
             .collect();
-        for (i, &r) in refs.iter().enumerate() {
-            if let Err(e) = self.obstacles.remove(r) {
-                return if i == 0 { Err(e) } else { Ok(i) };
+        for &r in &refs {
+            // Each update rebuilds a layer; once none waits, the queued requests are taken.
+            while let Err(ObstacleError::RequestQueueFull) = self.obstacles.remove(r) {
+                self.update()?;
             }
         }
         Ok(refs.len())

@@ -18,9 +18,17 @@ pub struct ViewArgs {
     /// The draw mode to start in, e.g. "poly-mesh" or "Compact Regions".
     #[arg(long)]
     draw: Option<String>,
-    /// Start in the Tile Mesh sample with tiles of this many cells.
+    /// Start in the Tile Mesh sample with tiles of this many cells (with --sample
+    /// temp-obstacles: that sample's tile size, 16 to 128).
     #[arg(long)]
     tile_size: Option<i32>,
+    /// Start in this sample: solo-mesh, tile-mesh or temp-obstacles.
+    #[arg(long)]
+    sample: Option<String>,
+    /// With --sample temp-obstacles: add an obstacle as a Create Temp Obstacles click at
+    /// X,Y,Z does, once the tile cache is built (repeatable).
+    #[arg(long, value_parser = parse_point, allow_hyphen_values = true)]
+    obstacle: Vec<[f32; 3]>,
     /// Show this navmesh file (RecastDemo's all-tiles format, C++-made or ours) once the
     /// scene is built.
     #[arg(long)]
@@ -74,6 +82,8 @@ impl Default for ViewArgs {
             config: None,
             draw: None,
             tile_size: None,
+            sample: None,
+            obstacle: Vec::new(),
             navmesh: None,
             screenshot: None,
             size: (1280, 800),
@@ -149,6 +159,36 @@ pub fn run(args: ViewArgs) -> Result<()> {
                 reason: message,
             })?,
     };
+    use navlab::viewer::build::Sample;
+    let sample = match &args.sample {
+        None => None,
+        Some(name) => Some(
+            navlab::viewer::draw::parse_label(name, &Sample::ALL, Sample::label, "sample")
+                .map_err(|reason| NavlabError::InvalidSetting {
+                    name: "sample",
+                    value: name.clone(),
+                    reason,
+                })?,
+        ),
+    };
+    let temp_obstacles = sample == Some(Sample::TempObstacles);
+    if let Some(size) = args
+        .tile_size
+        .filter(|s| temp_obstacles && !(16..=128).contains(s))
+    {
+        return Err(NavlabError::InvalidSetting {
+            name: "tile-size",
+            value: size.to_string(),
+            reason: "Temp Obstacles tiles must be between 16 and 128 cells".into(),
+        });
+    }
+    if !args.obstacle.is_empty() && !temp_obstacles {
+        return Err(NavlabError::InvalidSetting {
+            name: "obstacle",
+            value: format!("{} obstacles", args.obstacle.len()),
+            reason: "obstacles need --sample temp-obstacles".into(),
+        });
+    }
     if let Some(size) = args.tile_size.filter(|s| !(16..=4096).contains(s)) {
         return Err(NavlabError::InvalidSetting {
             name: "tile-size",
@@ -198,6 +238,8 @@ pub fn run(args: ViewArgs) -> Result<()> {
         },
         draw_mode,
         tile_size: args.tile_size,
+        sample,
+        obstacles: args.obstacle,
         nav_mesh: args.navmesh,
         screenshot: args.screenshot,
         size: navlab::viewer::UVec2::new(args.size.0, args.size.1),

@@ -13,29 +13,64 @@ use bevy::tasks::{AsyncComputeTaskPool, Task};
 
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, Stage};
+use crate::bake::temp_obstacles::{self, TempObstaclesBuild};
 use crate::bake::tiled::{EmptyTile, TiledBuild};
+use crate::detour::NavMesh;
 use crate::input::geomset::GeomSet;
 use crate::input::input_geom::InputGeom;
 use crate::recast::context::LogCategory;
+use crate::tile_cache::builder::ObstacleShape;
 
-/// RecastDemo's samples: one navmesh tile over the whole mesh, or a grid of tiles.
+/// RecastDemo's samples: one navmesh tile over the whole mesh, a grid of tiles, or a tile
+/// cache whose layers temporary obstacles re-carve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sample {
     #[default]
     SoloMesh,
     TileMesh,
+    TempObstacles,
 }
 
 impl Sample {
-    pub const ALL: [Sample; 2] = [Sample::SoloMesh, Sample::TileMesh];
+    pub const ALL: [Sample; 3] = [Sample::SoloMesh, Sample::TileMesh, Sample::TempObstacles];
 
     /// RecastDemo's name for the sample.
     pub fn label(self) -> &'static str {
         match self {
             Sample::SoloMesh => "Solo Mesh",
             Sample::TileMesh => "Tile Mesh",
+            Sample::TempObstacles => "Temp Obstacles",
         }
     }
+}
+
+/// What a build makes: the sample and its tile size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Solo,
+    Tiles(i32),
+    TempObstacles(i32),
+}
+
+/// The Temp Obstacles sample on screen: its build, changed in place as obstacles are carved,
+/// and the navmesh as last published to the draw modes, tools and crowds.
+pub struct TempObstaclesView {
+    pub build: TempObstaclesBuild,
+    pub nav_mesh: Arc<NavMesh>,
+    /// Bumped whenever an obstacle is added, removed or changes state.
+    pub obstacles_version: u64,
+    /// Milliseconds the whole sample took to build (layers and navmesh).
+    pub build_ms: f64,
+}
+
+/// What the Create Temp Obstacles tool asks of the tile cache.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObstacleEdit {
+    /// A cylinder where a click hit ([`TempObstaclesBuild::click_obstacle`]).
+    Add([f32; 3]),
+    /// The obstacle under a click.
+    RemoveAt([f32; 3]),
+    RemoveAll,
 }
 
 /// Sample_TileMesh's default tile size in cells.
@@ -93,6 +128,11 @@ pub enum BuildRequest {
     Authored(GeomSet),
     /// An edit of the Tile Mesh sample's grid (the Create Tiles tool); ignored in Solo Mesh.
     Tiles(TileEdit),
+    /// An obstacle added or removed in the Temp Obstacles sample; ignored in the others.
+    Obstacle(ObstacleEdit),
+    /// Temp Obstacles' "Keep Intermediate Results": the Highlight Tile Cache tool keeps the
+    /// steps of the layers it shows until their tile changes.
+    KeepIntermediate(bool),
 }
 
 /// What the Create Tiles tool asks of the tile grid.
@@ -220,6 +260,11 @@ pub struct BuildState {
     pub inspected_tile: Option<Arc<Build>>,
     /// The tile the Create Tiles tool last built, and its read-out.
     pub tile_report: Option<TileReport>,
+    /// The Temp Obstacles sample's build on screen.
+    pub temp_obstacles: Option<TempObstaclesView>,
+    /// Temp Obstacles' tile edge in cells (RecastDemo: 48).
+    pub obstacle_tile_size: i32,
+    pub keep_intermediate: bool,
     /// Bumped whenever `scene` changes.
     pub scene_version: u64,
     /// Bumped whenever the scene's convex volumes or off-mesh connections change (a new
@@ -275,6 +320,11 @@ enum JobOutcome {
         from: Stage,
         elapsed: Duration,
     },
+    BuiltTempObstacles {
+        scene: Option<Arc<SceneData>>,
+        build: Box<TempObstaclesBuild>,
+        elapsed: Duration,
+    },
     BuiltTiles {
         scene: Option<Arc<SceneData>>,
         tiled: Box<TiledBuild>,
@@ -305,6 +355,9 @@ impl BuildState {
             tiled: None,
             inspected_tile: None,
             tile_report: None,
+            temp_obstacles: None,
+            obstacle_tile_size: temp_obstacles::DEFAULT_TILE_SIZE,
+            keep_intermediate: false,
             scene_version: 1,
             authored_version: 1,
             stage_versions: [0; Stage::ALL.len()],
@@ -388,6 +441,16 @@ impl BuildState {
                     self.pending_mut().tile_edits.push(edit);
                 }
             }
+            BuildRequest::TileSize(size) if self.sample == Sample::TempObstacles => {
+                if size != self.obstacle_tile_size {
+                    self.obstacle_tile_size = size;
+                    if self.auto_rebuild {
+                        self.pending_mut().full = true;
+                    }
+                }
+            }
+            BuildRequest::Obstacle(_) => {}
+            BuildRequest::KeepIntermediate(on) => self.keep_intermediate = on,
             BuildRequest::TileSize(size) => {
                 if size != self.tile_size {
                     self.tile_size = size;
@@ -396,6 +459,36 @@ impl BuildState {
                     }
                 }
             }
+        }
+    }
+
+    /// Adds or removes obstacles of the Temp Obstacles sample at once (their layers are carved
+    /// by the following frames); a refusal (a full table or queue) goes to the log.
+    fn edit_obstacles(&mut self, edit: &ObstacleEdit, log: &mut ViewerLog) {
+        let Some(view) = self.temp_obstacles.as_mut() else {
+            log.warning("Obstacles need the Temp Obstacles sample, built");
+            return;
+        };
+        let result = match *edit {
+            ObstacleEdit::Add(point) => view
+                .build
+                .add_obstacle(TempObstaclesBuild::click_obstacle(point))
+                .map(|_| ()),
+            ObstacleEdit::RemoveAt(point) => match view.build.obstacle_at(point) {
+                Some(r) => view.build.obstacles.remove(r),
+                None => {
+                    log.info("No obstacle under the click");
+                    return;
+                }
+            },
+            ObstacleEdit::RemoveAll => view.build.remove_all_obstacles().map(|_| ()),
+        };
+        match result {
+            Ok(()) => {
+                self.next_version += 1;
+                view.obstacles_version = self.next_version;
+            }
+            Err(e) => log.error(format!("Obstacle refused: {e}")),
         }
     }
 
@@ -409,7 +502,15 @@ impl BuildState {
         };
         let settings = self.settings.clone();
         let now = Instant::now();
-        let tile_size = (self.sample == Sample::TileMesh).then_some(self.tile_size);
+        let target = match self.sample {
+            Sample::SoloMesh => Target::Solo,
+            Sample::TileMesh => Target::Tiles(self.tile_size),
+            Sample::TempObstacles => Target::TempObstacles(self.obstacle_tile_size),
+        };
+        let tile_size = match target {
+            Target::Tiles(size) => Some(size),
+            _ => None,
+        };
         let task = match pending.scene {
             Some(source) => {
                 let name = match &source {
@@ -418,7 +519,29 @@ impl BuildState {
                 };
                 self.status = BuildStatus::Loading { name, since: now };
                 AsyncComputeTaskPool::get()
-                    .spawn(async move { load_and_build(source, settings, tile_size) })
+                    .spawn(async move { load_and_build(source, settings, target) })
+            }
+            None if matches!(target, Target::TempObstacles(_)) => {
+                self.status = BuildStatus::Building {
+                    from: Stage::Rasterize,
+                    since: now,
+                };
+                let scene = self.base_scene.clone();
+                // The obstacles stay across rebuilds with new settings.
+                let shapes: Vec<ObstacleShape> =
+                    self.temp_obstacles.as_ref().map_or_else(Vec::new, |view| {
+                        view.build
+                            .obstacles
+                            .iter()
+                            .filter(|(_, state, _)| {
+                                *state != crate::tile_cache::obstacles::ObstacleState::Removing
+                            })
+                            .map(|(_, _, shape)| shape)
+                            .collect()
+                    });
+                let size = self.obstacle_tile_size;
+                AsyncComputeTaskPool::get()
+                    .spawn(async move { build_temp_obstacles(scene, None, settings, size, shapes) })
             }
             None if tile_size.is_some() => {
                 self.status = BuildStatus::Building {
@@ -488,6 +611,32 @@ impl BuildState {
                     if !superseded {
                         self.show(None, Stage::Rasterize, true);
                     }
+                }
+            }
+            JobOutcome::BuiltTempObstacles {
+                scene,
+                build,
+                elapsed,
+            } => {
+                let scene_changed = scene.is_some();
+                if let Some(scene) = scene {
+                    self.base_scene = scene;
+                }
+                self.base_build = None;
+                self.base_tiled = None;
+                if superseded {
+                    self.superseded += 1;
+                    self.unshown_from = Some(Stage::Rasterize);
+                } else {
+                    log_temp_obstacles(log, &build, elapsed);
+                    self.last_build = Some((Stage::Rasterize, elapsed));
+                    self.show(None, Stage::Rasterize, scene_changed);
+                    self.temp_obstacles = Some(TempObstaclesView {
+                        nav_mesh: Arc::new(build.nav_mesh.clone()),
+                        build: *build,
+                        obstacles_version: self.next_version,
+                        build_ms: elapsed.as_secs_f64() * 1000.0,
+                    });
                 }
             }
             JobOutcome::BuiltTiles {
@@ -601,6 +750,7 @@ impl BuildState {
         }
         self.build = build;
         self.tiled = None;
+        self.temp_obstacles = None;
         self.inspected_tile = None;
         if scene_changed || self.sample == Sample::SoloMesh {
             self.tile_report = None;
@@ -652,11 +802,7 @@ fn log_build(
     ));
 }
 
-fn load_and_build(
-    source: SceneSource,
-    settings: BuildSettings,
-    tile_size: Option<i32>,
-) -> JobOutcome {
+fn load_and_build(source: SceneSource, settings: BuildSettings, target: Target) -> JobOutcome {
     let started = Instant::now();
     let scene = match source {
         SceneSource::Loaded(scene) => scene,
@@ -670,8 +816,14 @@ fn load_and_build(
         Some(_) => BuildSettings::for_input(&scene.input),
         None => settings,
     };
-    if tile_size.is_some() {
-        return build_tiles(scene.clone(), Some(scene), settings, tile_size, None);
+    match target {
+        Target::Tiles(size) => {
+            return build_tiles(scene.clone(), Some(scene), settings, Some(size), None);
+        }
+        Target::TempObstacles(size) => {
+            return build_temp_obstacles(scene.clone(), Some(scene), settings, size, Vec::new());
+        }
+        Target::Solo => {}
     }
     match Build::from_input(&scene.input, settings) {
         Ok(build) => JobOutcome::Built {
@@ -719,6 +871,62 @@ fn build_tiles(
             error: err.to_string(),
         },
     }
+}
+
+/// The Temp Obstacles sample, with `obstacles` added again and carved in.
+fn build_temp_obstacles(
+    scene: Arc<SceneData>,
+    new_scene: Option<Arc<SceneData>>,
+    settings: BuildSettings,
+    tile_size: i32,
+    obstacles: Vec<ObstacleShape>,
+) -> JobOutcome {
+    let started = Instant::now();
+    let built =
+        TempObstaclesBuild::new(&scene.input, &settings, tile_size).and_then(|mut build| {
+            let error =
+                |e: crate::tile_cache::obstacles::ObstacleError| crate::error::NavlabError::Stage {
+                    stage: "temp obstacles",
+                    message: e.to_string(),
+                };
+            for shape in obstacles {
+                // The queue holds 64 requests: carve what waits before queueing more.
+                while build.obstacles.add(shape).is_err_and(|e| {
+                    e == crate::tile_cache::obstacles::ObstacleError::RequestQueueFull
+                }) {
+                    build.update().map_err(error)?;
+                }
+            }
+            while build.update().map_err(error)? {}
+            Ok(build)
+        });
+    match built {
+        Ok(build) => JobOutcome::BuiltTempObstacles {
+            scene: new_scene,
+            build: Box::new(build),
+            elapsed: started.elapsed(),
+        },
+        Err(err) => JobOutcome::BuildFailed {
+            scene: new_scene,
+            error: err.to_string(),
+        },
+    }
+}
+
+fn log_temp_obstacles(log: &mut ViewerLog, build: &TempObstaclesBuild, elapsed: Duration) {
+    log.lines.clear();
+    let stats = &build.stats;
+    log.info(format!(
+        "Built the tile cache: {} x {} tiles of {} cells, {} layers, {:.1} kB compressed of {:.1} kB, navmesh {:.2} ms, in all {:.2} ms",
+        build.tiles_x,
+        build.tiles_y,
+        build.tile_size,
+        stats.layers,
+        stats.compressed_bytes as f64 / 1024.0,
+        stats.raw_bytes as f64 / 1024.0,
+        stats.nav_mesh_build_ms,
+        elapsed.as_secs_f64() * 1000.0
+    ));
 }
 
 /// A tile's kept stages and its read-out.
@@ -890,15 +1098,50 @@ impl Plugin for BuildPlugin {
         app.insert_resource(BuildState::new(self.scene.clone(), self.settings.clone()))
             .init_resource::<ViewerLog>()
             .add_message::<BuildRequest>()
-            .add_systems(PreUpdate, (accept_requests, poll_build).chain());
+            .add_systems(
+                PreUpdate,
+                (accept_requests, poll_build, update_temp_obstacles).chain(),
+            );
     }
 }
 
-fn accept_requests(mut requests: MessageReader<BuildRequest>, mut state: ResMut<BuildState>) {
+fn accept_requests(
+    mut requests: MessageReader<BuildRequest>,
+    mut state: ResMut<BuildState>,
+    mut log: ResMut<ViewerLog>,
+) {
     for request in requests.read() {
-        state.accept(request.clone());
+        match request {
+            BuildRequest::Obstacle(edit) => state.edit_obstacles(edit, &mut log),
+            _ => state.accept(request.clone()),
+        }
     }
     state.start_pending();
+}
+
+/// Temp Obstacles' `handleUpdate`: one layer of the tile cache rebuilt per frame, and the
+/// navmesh republished when it changed.
+fn update_temp_obstacles(mut state: ResMut<BuildState>, mut log: ResMut<ViewerLog>) {
+    let waiting = state
+        .temp_obstacles
+        .as_ref()
+        .is_some_and(|view| !view.build.obstacles.up_to_date());
+    if !waiting {
+        return;
+    }
+    let state = &mut *state;
+    let Some(view) = state.temp_obstacles.as_mut() else {
+        return;
+    };
+    match view.build.update() {
+        Ok(_) => {
+            state.next_version += 1;
+            view.nav_mesh = Arc::new(view.build.nav_mesh.clone());
+            view.obstacles_version = state.next_version;
+            state.stage_versions[Stage::NavMesh as usize] = state.next_version;
+        }
+        Err(e) => log.error(format!("Temp obstacles: {e}")),
+    }
 }
 
 fn poll_build(mut state: ResMut<BuildState>, mut log: ResMut<ViewerLog>) {

@@ -49,8 +49,13 @@ pub struct ViewerOptions {
     pub mesh: Option<PathBuf>,
     pub settings: BuildSettings,
     pub draw_mode: DrawMode,
-    /// Start in the Tile Mesh sample with tiles of this many cells.
+    /// Start in the Tile Mesh sample with tiles of this many cells (or, with `sample`
+    /// Temp Obstacles, that sample's tile size).
     pub tile_size: Option<i32>,
+    /// The sample to start in (Tile Mesh when only `tile_size` is given).
+    pub sample: Option<build::Sample>,
+    /// Obstacles the Temp Obstacles sample gets once built, as clicks of its tool.
+    pub obstacles: Vec<[f32; 3]>,
     /// A navmesh file to show once the scene is built.
     pub nav_mesh: Option<PathBuf>,
     /// Render headless to this PNG and exit.
@@ -79,6 +84,8 @@ impl Default for ViewerOptions {
             settings: BuildSettings::default(),
             draw_mode: DrawMode::default(),
             tile_size: None,
+            sample: None,
+            obstacles: Vec::new(),
             nav_mesh: None,
             screenshot: None,
             size: UVec2::new(1280, 800),
@@ -131,13 +138,26 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
             .resource_mut::<build::ViewerLog>()
             .error(error);
     }
-    if let Some(tile_size) = options.tile_size {
+    let sample = options
+        .sample
+        .or(options.tile_size.map(|_| build::Sample::TileMesh));
+    if let Some(sample) = sample {
         let mut state = app.world_mut().resource_mut::<BuildState>();
-        state.sample = build::Sample::TileMesh;
-        state.tile_size = tile_size;
+        state.sample = sample;
+        if let Some(tile_size) = options.tile_size {
+            match sample {
+                build::Sample::TempObstacles => state.obstacle_tile_size = tile_size,
+                _ => state.tile_size = tile_size,
+            }
+        }
         if let Some((x, y)) = options.inspect_tile {
             app.insert_resource(tools::create_tiles::StartupTile(Some((x, y))));
         }
+    }
+    if !options.obstacles.is_empty() {
+        app.insert_resource(tools::temp_obstacles::StartupObstacles(
+            options.obstacles.clone(),
+        ));
     }
     if let Some(loaded) = nav_mesh {
         app.world_mut()

@@ -60,9 +60,10 @@ impl ShownNavMesh {
         }
         match &self.loaded {
             Some(loaded) => Some(&loaded.mesh),
-            None => match &state.tiled {
-                Some(tiled) => Some(&tiled.nav_mesh),
-                None => state.build.as_deref()?.nav_mesh.as_deref(),
+            None => match (&state.tiled, &state.temp_obstacles) {
+                (Some(tiled), _) => Some(&tiled.nav_mesh),
+                (None, Some(view)) => Some(&view.nav_mesh),
+                (None, None) => state.build.as_deref()?.nav_mesh.as_deref(),
             },
         }
     }
@@ -77,6 +78,10 @@ impl ShownNavMesh {
             Some(loaded) => Some(SharedNavMesh::Mesh(loaded.mesh.clone())),
             None => match &state.tiled {
                 Some(tiled) => Some(SharedNavMesh::Tiled(tiled.clone())),
+                None if state.temp_obstacles.is_some() => state
+                    .temp_obstacles
+                    .as_ref()
+                    .map(|view| SharedNavMesh::Mesh(view.nav_mesh.clone())),
                 None => state
                     .build
                     .as_deref()?

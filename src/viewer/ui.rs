@@ -356,6 +356,9 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     if settings != state.settings {
         p.requests.write(BuildRequest::Settings(settings));
     }
+    if state.sample == Sample::TempObstacles {
+        temp_obstacles_ui(ui, state, &mut p.requests);
+    }
     if state.sample == Sample::TileMesh {
         ui.strong("Tiling");
         let mut tile_size = state.tile_size;
@@ -419,6 +422,66 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
             time.as_secs_f64() * 1000.0
         ));
     }
+}
+
+/// Temp Obstacles' settings and read-outs (`Sample_TempObstacles::drawSettingsUI`).
+fn temp_obstacles_ui(
+    ui: &mut egui::Ui,
+    state: &BuildState,
+    requests: &mut MessageWriter<BuildRequest>,
+) {
+    let mut keep = state.keep_intermediate;
+    if ui
+        .checkbox(&mut keep, "Keep Intermediate Results")
+        .on_hover_text("Highlight Tile Cache keeps the steps of the layers it shows")
+        .changed()
+    {
+        requests.write(BuildRequest::KeepIntermediate(keep));
+    }
+    ui.strong("Tiling");
+    let mut tile_size = state.obstacle_tile_size;
+    ui.add(egui::Slider::new(&mut tile_size, 16..=128).text("TileSize"));
+    if tile_size != state.obstacle_tile_size {
+        requests.write(BuildRequest::TileSize(tile_size));
+    }
+    let Some(view) = &state.temp_obstacles else {
+        ui.small("Build to see the tile cache.");
+        return;
+    };
+    let build = &view.build;
+    let stats = &build.stats;
+    ui.label(format!("Tiles  {} x {}", build.tiles_x, build.tiles_y));
+    ui.label(format!("Max Tiles  {}", build.nav_mesh_params.max_tiles));
+    ui.label(format!("Max Polys  {}", build.nav_mesh_params.max_polys));
+    ui.strong("Tile Cache");
+    let grid = (build.tiles_x * build.tiles_y).max(1);
+    ui.label(format!("Layers  {}", stats.layers));
+    ui.label(format!(
+        "Layers (per tile)  {:.1}",
+        stats.layers as f32 / grid as f32
+    ));
+    ui.label(format!(
+        "Memory  {:.1} kB / {:.1} kB ({:.1}%)",
+        stats.compressed_bytes as f32 / 1024.0,
+        stats.raw_bytes as f32 / 1024.0,
+        if stats.raw_bytes > 0 {
+            stats.compressed_bytes as f32 / stats.raw_bytes as f32 * 100.0
+        } else {
+            0.0
+        }
+    ));
+    ui.label(format!(
+        "Navmesh Build Time  {:.1} ms",
+        stats.nav_mesh_build_ms
+    ));
+    ui.label(format!("Whole Build Time  {:.1} ms", view.build_ms));
+    ui.label(format!(
+        "Largest Layer (raw)  {:.1} kB",
+        stats.largest_raw_layer_bytes as f32 / 1024.0
+    ))
+    .on_hover_text("RecastDemo's Build Peak Mem Usage adds the region, contour and mesh buffers");
+    let live = build.obstacles.iter().count();
+    ui.label(format!("Obstacles  {live}"));
 }
 
 /// RecastDemo's build parameters, with its ranges and steps.
@@ -604,6 +667,18 @@ fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
         ui.small("Stage: input geometry");
         return;
     };
+    if state.temp_obstacles.is_some() && !mode.shows_nav_mesh() {
+        ui.small(if mode == DrawMode::CacheBounds {
+            "Cache Bounds: every stored layer's bounds"
+        } else {
+            "Temp Obstacles keeps no stages: see a tile's layers with Highlight Tile Cache."
+        });
+        return;
+    }
+    if mode == DrawMode::CacheBounds {
+        ui.small("Cache Bounds: build the Temp Obstacles sample to see the tile cache.");
+        return;
+    }
     if state.tiled.is_some() && !mode.shows_nav_mesh() {
         match &state.tile_report {
             Some(r) if state.inspected_tile.is_some() => ui.small(format!(

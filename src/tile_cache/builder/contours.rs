@@ -12,9 +12,10 @@ pub(super) const REMOVABLE_VERTEX: u8 = 0x80;
 /// Vertex side value for "not on a portal".
 pub(super) const NO_PORTAL: u8 = 0x0f;
 
-/// One region's outline: per vertex x, corner height, z and flags (portal side, removable).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Contour {
+/// One region's outline: per vertex x, corner height, z and flags (portal side, removable),
+/// in layer cells.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Contour {
     pub verts: Vec<[u8; 4]>,
     pub area: u8,
 }

@@ -14,8 +14,9 @@ use crate::detour::{
 };
 
 use super::file::TileCacheParams;
-use super::layer::{DecompressedLayer, LayerError, decompress_layer};
+use super::layer::{DecompressedLayer, LayerError, LayerHeader, decompress_layer};
 
+pub use contours::Contour as LayerContour;
 pub use obstacles::ObstacleShape;
 pub use poly_mesh::LayerPolyMesh;
 
@@ -110,6 +111,46 @@ pub fn build_layer_poly_mesh(
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
 ) -> Result<LayerPolyMesh, BuildError> {
+    run_steps(layer, params, obstacles).map(|(_, _, mesh)| mesh)
+}
+
+/// Every step of a layer's build, kept for drawing them (RecastDemo's Highlight Tile Cache
+/// tool): the cells after the obstacles, the monotone regions, the contours and the mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerSteps {
+    pub header: LayerHeader,
+    pub heights: Vec<u8>,
+    pub areas: Vec<u8>,
+    /// The region of each cell, 0xff where there is none.
+    pub regions: Vec<u8>,
+    pub contours: Vec<LayerContour>,
+    pub mesh: LayerPolyMesh,
+}
+
+/// [`build_layer_poly_mesh`] keeping each step's output.
+pub fn layer_steps(
+    layer: DecompressedLayer,
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+) -> Result<LayerSteps, BuildError> {
+    let header = layer.header.clone();
+    let (work, contours, mesh) = run_steps(layer, params, obstacles)?;
+    Ok(LayerSteps {
+        header,
+        heights: work.heights,
+        areas: work.areas,
+        regions: work.regs,
+        contours,
+        mesh,
+    })
+}
+
+/// Obstacle marking, regions, contours and polygons of one layer.
+fn run_steps(
+    layer: DecompressedLayer,
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+) -> Result<(WorkLayer, Vec<LayerContour>, LayerPolyMesh), BuildError> {
     let orig = layer.header.bmin;
     let mut work = WorkLayer::new(layer)?;
     for obstacle in obstacles {
@@ -119,7 +160,8 @@ pub fn build_layer_poly_mesh(
     regions::build_regions(&mut work, walkable_climb)?;
     let contours =
         contours::build_contours(&work, walkable_climb, params.max_simplification_error)?;
-    poly_mesh::build_poly_mesh(&contours)
+    let mesh = poly_mesh::build_poly_mesh(&contours)?;
+    Ok((work, contours, mesh))
 }
 
 /// The navmesh tile of a stored layer (`dtTileCache::buildNavMeshTile`) with the obstacles

@@ -9,6 +9,7 @@ mod detail_mesh;
 mod input_mesh;
 mod nav_mesh;
 mod poly_mesh;
+mod tile_cache;
 mod voxels;
 
 use std::collections::HashMap;
@@ -31,6 +32,7 @@ pub use detail_mesh::DetailMeshDrawPlugin;
 pub use input_mesh::InputMeshDrawPlugin;
 pub use nav_mesh::NavMeshDrawPlugin;
 pub use poly_mesh::PolyMeshDrawPlugin;
+pub use tile_cache::TileCacheDrawPlugin;
 pub use voxels::VoxelDrawPlugin;
 
 /// RecastDemo's draw modes for a solo mesh, in pipeline order.
@@ -57,11 +59,13 @@ pub enum DrawMode {
     /// The navmesh with the search nodes of the last Test Navmesh query.
     NavmeshNodes,
     NavmeshPortals,
+    /// Temp Obstacles: every stored layer's bounds over the input mesh.
+    CacheBounds,
 }
 
 impl DrawMode {
     /// Every mode, in pipeline order (the order Prev/Next step through).
-    pub const ALL: [DrawMode; 18] = [
+    pub const ALL: [DrawMode; 19] = [
         DrawMode::InputMesh,
         DrawMode::Voxels,
         DrawMode::WalkableVoxels,
@@ -80,6 +84,7 @@ impl DrawMode {
         DrawMode::NavmeshBVTree,
         DrawMode::NavmeshNodes,
         DrawMode::NavmeshPortals,
+        DrawMode::CacheBounds,
     ];
 
     /// RecastDemo's combo-box label.
@@ -103,6 +108,7 @@ impl DrawMode {
             DrawMode::NavmeshBVTree => "Navmesh BVTree",
             DrawMode::NavmeshNodes => "Navmesh Nodes",
             DrawMode::NavmeshPortals => "Navmesh Portals",
+            DrawMode::CacheBounds => "Cache Bounds",
         }
     }
 
@@ -131,13 +137,14 @@ impl DrawMode {
             | DrawMode::NavmeshTrans
             | DrawMode::NavmeshBVTree
             | DrawMode::NavmeshNodes
-            | DrawMode::NavmeshPortals => Stage::NavMesh,
+            | DrawMode::NavmeshPortals
+            | DrawMode::CacheBounds => Stage::NavMesh,
         })
     }
 
     /// Whether the mode shows the Detour navmesh (a loaded file's or the build's).
     pub fn shows_nav_mesh(self) -> bool {
-        self.stage() == Some(Stage::NavMesh)
+        self.stage() == Some(Stage::NavMesh) && self != DrawMode::CacheBounds
     }
 
     /// The neighbouring mode in pipeline order (`step` = -1 or +1), clamped at the ends.
@@ -237,6 +244,7 @@ impl Plugin for DrawPlugin {
                 DetailMeshDrawPlugin,
                 NavMeshDrawPlugin,
                 AuthoredDrawPlugin,
+                TileCacheDrawPlugin,
             ));
     }
 }
@@ -606,7 +614,8 @@ mod tests {
         assert_eq!(DrawMode::InputMesh.step(-1), DrawMode::InputMesh);
         assert_eq!(DrawMode::InputMesh.step(1), DrawMode::Voxels);
         assert_eq!(DrawMode::PolyMeshDetail.step(1), DrawMode::Navmesh);
-        assert_eq!(DrawMode::NavmeshPortals.step(1), DrawMode::NavmeshPortals);
+        assert_eq!(DrawMode::NavmeshPortals.step(1), DrawMode::CacheBounds);
+        assert_eq!(DrawMode::CacheBounds.step(1), DrawMode::CacheBounds);
         let stages: Vec<_> = DrawMode::ALL.iter().filter_map(|m| m.stage()).collect();
         assert!(stages.windows(2).all(|w| w[0] <= w[1]));
     }

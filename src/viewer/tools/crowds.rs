@@ -1224,4 +1224,42 @@ mod tests {
             "and the polygon can be enabled again"
         );
     }
+
+    #[test]
+    fn crowds_walk_on_tile_mesh_and_on_a_navmesh_obstacles_change() {
+        use crate::viewer::build::{BuildRequest, ObstacleEdit, Sample};
+        let mut app = build_app();
+        for sample in [Sample::TileMesh, Sample::TempObstacles] {
+            app.world_mut().write_message(BuildRequest::Sample(sample));
+            settle(&mut app);
+            let shown = ShownNavMesh::default();
+            let mut tool = CrowdTool::default();
+            let mut out = ToolOutput::default();
+            {
+                let state = app.world().resource::<BuildState>();
+                let ctx = tool_context(state, &shown, &PointerHit::default());
+                tool.spawn_random(&ctx, 50, 2);
+            }
+            assert_eq!(tool.agent_count(), 50, "{sample:?}: {:?}", tool.problem);
+            let first = positions(&mut tool)[0];
+            if sample == Sample::TempObstacles {
+                app.world_mut()
+                    .write_message(BuildRequest::Obstacle(ObstacleEdit::Add(first)));
+            }
+            let before = positions(&mut tool);
+            for _ in 0..60 {
+                app.update();
+                let state = app.world().resource::<BuildState>();
+                let ctx = tool_context(state, &shown, &PointerHit::default());
+                tool.update_state(&ctx, UPDATE_DT, &mut out);
+            }
+            assert_eq!(tool.agent_count(), 50, "{sample:?}: every agent kept");
+            assert_ne!(positions(&mut tool), before, "{sample:?}: the agents walk");
+            if sample == Sample::TempObstacles {
+                let state = app.world().resource::<BuildState>();
+                let view = state.temp_obstacles.as_ref().unwrap();
+                assert!(view.build.obstacles.up_to_date(), "the obstacle was carved");
+            }
+        }
+    }
 }

@@ -2,7 +2,8 @@
 //! clicks on the mesh and a call every frame while active, and a chance to draw: gizmos each frame,
 //! and a retained overlay ([`ToolOutput::overlay`]) for what RecastDemo fills in (polygons,
 //! paths). This module is the framework; each tool has a file of its own ([`test_nav_mesh`],
-//! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`crowds`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
+//! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`crowds`], [`temp_obstacles`],
+//! [`highlight_tile_cache`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
@@ -10,24 +11,30 @@ use bevy_egui::egui;
 pub mod convex_volumes;
 pub mod create_tiles;
 pub mod crowds;
+pub mod highlight_tile_cache;
 pub mod off_mesh_links;
 pub mod pick;
 pub mod prune;
+pub mod temp_obstacles;
 pub mod test_nav_mesh;
 
 use convex_volumes::ConvexVolumeToolPlugin;
 use create_tiles::CreateTilesToolPlugin;
 use crowds::CrowdToolPlugin;
+use highlight_tile_cache::HighlightTileCacheToolPlugin;
 use off_mesh_links::OffMeshLinkToolPlugin;
 use pick::PickToolPlugin;
 use prune::PruneToolPlugin;
+use temp_obstacles::TempObstacleToolPlugin;
 use test_nav_mesh::TestNavMeshToolPlugin;
 
 use crate::debug_draw::DebugDraw;
 use crate::detour::NavMesh;
 use crate::detour::query::{NavMeshQuery, NodePool};
 use crate::input::GeomSet;
-use crate::viewer::build::{BuildRequest, BuildState, TileEdit, ViewerLog, tile_presence};
+use crate::viewer::build::{
+    BuildRequest, BuildState, ObstacleEdit, TileEdit, ViewerLog, tile_presence,
+};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
@@ -75,6 +82,8 @@ pub struct ToolOutput {
     pub state_overlay: Option<DebugDraw>,
     /// Replaces the labels of that state.
     pub state_labels: Option<Vec<Label>>,
+    /// Obstacles added or removed in the Temp Obstacles sample, in order.
+    pub obstacle_edits: Vec<ObstacleEdit>,
 }
 
 /// What an undo or redo restores.
@@ -197,6 +206,8 @@ impl Plugin for ToolsPlugin {
                 ConvexVolumeToolPlugin,
                 CreateTilesToolPlugin,
                 CrowdToolPlugin,
+                TempObstacleToolPlugin,
+                HighlightTileCacheToolPlugin,
                 PickToolPlugin,
             ))
             .add_systems(
@@ -375,6 +386,9 @@ fn apply_tool_output(
             edits.history.redo.clear();
         }
         edits.requests.write(BuildRequest::Tiles(edit));
+    }
+    for edit in out.obstacle_edits.drain(..) {
+        edits.requests.write(BuildRequest::Obstacle(edit));
     }
     if let Some(new_nodes) = out.query_nodes.take() {
         let version = nodes.version + 1;
