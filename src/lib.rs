@@ -12,7 +12,7 @@
 //! | [`crowd`] | DetourCrowd: proximity grid, local boundary, path corridor, path queue, obstacle avoidance, `dtCrowd` itself and RecastDemo's crowd tool scenario; sits on `detour` | `DetourCrowd` |
 //! | [`tile_cache`] | DetourTileCache, sitting on `detour`: so far FastLZ and the stored (compressed) layer | `DetourTileCache` |
 //! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, temp obstacles (so far its layers), authoring rules, stage dumps, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh`, `Sample_TempObstacles` |
-//! | [`debug_draw`] | render-agnostic debug geometry of every stage and of the navmesh | `DebugUtils` |
+//! | [`debug_draw`] | render-agnostic debug geometry of every stage, the navmesh, crowds and the tile cache | `DebugUtils` |
 //! | `viewer` (feature `viewer`) | the Bevy desktop viewer, one plugin per concern, one file per tool | RecastDemo |
 //!
 //! `recast` and `input` know nothing of Detour (`input` takes only Recast's partition type, which
