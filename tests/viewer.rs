@@ -238,3 +238,46 @@ fn real_window_rebuilds_after_a_setting_change() {
     assert!(pixels.iter().any(is_navmesh_blue));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Without a display server the window cannot open: one line saying so and what to use
+/// instead, exit code 1, no backtrace.
+#[test]
+fn no_display_is_one_clear_line() {
+    let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .arg("view")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("no display") && stderr.contains("--screenshot"),
+        "{stderr}"
+    );
+}
+
+/// Without any Vulkan driver the renderer finds no adapter: one line, exit code 1.
+#[test]
+fn no_graphics_adapter_is_one_clear_line() {
+    let dir = out_dir("no-adapter");
+    let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
+        .args(["view", "--screenshot"])
+        .arg(dir.join("never.png"))
+        .env("VK_ICD_FILENAMES", dir.join("no-such-icd.json"))
+        .env("VK_DRIVER_FILES", dir.join("no-such-icd.json"))
+        .env("WGPU_BACKEND", "vulkan")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("navlab:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("graphics adapter"), "{stderr}");
+    assert!(!stderr.contains("stack backtrace"), "{stderr}");
+}

@@ -99,8 +99,67 @@ impl Default for ViewerOptions {
     }
 }
 
+/// What is missing for a window, if anything: a display server on Linux and the BSDs.
+fn missing_display() -> Option<&'static str> {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let needs_server = cfg!(all(unix, not(target_os = "macos")));
+    (needs_server && !set("DISPLAY") && !set("WAYLAND_DISPLAY"))
+        .then_some("no display: neither DISPLAY nor WAYLAND_DISPLAY is set")
+}
+
+/// One line for a viewer that stopped on a panic (in practice: no graphics adapter).
+fn explain_stop(message: &str) -> String {
+    let first = message.lines().next().unwrap_or("").trim();
+    let lower = first.to_ascii_lowercase();
+    if lower.contains("gpu") || lower.contains("adapter") || lower.contains("vulkan") {
+        format!(
+            "no graphics adapter the renderer can use ({first}); install Mesa's Vulkan drivers \
+             (mesa-vulkan-drivers) for a software one, or bake without the viewer: `navlab bake`"
+        )
+    } else {
+        format!("the viewer stopped: {first}")
+    }
+}
+
+/// Runs `f`, turning a panic into its message (printed by the caller as one line, not a
+/// backtrace): Bevy panics when the renderer finds no adapter.
+fn catching_panics<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    let caught = Arc::new(Mutex::new(None::<String>));
+    let previous = std::panic::take_hook();
+    let sink = caught.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        let mut slot = sink.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(text);
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.map_err(|_| {
+        caught
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_else(|| "a panic without a message".into())
+    })
+}
+
 /// Opens the viewer and returns when it is closed (or the screenshot is saved).
 pub fn run(options: ViewerOptions) -> crate::Result<()> {
+    if options.screenshot.is_none()
+        && let Some(missing) = missing_display()
+    {
+        return Err(NavlabError::Stage {
+            stage: "navlab view",
+            message: format!(
+                "{missing}; without a screen use `navlab view … --screenshot FILE`, or `navlab bake`"
+            ),
+        });
+    }
     let mut startup_error = None;
     let scene = match &options.mesh {
         None => SceneData::default_scene(),
@@ -132,7 +191,13 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
         },
     };
     let screenshot_error = Arc::new(Mutex::new(None));
-    let mut app = viewer_app(&options, Arc::new(scene), screenshot_error.clone());
+    let stopped = |message: String| NavlabError::Stage {
+        stage: "navlab view",
+        message: explain_stop(&message),
+    };
+    let mut app =
+        catching_panics(|| viewer_app(&options, Arc::new(scene), screenshot_error.clone()))
+            .map_err(stopped)?;
     if let Some(error) = startup_error {
         app.world_mut()
             .resource_mut::<build::ViewerLog>()
@@ -179,7 +244,8 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
                 .error(format!("Could not read the test cases {error}"));
         }
     }
-    match app.run() {
+    let outcome = catching_panics(|| app.run()).map_err(stopped)?;
+    match outcome {
         AppExit::Success => Ok(()),
         AppExit::Error(code) => {
             let message = screenshot_error

@@ -159,6 +159,11 @@ fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
                 .color(egui::Color32::from_gray(230)),
             );
         });
+    egui::Area::new("stage-bar".into())
+        .fixed_pos(egui::pos2(tools_width + 30.0, 56.0))
+        .show(&ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| stage_bar(ui, &mut p));
+        });
     Ok(())
 }
 
@@ -350,6 +355,43 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
         mesh.tri_count() as f32 / 1000.0
     ));
     ui.separator();
+    // Build and the draw mode come first, so they show without scrolling at 1280 x 800.
+    let mut auto_rebuild = state.auto_rebuild;
+    if ui.checkbox(&mut auto_rebuild, "Auto-rebuild").changed() {
+        p.requests.write(BuildRequest::AutoRebuild(auto_rebuild));
+    }
+    if ui
+        .add_sized([PANEL_WIDTH - 30.0, 24.0], egui::Button::new("Build"))
+        .clicked()
+    {
+        p.requests.write(BuildRequest::Rebuild);
+    }
+    status(ui, state);
+    nav_mesh_file(ui, state, &p.shown_nav_mesh, &mut p.nav_mesh_requests);
+    ui.separator();
+    ui.label("Debug Settings");
+    let mut mode = *p.mode;
+    egui::ComboBox::from_id_salt("draw-mode")
+        .selected_text(mode.label())
+        .width(PANEL_WIDTH - 30.0)
+        .show_ui(ui, |ui| {
+            for m in DrawMode::ALL {
+                ui.selectable_value(&mut mode, m, m.label());
+            }
+        });
+    ui.horizontal(|ui| {
+        if ui.button("◀ Prev [").clicked() {
+            mode = mode.step(-1);
+        }
+        if ui.button("Next ] ▶").clicked() {
+            mode = mode.step(1);
+        }
+    });
+    if mode != *p.mode {
+        *p.mode = mode;
+    }
+    stage_info(ui, state, mode);
+    ui.separator();
 
     let mut settings = state.settings.clone();
     settings_ui(ui, &mut settings, mesh.bounds());
@@ -377,50 +419,49 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     settings_report_ui(ui, state);
     ui.separator();
 
-    let mut auto_rebuild = state.auto_rebuild;
-    if ui.checkbox(&mut auto_rebuild, "Auto-rebuild").changed() {
-        p.requests.write(BuildRequest::AutoRebuild(auto_rebuild));
-    }
-    if ui
-        .add_sized([PANEL_WIDTH - 30.0, 24.0], egui::Button::new("Build"))
-        .clicked()
-    {
-        p.requests.write(BuildRequest::Rebuild);
-    }
-    status(ui, state);
-    nav_mesh_file(ui, state, &p.shown_nav_mesh, &mut p.nav_mesh_requests);
-    ui.separator();
-
-    ui.label("Debug Settings");
-    let mut mode = *p.mode;
-    egui::ComboBox::from_id_salt("draw-mode")
-        .selected_text(mode.label())
-        .width(PANEL_WIDTH - 30.0)
-        .show_ui(ui, |ui| {
-            for m in DrawMode::ALL {
-                ui.selectable_value(&mut mode, m, m.label());
-            }
-        });
-    ui.horizontal(|ui| {
-        if ui.button("◀ Prev [").clicked() {
-            mode = mode.step(-1);
-        }
-        if ui.button("Next ] ▶").clicked() {
-            mode = mode.step(1);
-        }
-    });
-    if mode != *p.mode {
-        *p.mode = mode;
-    }
-    stage_info(ui, state, mode);
-    if mode == DrawMode::CompactRegions && WatershedView::available(state) {
-        watershed_slider(ui, &mut p.watershed);
-    }
     if let Some((layer, time, tris, lines)) = p.stats.last_rebuild {
         ui.small(format!(
             "Last redraw: {layer}, {tris} tris, {lines} lines, {:.1} ms",
             time.as_secs_f64() * 1000.0
         ));
+    }
+}
+
+/// Over the 3D view: the draw mode with ◀ ▶ (the `[` `]` keys), the stage's time, the build's
+/// progress or the last log line, and the watershed replay when Compact Regions is shown.
+fn stage_bar(ui: &mut egui::Ui, p: &mut UiParams) {
+    let mut mode = *p.mode;
+    ui.horizontal(|ui| {
+        if ui
+            .small_button("◀")
+            .on_hover_text("Previous stage ([)")
+            .clicked()
+        {
+            mode = mode.step(-1);
+        }
+        ui.strong(mode.label());
+        if ui
+            .small_button("▶")
+            .on_hover_text("Next stage (])")
+            .clicked()
+        {
+            mode = mode.step(1);
+        }
+        stage_info(ui, &p.state, mode);
+    });
+    if mode != *p.mode {
+        *p.mode = mode;
+    }
+    match &p.state.status {
+        BuildStatus::Idle => {
+            if let Some((_, text)) = p.log.lines.last() {
+                ui.small(text.clone());
+            }
+        }
+        _ => status(ui, &p.state),
+    }
+    if mode == DrawMode::CompactRegions && WatershedView::available(&p.state) {
+        watershed_slider(ui, &mut p.watershed);
     }
 }
 
