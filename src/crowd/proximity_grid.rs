@@ -53,6 +53,9 @@ pub struct ProximityGrid {
     buckets: Vec<u16>,
     /// Cells touched since the last clear: min x, min y, max x, max y.
     bounds: [i32; 4],
+    /// Which cells may hold items, folded onto 64 × 64: bit `x & 63` of row `y & 63` is set
+    /// for every item's cell. A query skips the cells whose bit is clear without hashing.
+    occupied: [u64; 64],
 }
 
 /// The factors of Detour's cell hash.
@@ -88,6 +91,7 @@ impl ProximityGrid {
             pool_size,
             buckets: vec![END_OF_CHAIN; bucket_count],
             bounds: [0; 4],
+            occupied: [0; 64],
         };
         grid.clear();
         Ok(grid)
@@ -103,6 +107,7 @@ impl ProximityGrid {
         }
         self.pool.clear();
         self.bounds = [0xffff, 0xffff, -0xffff, -0xffff];
+        self.occupied = [0; 64];
     }
 
     /// The cell a coordinate falls in, as C++'s `(int)floorf(v * invCellSize)`.
@@ -134,6 +139,7 @@ impl ProximityGrid {
                     cell: cell_key(x, y),
                 });
                 self.buckets[h] = index;
+                self.occupied[(y & 63) as usize] |= 1 << (x & 63);
             }
         }
     }
@@ -152,9 +158,9 @@ impl ProximityGrid {
     /// (cells by row, then each cell's items newest first); returns how many. Stops when
     /// `ids` is full.
     ///
-    /// Cells outside the `i16` range are skipped, as no item can match them; the hash is
-    /// stepped along the row (the wrapping products are linear in x, so the values are
-    /// `hash_pos`'s); and an id is looked for among those already found only when its bit in
+    /// Cells outside the `i16` range are skipped, as no item can match them, and so are cells
+    /// that the occupancy bits rule out; the hash is stepped along the row (the wrapping
+    /// products are linear in x, so the values are `hash_pos`'s); and an id is looked for among those already found only when its bit in
     /// a 64-bit summary of them is set, searching newest first, where the other cells of the
     /// same agent are.
     pub fn query_items(
@@ -174,11 +180,18 @@ impl ProximityGrid {
         let mut n = 0;
         let mut seen = 0u64;
         for y in y0..y1 {
+            let row = self.occupied[(y & 63) as usize];
+            if row == 0 {
+                continue;
+            }
             let hy = y.wrapping_mul(HASH_Y);
             let mut hx = x0.wrapping_mul(HASH_X);
             for x in x0..x1 {
                 let h = ((hx ^ hy) & mask) as usize;
                 hx = hx.wrapping_add(HASH_X);
+                if row & (1 << (x & 63)) == 0 {
+                    continue;
+                }
                 let mut next = buckets[h];
                 if next == END_OF_CHAIN {
                     continue;
