@@ -1,7 +1,8 @@
 //! Runs the crowd workloads of PERF_DETOUR.md (§5 C, §6 C128, and the same with 1000 agents)
 //! once, for callgrind:
 //! `valgrind --tool=callgrind --toggle-collect='*run_crowd*' target/release/examples/crowd_workloads C128 REFERENCE_DIR`,
-//! or with `--time` for the wall time: one warm-up run, then the median of 7 timed runs.
+//! or with `--time` for the wall time: one warm-up run, then the median of 7 timed runs (and
+//! of their thread CPU time, which time-slicing on a shared machine hurts less).
 //!
 //! `C128 --check` first compares a run with `perf_detour/C128_nav_test_solo_checkpoints.json`
 //! (every agent at steps 0, 10, 100, 300 and 600). Every workload prints its final targetState histogram,
@@ -100,6 +101,20 @@ fn setup<'a>(nav: &'a NavMesh, agents: &Agents, max_agents: usize) -> Result<Cro
     Ok(crowd)
 }
 
+/// This thread's CPU time in nanoseconds, from `/proc/thread-self/schedstat` (Linux), if
+/// readable.
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// The median of seven or so measurements, and all of them sorted, as text.
+fn median(mut ms: Vec<f64>) -> (f64, String) {
+    ms.sort_by(f64::total_cmp);
+    let runs: Vec<String> = ms.iter().map(|m| format!("{m:.2}")).collect();
+    (ms[ms.len() / 2], runs.join(" "))
+}
+
 /// The timed part: `steps` updates of 1/30 s, with no debug output.
 #[inline(never)]
 fn run_crowd(crowd: &mut Crowd<'_>, steps: usize) {
@@ -194,22 +209,27 @@ fn main() -> Result<(), String> {
     let mut crowd = setup(&nav, &agents, max_agents)?;
     run_crowd(&mut crowd, STEPS);
     if time {
-        let mut ms: Vec<f64> = (0..7)
-            .map(|_| {
-                let mut c = setup(&nav, &agents, max_agents)?;
-                let t = Instant::now();
-                run_crowd(&mut c, STEPS);
-                Ok(t.elapsed().as_secs_f64() * 1000.0)
-            })
-            .collect::<Result<_, String>>()?;
-        ms.sort_by(f64::total_cmp);
-        let runs: Vec<String> = ms.iter().map(|m| format!("{m:.2}")).collect();
+        let mut wall = Vec::new();
+        let mut cpu = Vec::new();
+        for _ in 0..7 {
+            let mut c = setup(&nav, &agents, max_agents)?;
+            let cpu0 = thread_cpu_ns();
+            let t = Instant::now();
+            run_crowd(&mut c, STEPS);
+            wall.push(t.elapsed().as_secs_f64() * 1000.0);
+            if let (Some(a), Some(b)) = (cpu0, thread_cpu_ns()) {
+                cpu.push((b - a) as f64 / 1e6);
+            }
+        }
+        let (wall, runs) = median(wall);
         println!(
-            "{name}: {} agents, median {:.3} ms per {STEPS} updates (runs {})",
-            agents.len(),
-            ms[3],
-            runs.join(" ")
+            "{name}: {} agents, median {wall:.3} ms per {STEPS} updates (runs {runs})",
+            agents.len()
         );
+        if !cpu.is_empty() {
+            let (cpu, runs) = median(cpu);
+            println!("{name}: thread CPU median {cpu:.3} ms (runs {runs})");
+        }
     }
     let mut hist = std::collections::BTreeMap::new();
     let (mut within, mut sum) = (0, 0.0f64);
