@@ -5,9 +5,9 @@
 //! of their thread CPU time, which time-slicing on a shared machine hurts less).
 //!
 //! `C128 --check` first compares a run with `perf_detour/C128_nav_test_solo_checkpoints.json`
-//! (every agent at steps 0, 10, 100, 300 and 600). Every workload prints its final targetState histogram,
-//! the agents within 0.6 m of their target and the sum of their 2D distances to it, to compare
-//! with a C++ run of the same agents.
+//! (every agent at steps 0, 10, 100, 300 and 600). Every workload prints its final
+//! targetState histogram, the agents within 0.6 m of their target and the sum of their 2D
+//! distances to it, to compare with a C++ run of the same agents.
 
 use std::path::Path;
 use std::time::Instant;

@@ -19,8 +19,8 @@ const END_OF_CHAIN: u16 = 0xffff;
 /// Items are numbered by `u16` and `END_OF_CHAIN` is taken, so a pool holds at most this many.
 pub const MAX_POOL_SIZE: usize = 0xffff;
 /// Buckets per item of the pool (Detour has one: the pool size's next power of two), up to
-/// [`MAX_BUCKETS`]. Clearing them each crowd update costs little next to the chain walks
-/// they spare.
+/// [`MAX_BUCKETS`]. A clear resets only the buckets its items used, so the extra ones cost
+/// nothing per crowd update and spare chain walks.
 pub const BUCKETS_PER_ITEM: usize = 8;
 /// The most buckets: the largest count for which wrapped cells still share a bucket.
 pub const MAX_BUCKETS: usize = 0x10000;
@@ -160,9 +160,9 @@ impl ProximityGrid {
     ///
     /// Cells outside the `i16` range are skipped, as no item can match them, and so are cells
     /// that the occupancy bits rule out; the hash is stepped along the row (the wrapping
-    /// products are linear in x, so the values are `hash_pos`'s); and an id is looked for among those already found only when its bit in
-    /// a 64-bit summary of them is set, searching newest first, where the other cells of the
-    /// same agent are.
+    /// products are linear in x, so the values are `hash_pos`'s); and an id is looked for
+    /// among those already found only when its bit in a 64-bit summary of them is set,
+    /// searching newest first, where the other cells of the same agent are.
     pub fn query_items(
         &self,
         minx: f32,
