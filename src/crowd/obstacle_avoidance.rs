@@ -7,9 +7,7 @@
 //! `cosf`/`sinf` as C++ does, so results match C++ built against the same C library.
 
 use crate::detour::common::{Vec3, clamp, distance_pt_seg_sqr_2d, max, min, sqr, vsub};
-use crate::detour::query::geometry::{
-    tri_area_2d, vdist_2d, vdot_2d, vnormalize, vperp_2d, vscale,
-};
+use crate::detour::query::geometry::{tri_area_2d, vdist_2d, vdot_2d, vnormalize, vperp_2d};
 
 /// Most directions per ring of the adaptive pattern (`DT_MAX_PATTERN_DIVS`).
 pub const MAX_PATTERN_DIVS: usize = 32;
@@ -174,19 +172,18 @@ fn normalize_field(samples: &mut [DebugSample], field: fn(&mut DebugSample) -> &
     }
 }
 
-/// When moving circle `c0` (radius `r0`, velocity `v`) meets the still circle `c1`: the
-/// entry and exit times, or `None` when not moving or never touching (`sweepCircleCircle`).
-fn sweep_circle_circle(c0: &Vec3, r0: f32, v: &Vec3, c1: &Vec3, r1: f32) -> Option<(f32, f32)> {
+/// When a circle moving at `v` from the sampling agent's position meets the still circle
+/// of `cir`: the entry and exit times, or `None` when not moving or never touching
+/// (`sweepCircleCircle`, with its sample-independent part from `cir`).
+#[inline]
+fn sweep_circle(v: &[f32; 2], cir: &CircleTerms) -> Option<(f32, f32)> {
     const EPS: f32 = 0.0001;
-    let s = vsub(c1, c0);
-    let r = r0 + r1;
-    let c = vdot_2d(&s, &s) - r * r;
-    let a = vdot_2d(v, v);
+    let a = v[0] * v[0] + v[1] * v[1];
     if a < EPS {
         return None;
     }
-    let b = vdot_2d(v, &s);
-    let d = b * b - a * c;
+    let b = v[0] * cir.s[0] + v[1] * cir.s[1];
+    let d = b * b - a * cir.c;
     if d < 0.0 {
         return None;
     }
@@ -195,22 +192,22 @@ fn sweep_circle_circle(c0: &Vec3, r0: f32, v: &Vec3, c1: &Vec3, r1: f32) -> Opti
     Some(((b - rd) * inv_a, (b + rd) * inv_a))
 }
 
-/// Where the ray `ap + u t` crosses segment `bp`–`bq` in xz, as its parameter `t` in 0..1
-/// (`isectRaySeg`). A NaN parameter passes, as C++'s comparisons let it.
+/// Where the ray `pos + u t` crosses the segment `p`–`q` in xz, as its parameter `t` in 0..1
+/// (`isectRaySeg`), given the segment's `v = q - p`, `w = pos - p` and `vw = perp(v, w)`.
+/// A NaN parameter passes, as C++'s comparisons let it.
 #[allow(clippy::manual_range_contains)]
-fn isect_ray_seg(ap: &Vec3, u: &Vec3, bp: &Vec3, bq: &Vec3) -> Option<f32> {
-    let v = vsub(bq, bp);
-    let w = vsub(ap, bp);
-    let mut d = vperp_2d(u, &v);
+#[inline]
+fn isect_ray_seg(u: &Vec3, v: &[f32; 2], w: &[f32; 2], vw: f32) -> Option<f32> {
+    let mut d = u[2] * v[0] - u[0] * v[1];
     if d.abs() < 1e-6 {
         return None;
     }
     d = 1.0 / d;
-    let t = vperp_2d(&v, &w) * d;
+    let t = vw * d;
     if t < 0.0 || t > 1.0 {
         return None;
     }
-    let s = vperp_2d(u, &w) * d;
+    let s = (u[2] * w[0] - u[0] * w[1]) * d;
     if s < 0.0 || s > 1.0 {
         return None;
     }
@@ -228,11 +225,52 @@ fn normalize_2d(v: &mut Vec3) {
     v[2] *= inv;
 }
 
-/// `v` turned by `angle` in xz (`dtRorate2D`).
-fn rotate_2d(v: &Vec3, angle: f32) -> Vec3 {
-    let c = angle.cos();
-    let s = angle.sin();
+/// `v` turned in xz by the angle whose cos and sin are `cs` (`dtRorate2D`, which takes the
+/// angle and calls `cosf`/`sinf`; [`PatternTurn`] has made those calls).
+fn rotate_2d(v: &Vec3, [c, s]: [f32; 2]) -> Vec3 {
     [v[0] * c - v[2] * s, v[1], v[0] * s + v[2] * c]
+}
+
+/// What scoring a sample needs of one circle, the same for every sample of a run: its
+/// velocity and passing-side directions, and the sample-independent part of the sweep
+/// against it (`c1 - c0` and `|c1 - c0|² - r²` of `sweepCircleCircle`, in its operation
+/// order). xz only: the y parts never reach a result.
+#[derive(Clone, Copy, Debug, Default)]
+struct CircleTerms {
+    vel: [f32; 2],
+    dp: [f32; 2],
+    np: [f32; 2],
+    s: [f32; 2],
+    c: f32,
+}
+
+/// What scoring a sample needs of one wall, the same for every sample of a run: the touch
+/// case's normal, or the sample-independent parts of `isectRaySeg` (`v = q - p`,
+/// `w = pos - p` and `perp(v, w)`).
+#[derive(Clone, Copy, Debug)]
+enum SegmentTerms {
+    Touch { snorm: [f32; 2] },
+    Ray { v: [f32; 2], w: [f32; 2], vw: f32 },
+}
+
+/// The adaptive pattern's rotation for one division count: cos and sin of the step and of
+/// half a step. Kept between runs, as every agent of a crowd preset asks for the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PatternTurn {
+    divs: i32,
+    step: [f32; 2],
+    half: [f32; 2],
+}
+
+impl PatternTurn {
+    fn new(divs: i32) -> PatternTurn {
+        let da = (1.0 / divs as f32) * DT_PI * 2.0;
+        PatternTurn {
+            divs,
+            step: [da.cos(), da.sin()],
+            half: [(da * 0.5).cos(), (da * 0.5).sin()],
+        }
+    }
 }
 
 /// Scores velocities against the obstacles added since the last reset.
@@ -246,6 +284,12 @@ pub struct ObstacleAvoidanceQuery {
     max_circles: usize,
     segments: Vec<ObstacleSegment>,
     max_segments: usize,
+    /// The obstacles' per-run terms, rebuilt when sampling starts; same capacities.
+    circle_terms: Vec<CircleTerms>,
+    segment_terms: Vec<SegmentTerms>,
+    /// The last adaptive pattern's rotation, and room for its points.
+    turn: Option<PatternTurn>,
+    pattern: [[f32; 2]; MAX_PATTERN_POINTS],
 }
 
 impl ObstacleAvoidanceQuery {
@@ -260,6 +304,10 @@ impl ObstacleAvoidanceQuery {
             max_circles,
             segments: Vec::with_capacity(max_segments),
             max_segments,
+            circle_terms: Vec::with_capacity(max_circles),
+            segment_terms: Vec::with_capacity(max_segments),
+            turn: None,
+            pattern: [[0.0; 2]; MAX_PATTERN_POINTS],
         }
     }
 
@@ -303,9 +351,11 @@ impl ObstacleAvoidanceQuery {
     }
 
     /// Picks each circle's passing side from the desired velocities, and marks the walls the
-    /// agent at `pos` touches (`prepare`).
-    fn prepare(&mut self, pos: &Vec3, dvel: &Vec3) {
+    /// agent at `pos` (radius `rad`) touches (`prepare`); then takes every obstacle's per-run
+    /// terms.
+    fn prepare(&mut self, pos: &Vec3, rad: f32, dvel: &Vec3) {
         const ORIGIN: Vec3 = [0.0; 3];
+        self.circle_terms.clear();
         for cir in &mut self.circles {
             cir.dp = vsub(&cir.pos, pos);
             vnormalize(&mut cir.dp);
@@ -318,10 +368,33 @@ impl ObstacleAvoidanceQuery {
                 cir.np[0] = cir.dp[2];
                 cir.np[2] = -cir.dp[0];
             }
+            let s = vsub(&cir.pos, pos);
+            let r = rad + cir.rad;
+            self.circle_terms.push(CircleTerms {
+                vel: [cir.vel[0], cir.vel[2]],
+                dp: [cir.dp[0], cir.dp[2]],
+                np: [cir.np[0], cir.np[2]],
+                s: [s[0], s[2]],
+                c: vdot_2d(&s, &s) - r * r,
+            });
         }
+        self.segment_terms.clear();
         for seg in &mut self.segments {
             const TOUCH: f32 = 0.01;
             seg.touch = distance_pt_seg_sqr_2d(pos, &seg.p, &seg.q).0 < sqr(TOUCH);
+            let v = vsub(&seg.q, &seg.p);
+            self.segment_terms.push(if seg.touch {
+                SegmentTerms::Touch {
+                    snorm: [-v[2], v[0]],
+                }
+            } else {
+                let w = vsub(pos, &seg.p);
+                SegmentTerms::Ray {
+                    v: [v[0], v[2]],
+                    w: [w[0], w[2]],
+                    vw: vperp_2d(&v, &w),
+                }
+            });
         }
     }
 
@@ -329,12 +402,13 @@ impl ObstacleAvoidanceQuery {
     fn begin_sampling(
         &mut self,
         pos: &Vec3,
+        rad: f32,
         vmax: f32,
         dvel: &Vec3,
         params: &ObstacleAvoidanceParams,
         debug: &mut Option<&mut ObstacleAvoidanceDebugData>,
     ) {
-        self.prepare(pos, dvel);
+        self.prepare(pos, rad, dvel);
         self.params = *params;
         self.inv_horiz_time = 1.0 / params.horiz_time;
         self.inv_vmax = if vmax > 0.0 { 1.0 / vmax } else { f32::MAX };
@@ -346,13 +420,17 @@ impl ObstacleAvoidanceQuery {
     /// The penalty of velocity `vcand`: distance from the desired and current velocities,
     /// passing side, and time to the first impact within the horizon (`processSample`).
     /// Returns `min_penalty` as soon as the sample cannot beat it.
+    ///
+    /// Every value is C++'s, from the same operations in the same order: the obstacles'
+    /// sample-independent parts come from [`Self::prepare`], and `2 vcand - vel`, which C++
+    /// recomputes per circle, is taken once. Always inlined: it is the samplers' whole inner
+    /// loop, and a call per sample spills more than the work it does.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn process_sample(
         &self,
         vcand: &Vec3,
         cs: f32,
-        pos: &Vec3,
-        rad: f32,
         vel: &Vec3,
         dvel: &Vec3,
         min_penalty: f32,
@@ -369,23 +447,19 @@ impl ObstacleAvoidanceQuery {
         }
         let mut tmin = p.horiz_time;
         let mut side = 0.0f32;
-        let mut nside = 0;
-        for cir in &self.circles {
-            // Reciprocal velocity obstacle: each agent takes half the avoiding.
-            let mut vab = vscale(vcand, 2.0);
-            vab = vsub(&vab, vel);
-            vab = vsub(&vab, &cir.vel);
+        // Reciprocal velocity obstacle: each agent takes half the avoiding.
+        let vab0 = [vcand[0] * 2.0 - vel[0], vcand[2] * 2.0 - vel[2]];
+        for cir in &self.circle_terms {
+            let vab = [vab0[0] - cir.vel[0], vab0[1] - cir.vel[1]];
             side += clamp(
                 min(
-                    vdot_2d(&cir.dp, &vab) * 0.5 + 0.5,
-                    vdot_2d(&cir.np, &vab) * 2.0,
+                    (cir.dp[0] * vab[0] + cir.dp[1] * vab[1]) * 0.5 + 0.5,
+                    (cir.np[0] * vab[0] + cir.np[1] * vab[1]) * 2.0,
                 ),
                 0.0,
                 1.0,
             );
-            nside += 1;
-            let Some((mut htmin, htmax)) = sweep_circle_circle(pos, rad, &vab, &cir.pos, cir.rad)
-            else {
+            let Some((mut htmin, htmax)) = sweep_circle(&vab, cir) else {
                 continue;
             };
             // Already overlapping: avoid harder.
@@ -399,20 +473,19 @@ impl ObstacleAvoidanceQuery {
                 }
             }
         }
-        for seg in &self.segments {
-            let mut htmin = if seg.touch {
+        for seg in &self.segment_terms {
+            let mut htmin = match seg {
                 // Touching the wall: free on one side of it, an immediate impact on the other.
-                let sdir = vsub(&seg.q, &seg.p);
-                let snorm = [-sdir[2], 0.0, sdir[0]];
-                if vdot_2d(&snorm, vcand) < 0.0 {
-                    continue;
+                SegmentTerms::Touch { snorm } => {
+                    if snorm[0] * vcand[0] + snorm[1] * vcand[2] < 0.0 {
+                        continue;
+                    }
+                    0.0
                 }
-                0.0
-            } else {
-                match isect_ray_seg(pos, vcand, &seg.p, &seg.q) {
+                SegmentTerms::Ray { v, w, vw } => match isect_ray_seg(vcand, v, w, *vw) {
                     Some(t) => t,
                     None => continue,
-                }
+                },
             };
             // Walls count less than agents.
             htmin *= 2.0;
@@ -424,8 +497,8 @@ impl ObstacleAvoidanceQuery {
             }
         }
         // Averaged, so many neighbours do not let the side term dominate.
-        if nside != 0 {
-            side /= nside as f32;
+        if !self.circle_terms.is_empty() {
+            side /= self.circle_terms.len() as f32;
         }
         let spen = p.weight_side * side;
         let tpen = p.weight_toi * (1.0 / (0.1 + tmin * self.inv_horiz_time));
@@ -458,7 +531,7 @@ impl ObstacleAvoidanceQuery {
         params: &ObstacleAvoidanceParams,
         mut debug: Option<&mut ObstacleAvoidanceDebugData>,
     ) -> (Vec3, usize) {
-        self.begin_sampling(pos, vmax, dvel, params, &mut debug);
+        self.begin_sampling(pos, rad, vmax, dvel, params, &mut debug);
         let mut nvel = [0.0; 3];
         let p = self.params;
         let cvx = dvel[0] * p.vel_bias;
@@ -474,16 +547,8 @@ impl ObstacleAvoidanceQuery {
                 if sqr(vcand[0]) + sqr(vcand[2]) > sqr(vmax + cs / 2.0) {
                     continue;
                 }
-                let penalty = self.process_sample(
-                    &vcand,
-                    cs,
-                    pos,
-                    rad,
-                    vel,
-                    dvel,
-                    min_penalty,
-                    debug.as_deref_mut(),
-                );
+                let penalty =
+                    self.process_sample(&vcand, cs, vel, dvel, min_penalty, debug.as_deref_mut());
                 ns += 1;
                 if penalty < min_penalty {
                     min_penalty = penalty;
@@ -511,20 +576,22 @@ impl ObstacleAvoidanceQuery {
         params: &ObstacleAvoidanceParams,
         mut debug: Option<&mut ObstacleAvoidanceDebugData>,
     ) -> (Vec3, usize) {
-        self.begin_sampling(pos, vmax, dvel, params, &mut debug);
+        self.begin_sampling(pos, rad, vmax, dvel, params, &mut debug);
         let p = self.params;
-        let (pattern, npat) = sampling_pattern(
-            dvel,
-            i32::from(p.adaptive_divs),
-            i32::from(p.adaptive_rings),
-        );
+        let divs = i32::from(p.adaptive_divs).clamp(1, MAX_PATTERN_DIVS as i32);
+        let turn = match self.turn {
+            Some(turn) if turn.divs == divs => turn,
+            _ => PatternTurn::new(divs),
+        };
+        self.turn = Some(turn);
+        let npat = sampling_pattern(dvel, &turn, i32::from(p.adaptive_rings), &mut self.pattern);
         let mut cr = vmax * (1.0 - p.vel_bias);
         let mut res = [dvel[0] * p.vel_bias, 0.0, dvel[2] * p.vel_bias];
         let mut ns = 0;
         for _ in 0..p.adaptive_depth {
             let mut min_penalty = f32::MAX;
             let mut bvel = [0.0; 3];
-            for pt in &pattern[..npat] {
+            for pt in &self.pattern[..npat] {
                 let vcand = [res[0] + pt[0] * cr, 0.0, res[2] + pt[1] * cr];
                 if sqr(vcand[0]) + sqr(vcand[2]) > sqr(vmax + 0.001) {
                     continue;
@@ -532,8 +599,6 @@ impl ObstacleAvoidanceQuery {
                 let penalty = self.process_sample(
                     &vcand,
                     cr / 10.0,
-                    pos,
-                    rad,
                     vel,
                     dvel,
                     min_penalty,
@@ -552,19 +617,22 @@ impl ObstacleAvoidanceQuery {
     }
 }
 
-/// The adaptive sampler's unit pattern in xz: the centre, then `rings` rings (outermost
-/// first) of `divs` directions fanning out both ways from the desired direction, every other
-/// ring turned by half a step. Returns the points and how many there are.
-fn sampling_pattern(dvel: &Vec3, divs: i32, rings: i32) -> ([[f32; 2]; MAX_PATTERN_POINTS], usize) {
-    let nd = divs.clamp(1, MAX_PATTERN_DIVS as i32);
+/// The adaptive sampler's unit pattern in xz, written to `pat`: the centre, then `rings`
+/// rings (outermost first) of `turn.divs` directions fanning out both ways from the desired
+/// direction, every other ring turned by half a step. Returns how many points there are.
+fn sampling_pattern(
+    dvel: &Vec3,
+    turn: &PatternTurn,
+    rings: i32,
+    pat: &mut [[f32; 2]; MAX_PATTERN_POINTS],
+) -> usize {
+    let nd = turn.divs;
     let nr = rings.clamp(1, MAX_PATTERN_RINGS as i32);
-    let da = (1.0 / nd as f32) * DT_PI * 2.0;
-    let ca = da.cos();
-    let sa = da.sin();
+    let [ca, sa] = turn.step;
     let mut dir = *dvel;
     normalize_2d(&mut dir);
-    let dirs = [dir, rotate_2d(&dir, da * 0.5)];
-    let mut pat = [[0.0f32; 2]; MAX_PATTERN_POINTS];
+    let dirs = [dir, rotate_2d(&dir, turn.half)];
+    pat[0] = [0.0, 0.0];
     let mut npat = 1;
     let turn_cw = |v: [f32; 2]| [v[0] * ca + v[1] * sa, -v[0] * sa + v[1] * ca];
     let turn_ccw = |v: [f32; 2]| [v[0] * ca - v[1] * sa, v[0] * sa + v[1] * ca];
@@ -587,14 +655,24 @@ fn sampling_pattern(dvel: &Vec3, divs: i32, rings: i32) -> ([[f32; 2]; MAX_PATTE
             npat += 1;
         }
     }
-    (pat, npat)
+    npat
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detour::query::geometry::vscale;
 
     const POS: Vec3 = [0.0; 3];
+
+    /// The sweep terms of a still circle at `c`, seen from the origin with radii summing to `r`.
+    fn circle_terms(c: &Vec3, r: f32) -> CircleTerms {
+        CircleTerms {
+            s: [c[0], c[2]],
+            c: vdot_2d(c, c) - r * r,
+            ..CircleTerms::default()
+        }
+    }
 
     fn params_without_bias() -> ObstacleAvoidanceParams {
         ObstacleAvoidanceParams {
@@ -705,7 +783,7 @@ mod tests {
         // Straight on, the reciprocal sweep touches the obstacle at t = 0.5.
         let impact = |v: &Vec3| {
             let vab = vsub(&vscale(v, 2.0), &dvel);
-            sweep_circle_circle(&POS, 0.5, &vab, &obstacle, 0.5).map(|(tmin, _)| tmin)
+            sweep_circle(&[vab[0], vab[2]], &circle_terms(&obstacle, 1.0)).map(|(tmin, _)| tmin)
         };
         assert_eq!(impact(&dvel), Some(0.5));
         let mut chosen: Vec<Vec3> = ObstacleAvoidanceParams::recast_demo_presets()
@@ -771,12 +849,18 @@ mod tests {
     #[test]
     fn pattern_sizes_and_the_even_division_point() {
         let dvel = [1.0, 0.0, 0.0];
-        assert_eq!(sampling_pattern(&dvel, 7, 2).1, 15);
-        assert_eq!(sampling_pattern(&dvel, 5, 3).1, 16);
-        assert_eq!(sampling_pattern(&dvel, 0, 0).1, 2);
-        assert_eq!(sampling_pattern(&dvel, 255, 255).1, MAX_PATTERN_POINTS);
+        let pattern = |dvel: &Vec3, divs: i32, rings: i32| {
+            let mut pat = [[f32::NAN; 2]; MAX_PATTERN_POINTS];
+            let turn = PatternTurn::new(divs.clamp(1, MAX_PATTERN_DIVS as i32));
+            let n = sampling_pattern(dvel, &turn, rings, &mut pat);
+            (pat, n)
+        };
+        assert_eq!(pattern(&dvel, 7, 2).1, 15);
+        assert_eq!(pattern(&dvel, 5, 3).1, 16);
+        assert_eq!(pattern(&dvel, 0, 0).1, 2);
+        assert_eq!(pattern(&dvel, 255, 255).1, MAX_PATTERN_POINTS);
         // Even divisions: every ring point is written, all distinct, the first one ahead.
-        let (pat, n) = sampling_pattern(&dvel, 8, 1);
+        let (pat, n) = pattern(&dvel, 8, 1);
         assert_eq!(n, 9);
         assert_eq!(pat[1], [1.0, 0.0]);
         for i in 1..n {
@@ -785,28 +869,22 @@ mod tests {
             }
         }
         // A zero desired velocity leaves the direction at zero: every ring point is the centre.
-        let (pat, n) = sampling_pattern(&[0.0; 3], 7, 2);
+        let (pat, n) = pattern(&[0.0; 3], 7, 2);
         assert!(pat[..n].iter().all(|p| *p == [0.0, 0.0]));
     }
 
     #[test]
     fn helpers_follow_cpp() {
         // Moving right at speed 1 towards a circle 3 away, radii 0.5 + 0.5: touch at t = 2.
-        let (tmin, tmax) =
-            sweep_circle_circle(&POS, 0.5, &[1.0, 0.0, 0.0], &[3.0, 0.0, 0.0], 0.5).expect("hit");
+        let far = circle_terms(&[3.0, 0.0, 0.0], 1.0);
+        let (tmin, tmax) = sweep_circle(&[1.0, 0.0], &far).expect("hit");
         assert_eq!((tmin, tmax), (2.0, 4.0));
-        assert_eq!(
-            sweep_circle_circle(&POS, 0.5, &[0.0; 3], &[3.0, 0.0, 0.0], 0.5),
-            None
-        );
-        assert_eq!(
-            isect_ray_seg(&POS, &[2.0, 0.0, 0.0], &[1.0, 0.0, -1.0], &[1.0, 0.0, 1.0]),
-            Some(0.5)
-        );
-        assert_eq!(
-            isect_ray_seg(&POS, &[0.5, 0.0, 0.0], &[1.0, 0.0, -1.0], &[1.0, 0.0, 1.0]),
-            None
-        );
-        assert_eq!(rotate_2d(&[1.0, 7.0, 0.0], 0.0), [1.0, 7.0, 0.0]);
+        assert_eq!(sweep_circle(&[0.0, 0.0], &far), None);
+        // The wall x = 1 from z = -1 to 1, seen from the origin.
+        let (v, w) = ([0.0, 2.0], [-1.0, 1.0]);
+        let vw = vperp_2d(&[v[0], 0.0, v[1]], &[w[0], 0.0, w[1]]);
+        assert_eq!(isect_ray_seg(&[2.0, 0.0, 0.0], &v, &w, vw), Some(0.5));
+        assert_eq!(isect_ray_seg(&[0.5, 0.0, 0.0], &v, &w, vw), None);
+        assert_eq!(rotate_2d(&[1.0, 7.0, 0.0], [1.0, 0.0]), [1.0, 7.0, 0.0]);
     }
 }

@@ -1,9 +1,15 @@
 //! A spatial hash of agent ids over an xz grid (`dtProximityGrid`), rebuilt every crowd update
 //! to find each agent's neighbours.
 //!
-//! The hash, the bucket chains (newest item first) and the cell walk are Detour's, so a query
-//! returns ids in C++'s order; the crowd's neighbour lists, and through them every later
-//! step, depend on that order.
+//! A query returns ids in C++'s order — cells by row, each cell's items newest first — and
+//! the crowd's neighbour lists, and through them every later step, depend on that order.
+//!
+//! Detour keys a cell's items by their `i16`-wrapped coordinates (`(int)item.x == x` fails for
+//! every cell outside the `i16` range), and two cells wrapping to the same coordinates always
+//! share a bucket (their hashes differ by a multiple of 65536, and there are at most 65536
+//! buckets). So what a query finds is fixed by the wrapped coordinates alone, not by the
+//! buckets: here the hash is taken of the wrapped coordinates, over [`BUCKETS_PER_ITEM`] times
+//! Detour's bucket count, so a chain walk meets fewer items of other cells.
 
 use crate::detour::common::{floor_to_i32_like_x86, next_pow2};
 use crate::detour::query::Status;
@@ -12,15 +18,27 @@ use crate::detour::query::Status;
 const END_OF_CHAIN: u16 = 0xffff;
 /// Items are numbered by `u16` and `END_OF_CHAIN` is taken, so a pool holds at most this many.
 pub const MAX_POOL_SIZE: usize = 0xffff;
+/// Buckets per item of the pool (Detour has one: the pool size's next power of two), up to
+/// [`MAX_BUCKETS`]. A clear resets only the buckets its items used, so the extra ones cost
+/// nothing per crowd update and spare chain walks.
+pub const BUCKETS_PER_ITEM: usize = 8;
+/// The most buckets: the largest count for which wrapped cells still share a bucket.
+pub const MAX_BUCKETS: usize = 0x10000;
 
 /// One id in one cell. Cell coordinates are kept as `i16`, as C++ does, so far-away cells
-/// wrap exactly as they do there.
+/// wrap exactly as they do there; both are packed into `cell` ([`cell_key`]) so a chain walk
+/// compares one word per item.
 #[derive(Clone, Copy, Debug)]
 struct Item {
     id: u16,
-    x: i16,
-    y: i16,
     next: u16,
+    cell: u32,
+}
+
+/// The packed `i16` coordinates of cell (`x`, `y`) as an item stores them.
+#[inline]
+fn cell_key(x: i16, y: i16) -> u32 {
+    u32::from(x as u16) | (u32::from(y as u16) << 16)
 }
 
 /// Ids of boxes in an xz grid of square cells, hashed into a fixed number of buckets.
@@ -31,22 +49,30 @@ pub struct ProximityGrid {
     /// The items added since the last clear; its capacity is the pool size and never grows.
     pool: Vec<Item>,
     pool_size: usize,
-    /// The newest item of each bucket's chain.
+    /// The newest item of each bucket's chain; a power of two of them.
     buckets: Vec<u16>,
     /// Cells touched since the last clear: min x, min y, max x, max y.
     bounds: [i32; 4],
+    /// Which cells may hold items, folded onto 64 × 64: bit `x & 63` of row `y & 63` is set
+    /// for every item's cell. A query skips the cells whose bit is clear without hashing.
+    occupied: [u64; 64],
 }
 
-/// Detour's cell hash (`hashPos2`), with C++'s wrapping `int` products.
+/// The factors of Detour's cell hash.
+const HASH_X: i32 = 73_856_093;
+const HASH_Y: i32 = 19_349_663;
+
+/// Detour's cell hash (`hashPos2`), with C++'s wrapping `int` products, of a cell's wrapped
+/// coordinates.
 #[inline]
-fn hash_pos(x: i32, y: i32, bucket_count: usize) -> usize {
+fn hash_pos(x: i16, y: i16, bucket_count: usize) -> usize {
     let mask = bucket_count as i32 - 1;
-    ((x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) & mask) as usize
+    ((i32::from(x).wrapping_mul(HASH_X) ^ i32::from(y).wrapping_mul(HASH_Y)) & mask) as usize
 }
 
 impl ProximityGrid {
-    /// A grid of `cell_size` cells with room for `pool_size` (id, cell) items and the next
-    /// power of two of buckets (`dtProximityGrid::init`). `pool_size` must be
+    /// A grid of `cell_size` cells with room for `pool_size` (id, cell) items
+    /// (`dtProximityGrid::init`). `pool_size` must be
     /// 1..=[`MAX_POOL_SIZE`] and `cell_size` positive and finite, otherwise
     /// `FAILURE | INVALID_PARAM`.
     pub fn new(pool_size: usize, cell_size: f32) -> Result<ProximityGrid, Status> {
@@ -56,7 +82,8 @@ impl ProximityGrid {
         {
             return Err(Status::invalid_param());
         }
-        let bucket_count = next_pow2(pool_size as u32) as usize;
+        let bucket_count =
+            (next_pow2(pool_size as u32) as usize * BUCKETS_PER_ITEM).min(MAX_BUCKETS);
         let mut grid = ProximityGrid {
             cell_size,
             inv_cell_size: 1.0 / cell_size,
@@ -64,16 +91,23 @@ impl ProximityGrid {
             pool_size,
             buckets: vec![END_OF_CHAIN; bucket_count],
             bounds: [0; 4],
+            occupied: [0; 64],
         };
         grid.clear();
         Ok(grid)
     }
 
-    /// Removes every item.
+    /// Removes every item. Only the buckets of the items since the last clear are reset (the
+    /// others are empty already): far fewer than all of them in a crowd's grid.
     pub fn clear(&mut self) {
-        self.buckets.fill(END_OF_CHAIN);
+        let bucket_count = self.buckets.len();
+        for item in &self.pool {
+            let (x, y) = (item.cell as u16 as i16, (item.cell >> 16) as u16 as i16);
+            self.buckets[hash_pos(x, y, bucket_count)] = END_OF_CHAIN;
+        }
         self.pool.clear();
         self.bounds = [0xffff, 0xffff, -0xffff, -0xffff];
+        self.occupied = [0; 64];
     }
 
     /// The cell a coordinate falls in, as C++'s `(int)floorf(v * invCellSize)`.
@@ -96,15 +130,16 @@ impl ProximityGrid {
                 if self.pool.len() >= self.pool_size {
                     return;
                 }
+                let (x, y) = (x as i16, y as i16);
                 let h = hash_pos(x, y, self.buckets.len());
                 let index = self.pool.len() as u16;
                 self.pool.push(Item {
                     id,
-                    x: x as i16,
-                    y: y as i16,
                     next: self.buckets[h],
+                    cell: cell_key(x, y),
                 });
                 self.buckets[h] = index;
+                self.occupied[(y & 63) as usize] |= 1 << (x & 63);
             }
         }
     }
@@ -120,7 +155,14 @@ impl ProximityGrid {
     }
 
     /// The distinct ids in the cells the box overlaps, written to `ids` in Detour's order
-    /// (cells by row, then each bucket's chain); returns how many. Stops when `ids` is full.
+    /// (cells by row, then each cell's items newest first); returns how many. Stops when
+    /// `ids` is full.
+    ///
+    /// Cells outside the `i16` range are skipped, as no item can match them, and so are cells
+    /// that the occupancy bits rule out; the hash is stepped along the row (the wrapping
+    /// products are linear in x, so the values are `hash_pos`'s); and an id is looked for
+    /// among those already found only when its bit in a 64-bit summary of them is set,
+    /// searching newest first, where the other cells of the same agent are.
     pub fn query_items(
         &self,
         minx: f32,
@@ -129,17 +171,39 @@ impl ProximityGrid {
         maxy: f32,
         ids: &mut [u16],
     ) -> usize {
-        let (iminx, iminy) = (self.cell(minx), self.cell(miny));
-        let (imaxx, imaxy) = (self.cell(maxx), self.cell(maxy));
+        let i16_range =
+            |lo: i32, hi: i32| (lo.max(i32::from(i16::MIN)), hi.min(i32::from(i16::MAX)) + 1);
+        let (x0, x1) = i16_range(self.cell(minx), self.cell(maxx));
+        let (y0, y1) = i16_range(self.cell(miny), self.cell(maxy));
+        let (pool, buckets) = (self.pool.as_slice(), self.buckets.as_slice());
+        let mask = buckets.len() as i32 - 1;
         let mut n = 0;
-        for y in iminy..=imaxy {
-            for x in iminx..=imaxx {
-                let h = hash_pos(x, y, self.buckets.len());
-                for item in self.chain(h) {
-                    if i32::from(item.x) != x || i32::from(item.y) != y {
+        let mut seen = 0u64;
+        for y in y0..y1 {
+            let row = self.occupied[(y & 63) as usize];
+            if row == 0 {
+                continue;
+            }
+            let hy = y.wrapping_mul(HASH_Y);
+            let mut hx = x0.wrapping_mul(HASH_X);
+            for x in x0..x1 {
+                let h = ((hx ^ hy) & mask) as usize;
+                hx = hx.wrapping_add(HASH_X);
+                if row & (1 << (x & 63)) == 0 {
+                    continue;
+                }
+                let mut next = buckets[h];
+                if next == END_OF_CHAIN {
+                    continue;
+                }
+                let key = cell_key(x as i16, y as i16);
+                while let Some(item) = pool.get(usize::from(next)) {
+                    next = item.next;
+                    if item.cell != key {
                         continue;
                     }
-                    if ids[..n].contains(&item.id) {
+                    let bit = 1u64 << (item.id & 63);
+                    if seen & bit != 0 && ids[..n].iter().rev().any(|&id| id == item.id) {
                         continue;
                     }
                     if n >= ids.len() {
@@ -147,6 +211,7 @@ impl ProximityGrid {
                     }
                     ids[n] = item.id;
                     n += 1;
+                    seen |= bit;
                 }
             }
         }
@@ -155,8 +220,12 @@ impl ProximityGrid {
 
     /// How many items lie in cell (`x`, `y`), for drawing the grid (`getItemCountAt`).
     pub fn item_count_at(&self, x: i32, y: i32) -> usize {
+        let (Ok(x), Ok(y)) = (i16::try_from(x), i16::try_from(y)) else {
+            return 0;
+        };
+        let key = cell_key(x, y);
         self.chain(hash_pos(x, y, self.buckets.len()))
-            .filter(|item| i32::from(item.x) == x && i32::from(item.y) == y)
+            .filter(|item| item.cell == key)
             .count()
     }
 
@@ -200,10 +269,117 @@ mod tests {
         assert_eq!(hash_pos(0, 0, 16), 0);
         assert_eq!(hash_pos(1, 0, 16), (73_856_093 & 15) as usize);
         assert_eq!(hash_pos(0, 1, 16), (19_349_663 & 15) as usize);
-        let x = 1000i32;
-        let y = -7i32;
-        let expected = ((x.wrapping_mul(73_856_093) ^ y.wrapping_mul(19_349_663)) & 255) as usize;
+        let (x, y) = (1000i16, -7i16);
+        let expected = ((i32::from(x).wrapping_mul(73_856_093)
+            ^ i32::from(y).wrapping_mul(19_349_663))
+            & 255) as usize;
         assert_eq!(hash_pos(x, y, 256), expected);
+    }
+
+    /// `dtProximityGrid` as C++ writes it: next-power-of-two buckets hashed by the real cell,
+    /// items keeping `i16` coordinates, chains filtered by `(int)item.x == x`.
+    fn cpp_query(
+        items: &[(u16, [f32; 4])],
+        pool_size: usize,
+        cell_size: f32,
+        q: [f32; 4],
+        max_ids: usize,
+    ) -> Vec<u16> {
+        let inv = 1.0 / cell_size;
+        let cell = |v: f32| floor_to_i32_like_x86(v * inv);
+        let nb = next_pow2(pool_size as u32) as i32;
+        let hash = |x: i32, y: i32| {
+            ((x.wrapping_mul(HASH_X) ^ y.wrapping_mul(HASH_Y)) & (nb - 1)) as usize
+        };
+        let mut buckets = vec![0xffffu16; nb as usize];
+        let mut pool: Vec<(u16, i16, i16, u16)> = Vec::new();
+        'items: for &(id, b) in items {
+            for y in cell(b[1])..=cell(b[3]) {
+                for x in cell(b[0])..=cell(b[2]) {
+                    if pool.len() >= pool_size {
+                        break 'items;
+                    }
+                    let h = hash(x, y);
+                    pool.push((id, x as i16, y as i16, buckets[h]));
+                    buckets[h] = (pool.len() - 1) as u16;
+                }
+            }
+        }
+        let mut ids = Vec::new();
+        for y in cell(q[1])..=cell(q[3]) {
+            for x in cell(q[0])..=cell(q[2]) {
+                let mut idx = buckets[hash(x, y)];
+                while idx != 0xffff {
+                    let (id, ix, iy, next) = pool[usize::from(idx)];
+                    if i32::from(ix) == x && i32::from(iy) == y && !ids.contains(&id) {
+                        if ids.len() >= max_ids {
+                            return ids;
+                        }
+                        ids.push(id);
+                    }
+                    idx = next;
+                }
+            }
+        }
+        ids
+    }
+
+    #[test]
+    fn queries_match_cpps_grid() {
+        // A small LCG, so the boxes are the same every run.
+        let mut x = 12345u32;
+        let mut rnd = |scale: f32| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (x >> 8) as f32 / 16_777_216.0 * scale
+        };
+        for (pool_size, count, spread, max_ids) in [
+            (16, 10, 6.0, 32),
+            (64, 40, 12.0, 8),
+            (512, 128, 40.0, 32),
+            (7, 9, 3.0, 4),
+        ] {
+            let mut g = ProximityGrid::new(pool_size, 1.0).expect("valid parameters");
+            let mut items = Vec::new();
+            for id in 0..count {
+                let (cx, cy, r) = (
+                    rnd(spread) - spread / 2.0,
+                    rnd(spread) - spread / 2.0,
+                    rnd(1.0),
+                );
+                let b = [cx - r, cy - r, cx + r, cy + r];
+                // Ids above 63 share summary bits with lower ones.
+                let id = (id * 37 % 200) as u16;
+                g.add_item(id, b[0], b[1], b[2], b[3]);
+                items.push((id, b));
+            }
+            for _ in 0..50 {
+                let (cx, cy, r) = (
+                    rnd(spread) - spread / 2.0,
+                    rnd(spread) - spread / 2.0,
+                    rnd(5.0),
+                );
+                let q = [cx - r, cy - r, cx + r, cy + r];
+                let mut ids = vec![0u16; max_ids];
+                let n = g.query_items(q[0], q[1], q[2], q[3], &mut ids);
+                assert_eq!(
+                    ids[..n],
+                    cpp_query(&items, pool_size, 1.0, q, max_ids)[..],
+                    "{q:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn far_cells_wrap_onto_near_ones_as_in_cpp() {
+        // Cell 65539 keeps x = 3 and hashes to cell 3's bucket, so C++ finds it there.
+        let mut g = grid();
+        g.add_item(6, 65_539.5, 0.5, 65_539.5, 0.5);
+        assert_eq!(query(&g, 3.5, 0.5, 3.5, 0.5), [6]);
+        assert_eq!(g.item_count_at(3, 0), 1);
+        assert_eq!(g.item_count_at(65_539, 0), 0);
+        let items = [(6, [65_539.5, 0.5, 65_539.5, 0.5])];
+        assert_eq!(cpp_query(&items, 16, 1.0, [3.5, 0.5, 3.5, 0.5], 32), [6]);
     }
 
     #[test]
