@@ -315,16 +315,15 @@ impl<'a> Crowd<'a> {
 
     /// The crowd moved onto `nav` (another navmesh, or this one rebuilt): every agent keeps
     /// its state, parameters and corridor, the filters and avoidance presets are kept, and
-    /// the query objects and path queue are made afresh for `nav`. Agents waiting for or in
-    /// the path queue lose their place and request their target again (as a re-plan), so
-    /// their next frames differ from a crowd that was not moved; all other agents carry on
-    /// as they would have. Polygon references `nav` does not have are found by the next
-    /// update's validity checks: the agent is placed on the nearest polygon and re-plans,
-    /// or stops (invalid) when there is none.
+    /// the query objects are made afresh for `nav`. The path queue keeps its requests and
+    /// results ([`PathQueue::rebind`]); the one search under way starts over on `nav`, so an
+    /// agent waiting for it gets its path later than without the move (the only way the
+    /// next frames can differ from a crowd that was not moved). Polygon references `nav`
+    /// does not have are found by the next update's validity checks: the agent is placed on
+    /// the nearest polygon and re-plans, or stops (invalid) when there is none; a queued
+    /// search between such references fails and its agent requests its target again.
     pub fn rebind<'b>(self, nav: &'b NavMesh) -> Result<Crowd<'b>, Status> {
-        let path_queue = PathQueue::new(nav, MAX_PATH_RESULT, CROWD_PATH_QUEUE_NODES)?;
-        let query = NavMeshQuery::new(nav, COMMON_QUERY_NODES)?;
-        let mut crowd = Crowd {
+        Ok(Crowd {
             max_agent_radius: self.max_agent_radius,
             placement_half_extents: self.placement_half_extents,
             agents: self.agents,
@@ -335,21 +334,10 @@ impl<'a> Crowd<'a> {
             obstacle_query: self.obstacle_query,
             grid: self.grid,
             path_result: self.path_result,
-            path_queue,
-            query,
+            path_queue: self.path_queue.rebind(nav)?,
+            query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
             velocity_sample_count: self.velocity_sample_count,
-        };
-        for idx in 0..crowd.agents.len() {
-            let ag = &crowd.agents[idx];
-            if matches!(
-                ag.target_state,
-                MoveRequestState::WaitingForQueue | MoveRequestState::WaitingForPath
-            ) {
-                let (target_ref, target_pos) = (ag.target_ref, ag.target_pos);
-                crowd.set_move_target(idx, target_ref, &target_pos, true);
-            }
-        }
-        Ok(crowd)
+        })
     }
 
     /// Sets avoidance configuration `idx`; false when out of range.
