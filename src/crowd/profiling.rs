@@ -5,7 +5,7 @@
 //! runs the same body without a clock, at the cost of a test per phase.
 //! [`CrowdSet`] spreads random agents (workload P's pairs, `PERF_DETOUR.md` §6) over several
 //! crowds on one navmesh and steps them, in parallel if asked, for profiles and the viewer.
-//!
+
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
