@@ -1298,6 +1298,9 @@ mod tests {
             let now: Vec<Vec3> = [a, b].map(|i| crowd.agent(i).expect("agent").npos).to_vec();
             assert_eq!(now, before, "dt {dt}");
         }
+        let mut times = CrowdPhaseTimes::default();
+        crowd.update_profiled(f32::NAN, None, &mut times);
+        assert!(times.total().is_zero());
         // A huge step stays on the mesh.
         crowd.update(1.0e30, None);
         for idx in [a, b] {
