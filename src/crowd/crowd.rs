@@ -16,6 +16,7 @@ use super::obstacle_avoidance::{
 use super::path_queue::{
     CROWD_ITERATIONS_PER_UPDATE, CROWD_PATH_QUEUE_NODES, PATHQ_INVALID, PathQueue,
 };
+use super::profiling::{CrowdPhase, CrowdPhaseTimes, PhaseClock, enter};
 use super::proximity_grid::ProximityGrid;
 use crate::detour::common::{Vec3, clamp, min, sqr, vadd, vlen_sqr, vlerp, vsub};
 use crate::detour::query::geometry::{
@@ -312,6 +313,33 @@ impl<'a> Crowd<'a> {
         })
     }
 
+    /// The crowd moved onto `nav` (another navmesh, or this one rebuilt): every agent keeps
+    /// its state, parameters and corridor, the filters and avoidance presets are kept, and
+    /// the query objects are made afresh for `nav`. The path queue keeps its requests and
+    /// results ([`PathQueue::rebind`]); the one search under way starts over on `nav`, so an
+    /// agent waiting for it gets its path later than without the move (the only way the
+    /// next frames can differ from a crowd that was not moved). Polygon references `nav`
+    /// does not have are found by the next update's validity checks: the agent is placed on
+    /// the nearest polygon and re-plans, or stops (invalid) when there is none; a queued
+    /// search between such references fails and its agent requests its target again.
+    pub fn rebind<'b>(self, nav: &'b NavMesh) -> Result<Crowd<'b>, Status> {
+        Ok(Crowd {
+            max_agent_radius: self.max_agent_radius,
+            placement_half_extents: self.placement_half_extents,
+            agents: self.agents,
+            anims: self.anims,
+            active: self.active,
+            filters: self.filters,
+            avoidance_params: self.avoidance_params,
+            obstacle_query: self.obstacle_query,
+            grid: self.grid,
+            path_result: self.path_result,
+            path_queue: self.path_queue.rebind(nav)?,
+            query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
+            velocity_sample_count: self.velocity_sample_count,
+        })
+    }
+
     /// Sets avoidance configuration `idx`; false when out of range.
     pub fn set_obstacle_avoidance_params(
         &mut self,
@@ -520,11 +548,39 @@ impl<'a> Crowd<'a> {
     /// Moves the crowd on by `dt` seconds (`dtCrowd::update`). A `dt` that is not a finite
     /// positive number leaves the crowd as it is. `debug` names an agent by its position
     /// among the active agents and receives its visibility ray and velocity samples.
-    pub fn update(&mut self, dt: f32, mut debug: Option<&mut CrowdAgentDebugInfo>) {
+    pub fn update(&mut self, dt: f32, debug: Option<&mut CrowdAgentDebugInfo>) {
+        self.step(dt, debug, None);
+    }
+
+    /// [`Crowd::update`], adding the time each [`CrowdPhase`] took to `times` (nothing for a
+    /// `dt` that leaves the crowd as it is). The results are those of `update`.
+    pub fn update_profiled(
+        &mut self,
+        dt: f32,
+        debug: Option<&mut CrowdAgentDebugInfo>,
+        times: &mut CrowdPhaseTimes,
+    ) {
+        let mut clock = PhaseClock {
+            times,
+            current: None,
+        };
+        self.step(dt, debug, Some(&mut clock));
+    }
+
+    /// The update's body, telling `clock` (if timed) where each phase starts. One body with
+    /// a run-time test, not a generic one: a second copy of the body would give its one-caller
+    /// helpers a second caller, and the compiler would stop inlining them into `update`.
+    fn step(
+        &mut self,
+        dt: f32,
+        mut debug: Option<&mut CrowdAgentDebugInfo>,
+        mut clock: Option<&mut PhaseClock<'_>>,
+    ) {
         self.velocity_sample_count = 0;
         if !(dt > 0.0 && dt.is_finite()) {
             return;
         }
+        enter(&mut clock, CrowdPhase::PathRequests);
         let debug_idx = debug.as_ref().and_then(|d| d.idx);
         self.active.clear();
         let agents = &self.agents;
@@ -535,6 +591,7 @@ impl<'a> Crowd<'a> {
         self.update_move_request();
         self.update_topology_optimization(dt);
 
+        enter(&mut clock, CrowdPhase::Neighbours);
         self.grid.clear();
         for (i, &a) in self.active.iter().enumerate() {
             let ag = &self.agents[a];
@@ -543,14 +600,15 @@ impl<'a> Crowd<'a> {
             self.grid
                 .add_item(i as u16, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
         }
-
-        // Walls and neighbours.
+        // Walls, then neighbours, agent by agent as C++ does (two loops would cost the plain
+        // update instructions), so the clock switches phase per agent.
         for i in 0..self.active.len() {
             let a = self.active[i];
             let ag = &mut self.agents[a];
             if ag.state != AgentState::Walking {
                 continue;
             }
+            enter(&mut clock, CrowdPhase::Boundary);
             let filter = &self.filters[usize::from(ag.params.query_filter_type)];
             let update_thr = ag.params.collision_query_range * 0.25;
             if vdist_2d_sqr(&ag.npos, ag.boundary.center()) > sqr(update_thr)
@@ -564,6 +622,7 @@ impl<'a> Crowd<'a> {
                     filter,
                 );
             }
+            enter(&mut clock, CrowdPhase::Neighbours);
             let mut neis = [CrowdNeighbour::default(); MAX_NEIGHBOURS];
             let n = find_neighbours(i, &self.agents, &self.active, &self.grid, &mut neis);
             let ag = &mut self.agents[a];
@@ -571,6 +630,7 @@ impl<'a> Crowd<'a> {
             ag.nneis = n;
         }
 
+        enter(&mut clock, CrowdPhase::Corridor);
         // Corners, and shortcuts towards them.
         for i in 0..self.active.len() {
             let ag = &mut self.agents[self.active[i]];
@@ -626,6 +686,7 @@ impl<'a> Crowd<'a> {
             }
         }
 
+        enter(&mut clock, CrowdPhase::Steering);
         // Desired velocities.
         for i in 0..self.active.len() {
             let a = self.active[i];
@@ -679,7 +740,7 @@ impl<'a> Crowd<'a> {
             ag.dvel = dvel;
         }
 
-        // Obstacle avoidance.
+        enter(&mut clock, CrowdPhase::Avoidance);
         for i in 0..self.active.len() {
             let a = self.active[i];
             let ag = &self.agents[a];
@@ -725,6 +786,7 @@ impl<'a> Crowd<'a> {
             self.agents[a].nvel = nvel;
         }
 
+        enter(&mut clock, CrowdPhase::Integration);
         for &a in &self.active {
             let ag = &mut self.agents[a];
             if ag.state == AgentState::Walking {
@@ -732,8 +794,10 @@ impl<'a> Crowd<'a> {
             }
         }
 
+        enter(&mut clock, CrowdPhase::Collisions);
         self.resolve_collisions();
 
+        enter(&mut clock, CrowdPhase::Corridor);
         // Follow the corridor.
         for &a in &self.active {
             let ag = &mut self.agents[a];
@@ -751,7 +815,11 @@ impl<'a> Crowd<'a> {
             }
         }
 
+        enter(&mut clock, CrowdPhase::OffMesh);
         self.animate_offmesh(dt);
+        if let Some(clock) = clock {
+            clock.stop();
+        }
     }
 
     /// Agents still at their off-mesh connection jump along it: a short run to its start,
@@ -1240,6 +1308,9 @@ mod tests {
             let now: Vec<Vec3> = [a, b].map(|i| crowd.agent(i).expect("agent").npos).to_vec();
             assert_eq!(now, before, "dt {dt}");
         }
+        let mut times = CrowdPhaseTimes::default();
+        crowd.update_profiled(f32::NAN, None, &mut times);
+        assert!(times.total().is_zero());
         // A huge step stays on the mesh.
         crowd.update(1.0e30, None);
         for idx in [a, b] {

@@ -8,6 +8,7 @@
 //! - [`path_queue`] serves path requests a few search iterations per update (`dtPathQueue`).
 //! - [`obstacle_avoidance`] picks a velocity that steers clear of nearby agents and walls by
 //!   sampling (`dtObstacleAvoidanceQuery`), with RecastDemo's four quality presets.
+//! - [`profiling`] times the update's phases and spreads random agents over crowds.
 //! - [`agent`] holds an agent's state and parameters, the crowd's limits and its update flags
 //!   (`dtCrowdAgent`, `dtCrowdAgentParams`).
 //!
@@ -29,6 +30,7 @@ pub mod local_boundary;
 pub mod obstacle_avoidance;
 pub mod path_corridor;
 pub mod path_queue;
+pub mod profiling;
 pub mod proximity_grid;
 pub mod scenario;
 #[cfg(test)]
@@ -42,4 +44,5 @@ pub use obstacle_avoidance::{
 };
 pub use path_corridor::PathCorridor;
 pub use path_queue::{PathQueue, PathQueueRef};
+pub use profiling::{CrowdPhase, CrowdPhaseTimes};
 pub use proximity_grid::ProximityGrid;

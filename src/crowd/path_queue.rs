@@ -192,6 +192,26 @@ impl<'a> PathQueue<'a> {
         (details | Status::SUCCESS, n)
     }
 
+    /// The queue moved onto `nav` with a fresh query object: requests, handles, results and
+    /// the round-robin position are kept, and the one search under way (its state lives in
+    /// the old query) starts over on `nav`. References `nav` lacks make a search fail.
+    pub fn rebind<'b>(self, nav: &'b NavMesh) -> Result<PathQueue<'b>, Status> {
+        let max_search_nodes = self.query.node_pool().max_nodes();
+        let query = NavMeshQuery::new(nav, max_search_nodes)?;
+        let mut queue = self.queue;
+        for q in &mut queue {
+            if q.status.is_in_progress() {
+                q.status = Status::default();
+            }
+        }
+        Ok(PathQueue {
+            queue,
+            next_handle: self.next_handle,
+            queue_head: self.queue_head,
+            query,
+        })
+    }
+
     /// The query object the searches run on (`getNavQuery`).
     pub fn nav_query(&self) -> &NavMeshQuery<'a> {
         &self.query

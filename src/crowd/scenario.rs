@@ -1,6 +1,7 @@
 //! RecastDemo's crowd tool run over a test-case file, as the reference crowd runs record it
 //! (`detour/crowd_*.json`): agent k starts at the k-th `pf` line's start and walks to its
-//! end, and the agents' state is recorded every few steps.
+//! end, and the agents' state is recorded every few steps. Agents may also come from workload
+//! P's random pairs (workload C128 of `PERF_DETOUR.md`).
 
 use serde::Serialize;
 
@@ -10,10 +11,12 @@ use super::agent::{
 };
 use super::crowd::{Crowd, CrowdAgentDebugInfo};
 use super::obstacle_avoidance::{ObstacleAvoidanceDebugData, ObstacleAvoidanceParams};
+use super::profiling::{CrowdStepper, MAX_RANDOM_AGENTS, Untimed};
 use crate::detour::NavMesh;
 use crate::detour::common::Vec3;
 use crate::detour::query::geometry::vdist_2d;
 use crate::detour::query::text::{JsonF32, RefJson, TestKind, TestLine, point};
+use crate::detour::query::workloads::PathPair;
 use crate::detour::query::{NavMeshQuery, Status};
 
 /// The demo's agent radius, which also sizes the crowd (`m_agentRadius`).
@@ -274,7 +277,13 @@ fn record(nav: &NavMesh, i: usize, ag: &CrowdAgent) -> AgentRecord {
 /// A crowd set up as the demo's crowd tool: filter 0 excludes disabled polygons and the
 /// four avoidance presets fill slots 0..3.
 pub fn demo_crowd(nav: &NavMesh) -> Result<Crowd<'_>, Status> {
-    let mut crowd = Crowd::new(DEMO_MAX_AGENTS, DEMO_AGENT_RADIUS, nav)?;
+    demo_crowd_of(nav, DEMO_MAX_AGENTS)
+}
+
+/// [`demo_crowd`] with room for `max_agents` agents. The pool size changes no agent's
+/// moves: the proximity grid's buckets only speed up its lookups.
+pub fn demo_crowd_of(nav: &NavMesh, max_agents: usize) -> Result<Crowd<'_>, Status> {
+    let mut crowd = Crowd::new(max_agents, DEMO_AGENT_RADIUS, nav)?;
     if let Some(filter) = crowd.filter_mut(0) {
         filter.set_exclude_flags(POLYFLAGS_DISABLED);
     }
@@ -326,8 +335,60 @@ fn add_agents(
     added
 }
 
+/// Adds agent k at pair k's start and sends it to the pair's end (`PERF_DETOUR.md` §6),
+/// recording each as the `pf` agents are.
+fn add_pair_agents(
+    crowd: &mut Crowd<'_>,
+    nav: &NavMesh,
+    pairs: &[PathPair],
+    params: &CrowdAgentParams,
+) -> Vec<AddedAgent> {
+    let mut added = Vec::with_capacity(pairs.len());
+    for (k, pair) in pairs.iter().enumerate() {
+        let Some(idx) = crowd.add_agent(&pair.start_pos, params) else {
+            break;
+        };
+        let returned = crowd.request_move_target(idx, pair.end_ref, &pair.end_pos);
+        let Some(ag) = crowd.agent(idx) else {
+            continue;
+        };
+        added.push(AddedAgent {
+            agent: idx,
+            pf_index: k,
+            add_pos: point(&pair.start_pos),
+            requested_end: point(&pair.end_pos),
+            target_find_nearest_status: format!("{:#010x}", Status::SUCCESS.bits()),
+            target_ref: RefJson::new(nav, pair.end_ref),
+            target_pos: point(&pair.end_pos),
+            request_move_target_returned: returned,
+            npos_after_add: point(&ag.npos),
+            state_after_add: ag.state as u8,
+            first_poly_after_add: RefJson::new(nav, ag.corridor.first_poly()),
+        });
+    }
+    added
+}
+
+/// Where the scenario's agents come from.
+#[derive(Clone, Copy, Debug)]
+pub enum AgentSource<'s> {
+    /// Agent k walks the k-th `pf` line (at most [`DEMO_MAX_AGENTS`]).
+    PathLines(&'s [TestLine]),
+    /// Agent k walks pair k (workload P's generator; at most [`MAX_RANDOM_AGENTS`]).
+    Pairs(&'s [PathPair]),
+}
+
 /// Checks the settings the way the command line reports them.
 pub fn check_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> {
+    check_run_settings(settings)?;
+    if settings.agents > DEMO_MAX_AGENTS {
+        return Err(ScenarioError::BadSettings("--agents must be 1..128"));
+    }
+    Ok(())
+}
+
+/// The checks every run makes, whatever its agents come from.
+fn check_run_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> {
     if !(settings.dt > 0.0 && settings.dt.is_finite() && settings.dt <= 10.0) {
         return Err(ScenarioError::BadSettings(
             "--dt must be a number of seconds above 0 and at most 10",
@@ -341,8 +402,8 @@ pub fn check_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> 
             "--record-every must be at least 1",
         ));
     }
-    if settings.agents == 0 || settings.agents > DEMO_MAX_AGENTS {
-        return Err(ScenarioError::BadSettings("--agents must be 1..128"));
+    if settings.agents == 0 {
+        return Err(ScenarioError::BadSettings("--agents must be at least 1"));
     }
     if settings.avoidance_quality > 3 {
         return Err(ScenarioError::BadSettings(
@@ -358,25 +419,59 @@ pub fn run_scenario(
     lines: &[TestLine],
     settings: &ScenarioSettings,
 ) -> Result<ScenarioResult, ScenarioError> {
-    check_settings(settings)?;
-    let path_lines: Vec<&TestLine> = lines
-        .iter()
-        .filter(|l| l.kind == TestKind::Pathfind)
-        .take(settings.agents)
-        .collect();
-    if path_lines.is_empty() {
-        return Err(ScenarioError::NoPathLines);
-    }
-    let mut crowd = demo_crowd(nav).map_err(ScenarioError::Crowd)?;
-    let sample_query = NavMeshQuery::new(nav, SAMPLE_QUERY_NODES).map_err(ScenarioError::Crowd)?;
+    run_scenario_with(nav, AgentSource::PathLines(lines), settings, &mut Untimed)
+}
+
+/// Runs the crowd tool with `settings.agents` agents from `source`, each update made by
+/// `stepper` ([`Untimed`], or a [`PhaseStats`](super::profiling::PhaseStats) collecting a profile). Pair agents get a crowd
+/// of at least [`DEMO_MAX_AGENTS`] slots, more if there are more agents.
+pub fn run_scenario_with<S: CrowdStepper>(
+    nav: &NavMesh,
+    source: AgentSource<'_>,
+    settings: &ScenarioSettings,
+    stepper: &mut S,
+) -> Result<ScenarioResult, ScenarioError> {
     let params = settings.agent_params();
-    let agents = add_agents(&mut crowd, &sample_query, nav, &path_lines, &params);
+    let (mut crowd, agents) = match source {
+        AgentSource::PathLines(lines) => {
+            check_settings(settings)?;
+            let path_lines: Vec<&TestLine> = lines
+                .iter()
+                .filter(|l| l.kind == TestKind::Pathfind)
+                .take(settings.agents)
+                .collect();
+            if path_lines.is_empty() {
+                return Err(ScenarioError::NoPathLines);
+            }
+            let mut crowd = demo_crowd(nav).map_err(ScenarioError::Crowd)?;
+            let sample_query =
+                NavMeshQuery::new(nav, SAMPLE_QUERY_NODES).map_err(ScenarioError::Crowd)?;
+            let agents = add_agents(&mut crowd, &sample_query, nav, &path_lines, &params);
+            (crowd, agents)
+        }
+        AgentSource::Pairs(pairs) => {
+            check_run_settings(settings)?;
+            if settings.agents > MAX_RANDOM_AGENTS {
+                return Err(ScenarioError::BadSettings(
+                    "random agents must be 1..100000",
+                ));
+            }
+            let pairs = &pairs[..settings.agents.min(pairs.len())];
+            if pairs.is_empty() {
+                return Err(ScenarioError::BadSettings("no agent pairs to start from"));
+            }
+            let mut crowd = demo_crowd_of(nav, pairs.len().max(DEMO_MAX_AGENTS))
+                .map_err(ScenarioError::Crowd)?;
+            let agents = add_pair_agents(&mut crowd, nav, pairs, &params);
+            (crowd, agents)
+        }
+    };
     let mut debug = CrowdAgentDebugInfo {
         idx: None,
         vod: Some(ObstacleAvoidanceDebugData::new(DEBUG_SAMPLES)),
         ..CrowdAgentDebugInfo::default()
     };
-    let frames = run_crowd(&mut crowd, nav, settings, &mut debug);
+    let frames = run_crowd(&mut crowd, nav, settings, &mut debug, stepper);
     let final_state = agents
         .iter()
         .filter_map(|a| {
@@ -413,11 +508,12 @@ pub fn run_scenario(
 
 /// The update loop alone, kept out of line so profiles show it as one function.
 #[inline(never)]
-pub fn run_crowd(
+pub fn run_crowd<S: CrowdStepper>(
     crowd: &mut Crowd<'_>,
     nav: &NavMesh,
     settings: &ScenarioSettings,
     debug: &mut CrowdAgentDebugInfo,
+    stepper: &mut S,
 ) -> Vec<Frame> {
     let frame = |crowd: &Crowd<'_>, step: usize| Frame {
         step,
@@ -430,7 +526,7 @@ pub fn run_crowd(
     let mut frames = Vec::with_capacity(settings.steps / settings.record_every + 1);
     frames.push(frame(crowd, 0));
     for step in 1..=settings.steps {
-        crowd.update(settings.dt, Some(debug));
+        stepper.step(crowd, settings.dt, Some(debug));
         if step % settings.record_every == 0 {
             frames.push(frame(crowd, step));
         }

@@ -235,6 +235,11 @@ pub fn nav_mesh_bounds(nav: &NavMesh) -> Option<(Vec3, Vec3)> {
 /// default filter), pairs with a missing end skipped, until `count` pairs. Gives up after
 /// `100 * count + 100` attempts (a navmesh with almost nothing to hit).
 pub fn generate_path_pairs(query: &NavMeshQuery<'_>, count: usize) -> PathPairs {
+    generate_path_pairs_seeded(query, count, 12345)
+}
+
+/// [`generate_path_pairs`] with the LCG seeded `seed`, for other sets of random pairs.
+pub fn generate_path_pairs_seeded(query: &NavMeshQuery<'_>, count: usize, seed: u32) -> PathPairs {
     let mut result = PathPairs {
         pairs: Vec::with_capacity(count),
         attempts: 0,
@@ -245,7 +250,7 @@ pub fn generate_path_pairs(query: &NavMeshQuery<'_>, count: usize) -> PathPairs 
     };
     let extents = [2.0, bmax[1] - bmin[1], 2.0];
     let filter = QueryFilter::default();
-    let mut rng = Lcg(12345);
+    let mut rng = Lcg(seed);
     let random_point = |rng: &mut Lcg| {
         let ux = rng.next_f32();
         let uz = rng.next_f32();
@@ -255,7 +260,9 @@ pub fn generate_path_pairs(query: &NavMeshQuery<'_>, count: usize) -> PathPairs 
             bmin[2] + uz * (bmax[2] - bmin[2]),
         ]
     };
-    while result.pairs.len() < count && result.attempts < 100 * count + 100 {
+    while result.pairs.len() < count
+        && result.attempts < count.saturating_mul(100).saturating_add(100)
+    {
         let attempt = result.attempts;
         result.attempts += 1;
         let raw_start = random_point(&mut rng);
