@@ -283,7 +283,17 @@ pub fn demo_crowd(nav: &NavMesh) -> Result<Crowd<'_>, Status> {
 /// [`demo_crowd`] with room for `max_agents` agents. The pool size changes no agent's
 /// moves: the proximity grid's buckets only speed up its lookups.
 pub fn demo_crowd_of(nav: &NavMesh, max_agents: usize) -> Result<Crowd<'_>, Status> {
-    let mut crowd = Crowd::new(max_agents, DEMO_AGENT_RADIUS, nav)?;
+    demo_crowd_sized(nav, max_agents, DEMO_AGENT_RADIUS)
+}
+
+/// [`demo_crowd_of`] for agents up to `max_agent_radius` (RecastDemo passes the sample's
+/// agent radius).
+pub fn demo_crowd_sized(
+    nav: &NavMesh,
+    max_agents: usize,
+    max_agent_radius: f32,
+) -> Result<Crowd<'_>, Status> {
+    let mut crowd = Crowd::new(max_agents, max_agent_radius, nav)?;
     if let Some(filter) = crowd.filter_mut(0) {
         filter.set_exclude_flags(POLYFLAGS_DISABLED);
     }

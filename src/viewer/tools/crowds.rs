@@ -19,15 +19,16 @@ use bevy_egui::egui;
 use rayon::prelude::*;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::crowd::ObstacleAvoidanceParams;
 use crate::crowd::agent::{
     CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS,
     CROWD_SEPARATION, MoveRequestState,
 };
+use crate::crowd::profiling::{CrowdPhase, CrowdPhaseTimes, DEFAULT_SEED, spawn_pairs};
+use crate::crowd::scenario::demo_crowd_sized;
 use crate::crowd::{Crowd, CrowdAgentDebugInfo, CrowdAgentParams, ObstacleAvoidanceDebugData};
 use crate::debug_draw::DebugDraw;
 use crate::debug_draw::crowd::{AgentTrail, CrowdDrawOptions, CrowdScene, crowd as draw_crowd};
-use crate::detour::query::workloads::generate_path_pairs;
+use crate::detour::query::workloads::generate_path_pairs_seeded;
 use crate::detour::query::{NavMeshQuery, QueryFilter};
 use crate::detour::{NavMesh, PolyRef};
 use crate::viewer::labels::Label;
@@ -163,6 +164,8 @@ struct ProfileSettings {
     agents: usize,
     crowds: usize,
     parallel: bool,
+    /// The pair generator's seed (workload P's is the default).
+    seed: u32,
 }
 
 impl Default for ProfileSettings {
@@ -171,6 +174,7 @@ impl Default for ProfileSettings {
             agents: 1000,
             crowds: 1,
             parallel: false,
+            seed: DEFAULT_SEED,
         }
     }
 }
@@ -202,22 +206,6 @@ struct AgentCarry {
     velocity: Option<[f32; 3]>,
 }
 
-/// A crowd as the demo's crowd tool sets it up: filter 0 leaves out disabled polygons, and the
-/// four avoidance presets fill slots 0..3.
-fn demo_crowd(nav: &NavMesh, max_agents: usize, max_radius: f32) -> Option<Crowd<'_>> {
-    let mut crowd = Crowd::new(max_agents, max_radius, nav).ok()?;
-    if let Some(filter) = crowd.filter_mut(0) {
-        filter.set_exclude_flags(POLYFLAGS_DISABLED);
-    }
-    for (i, params) in ObstacleAvoidanceParams::recast_demo_presets()
-        .iter()
-        .enumerate()
-    {
-        crowd.set_obstacle_avoidance_params(i, params);
-    }
-    Some(crowd)
-}
-
 /// The tool's state, kept across tool switches.
 pub struct CrowdTool {
     mode: CrowdMode,
@@ -237,6 +225,11 @@ pub struct CrowdTool {
     /// One trail per slot of each crowd.
     trails: Vec<Vec<AgentTrail>>,
     history: VecDeque<UpdateSample>,
+    /// Per phase, the last update's time summed over the crowds, and the sum over the updates
+    /// since the agents were spawned (for the mean).
+    last_phases: CrowdPhaseTimes,
+    phase_sums: CrowdPhaseTimes,
+    phase_updates: u32,
     /// The crowd drawing is out of date.
     redraw: bool,
     startup: Option<CrowdPreset>,
@@ -262,6 +255,9 @@ impl Default for CrowdTool {
             target: None,
             trails: Vec::new(),
             history: VecDeque::with_capacity(GRAPH_LENGTH),
+            last_phases: CrowdPhaseTimes::default(),
+            phase_sums: CrowdPhaseTimes::default(),
+            phase_updates: 0,
             redraw: true,
             startup: None,
             problem: None,
@@ -318,6 +314,31 @@ impl CrowdTool {
             return;
         }
         self.nav_version = Some(ctx.nav_mesh_version);
+        if let (Some(shared), Some(old)) = (ctx.shared_nav_mesh(), self.cell.as_mut()) {
+            // The agents keep their corridors and requests, as C++'s crowd does when its
+            // navmesh changes under it: stale polygons are caught by the usual checks.
+            let moved = old.with_dependent_mut(|_, crowds| {
+                let taken = std::mem::take(crowds);
+                CrowdCell::try_new(shared, |nav| {
+                    taken
+                        .into_iter()
+                        .map(|crowd| crowd.rebind(nav))
+                        .collect::<Result<Crowds, _>>()
+                })
+            });
+            match moved {
+                Ok(cell) => {
+                    self.cell = Some(cell);
+                    let target = self.target.map(|(_, p)| p);
+                    self.target = target.and_then(|p| self.nearest_poly(p));
+                    self.redraw = true;
+                    return;
+                }
+                Err(status) => out.log.push(format!(
+                    "Crowd: could not move onto the new navmesh ({status:?})"
+                )),
+            }
+        }
         let carried = self.take_agents();
         let crowd_count = carried.iter().map(|a| a.crowd + 1).max().unwrap_or(1);
         let Some(shared) = ctx.shared_nav_mesh() else {
@@ -342,7 +363,7 @@ impl CrowdTool {
         };
         let cell = CrowdCell::try_new(shared, |nav| {
             (0..crowd_count)
-                .map(|c| demo_crowd(nav, capacity(c), radius))
+                .map(|c| demo_crowd_sized(nav, capacity(c), radius).ok())
                 .collect::<Option<Crowds>>()
                 .ok_or(())
         });
@@ -577,20 +598,17 @@ impl CrowdTool {
             .settings
             .agent_params(settings.agent_radius, settings.agent_height);
         let per_crowd = agents.div_ceil(crowds);
+        let seed = self.profile.seed;
         let mut placed = 0;
         let cell = CrowdCell::try_new(shared, |nav| {
             let query = NavMeshQuery::new(nav, SPAWN_QUERY_NODES).map_err(|_| ())?;
-            let pairs = generate_path_pairs(&query, agents);
+            let pairs = generate_path_pairs_seeded(&query, agents, seed);
             let mut list: Crowds = (0..crowds)
-                .map(|_| demo_crowd(nav, per_crowd, settings.agent_radius))
+                .map(|_| demo_crowd_sized(nav, per_crowd, settings.agent_radius).ok())
                 .collect::<Option<_>>()
                 .ok_or(())?;
-            for (k, pair) in pairs.pairs.iter().enumerate() {
-                let crowd = &mut list[k / per_crowd];
-                if let Some(idx) = crowd.add_agent(&pair.start_pos, &params) {
-                    crowd.request_move_target(idx, pair.end_ref, &pair.end_pos);
-                    placed += 1;
-                }
+            for (crowd, chunk) in list.iter_mut().zip(pairs.pairs.chunks(per_crowd)) {
+                placed += spawn_pairs(crowd, chunk, &params);
             }
             Ok::<_, ()>(list)
         });
@@ -603,6 +621,7 @@ impl CrowdTool {
         self.selected = None;
         self.target = None;
         self.history.clear();
+        self.reset_phases();
         self.trails = self
             .crowds_mut(|_, crowds| {
                 crowds
@@ -648,30 +667,39 @@ impl CrowdTool {
         });
     }
 
-    /// One crowd update of `dt` seconds for every crowd, timed, with the trails moved on.
+    fn reset_phases(&mut self) {
+        self.last_phases.reset();
+        self.phase_sums.reset();
+        self.phase_updates = 0;
+    }
+
+    /// One crowd update of `dt` seconds for every crowd, timed per phase, with the trails
+    /// moved on.
     pub fn step(&mut self, dt: f32) {
         let selected = self.selected;
         let parallel = self.profile.parallel;
         let debug = &mut self.debug;
         let trails = &mut self.trails;
-        let sample = self.cell.as_mut().map(|cell| {
+        let update = self.cell.as_mut().map(|cell| {
             cell.with_dependent_mut(|_, crowds| {
                 let start = Instant::now();
-                match selected {
+                let mut phases = CrowdPhaseTimes::default();
+                let skip = match selected {
                     Some((c, slot)) if c < crowds.len() => {
                         let crowd = &mut crowds[c];
                         debug.idx = crowd.active_agents().position(|i| i == slot);
                         if let Some(vod) = debug.vod.as_mut() {
                             vod.reset();
                         }
-                        crowd.update(dt, Some(debug));
+                        crowd.update_profiled(dt, Some(debug), &mut phases);
                         if let Some(vod) = debug.vod.as_mut() {
                             vod.normalize_samples();
                         }
-                        update_all(crowds, dt, parallel, Some(c));
+                        Some(c)
                     }
-                    _ => update_all(crowds, dt, parallel, None),
-                }
+                    _ => None,
+                };
+                phases.add(&update_all(crowds, dt, parallel, skip));
                 let milliseconds = start.elapsed().as_secs_f64() * 1000.0;
                 for (crowd, trails) in crowds.iter().zip(trails.iter_mut()) {
                     for i in crowd.active_agents() {
@@ -683,17 +711,21 @@ impl CrowdTool {
                         }
                     }
                 }
-                UpdateSample {
+                let sample = UpdateSample {
                     milliseconds,
                     velocity_samples: crowds.iter().map(|c| c.velocity_sample_count()).sum(),
-                }
+                };
+                (sample, phases)
             })
         });
-        if let Some(sample) = sample {
+        if let Some((sample, phases)) = update {
             if self.history.len() == GRAPH_LENGTH {
                 self.history.pop_front();
             }
             self.history.push_back(sample);
+            self.phase_sums.add(&phases);
+            self.phase_updates += 1;
+            self.last_phases = phases;
             self.redraw = true;
         }
     }
@@ -780,6 +812,34 @@ impl CrowdTool {
         }
     }
 
+    /// Each update phase's time in the last update and on average since the spawn, summed
+    /// over the crowds.
+    fn phase_table(&self, ui: &mut egui::Ui) {
+        if self.phase_updates == 0 {
+            return;
+        }
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        let mean = |d: std::time::Duration| ms(d) / f64::from(self.phase_updates);
+        egui::Grid::new("crowd phases")
+            .striped(true)
+            .show(ui, |ui| {
+                ui.strong("Phase");
+                ui.strong("last ms");
+                ui.strong("mean ms");
+                ui.end_row();
+                for phase in CrowdPhase::ALL {
+                    ui.label(phase.label());
+                    ui.label(format!("{:.3}", ms(self.last_phases.get(phase))));
+                    ui.label(format!("{:.3}", mean(self.phase_sums.get(phase))));
+                    ui.end_row();
+                }
+                ui.strong("Total");
+                ui.label(format!("{:.3}", ms(self.last_phases.total())));
+                ui.label(format!("{:.3}", mean(self.phase_sums.total())));
+                ui.end_row();
+            });
+    }
+
     fn profile_ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext) {
         egui::CollapsingHeader::new("Crowd Profiling")
             .default_open(false)
@@ -795,6 +855,10 @@ impl CrowdTool {
                 );
                 ui.checkbox(&mut self.profile.parallel, "Update crowds in parallel");
                 ui.horizontal(|ui| {
+                    ui.label("Seed");
+                    ui.add(egui::DragValue::new(&mut self.profile.seed));
+                });
+                ui.horizontal(|ui| {
                     if ui.button("Spawn random agents").clicked() {
                         self.spawn_random(ctx, self.profile.agents, self.profile.crowds);
                     }
@@ -803,21 +867,42 @@ impl CrowdTool {
                     }
                 });
                 ui.label("Starts and targets come from workload P's seeded generator.");
+                self.phase_table(ui);
             });
     }
 }
 
-/// Updates every crowd but `skip` (already updated with the debug record).
-fn update_all(crowds: &mut Crowds, dt: f32, parallel: bool, skip: Option<usize>) {
+/// Updates every crowd but `skip` (already updated with the debug record), in parallel if
+/// asked; returns the phase times summed over the crowds (CPU time, not wall time).
+fn update_all(
+    crowds: &mut Crowds,
+    dt: f32,
+    parallel: bool,
+    skip: Option<usize>,
+) -> CrowdPhaseTimes {
     let update = |(c, crowd): (usize, &mut Crowd)| {
+        let mut times = CrowdPhaseTimes::default();
         if Some(c) != skip {
-            crowd.update(dt, None);
+            crowd.update_profiled(dt, None, &mut times);
         }
+        times
+    };
+    let sum = |mut a: CrowdPhaseTimes, b: CrowdPhaseTimes| {
+        a.add(&b);
+        a
     };
     if parallel {
-        crowds.par_iter_mut().enumerate().for_each(update);
+        crowds
+            .par_iter_mut()
+            .enumerate()
+            .map(update)
+            .reduce(CrowdPhaseTimes::default, sum)
     } else {
-        crowds.iter_mut().enumerate().for_each(update);
+        crowds
+            .iter_mut()
+            .enumerate()
+            .map(update)
+            .fold(CrowdPhaseTimes::default(), sum)
     }
 }
 
@@ -1054,7 +1139,7 @@ mod tests {
     /// Two points on the built navmesh, from workload P's generator.
     fn two_points(nav: &NavMesh) -> ([f32; 3], [f32; 3]) {
         let query = NavMeshQuery::new(nav, SPAWN_QUERY_NODES).unwrap();
-        let pairs = generate_path_pairs(&query, 1);
+        let pairs = generate_path_pairs_seeded(&query, 1, DEFAULT_SEED);
         let pair = &pairs.pairs[0];
         (pair.start_pos, pair.end_pos)
     }
