@@ -3,6 +3,7 @@
 //! compressed (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles,
 //! and the mesh process those rebuilds apply (`MeshProcess`).
 
+use crate::bake::detour_input::off_mesh_connections;
 use crate::bake::nothing_walkable::WalkableCounts;
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
@@ -154,6 +155,7 @@ pub fn build_tile_cache(
         message: e.to_string(),
     };
     let mut cache = TileCache::new(params).map_err(cache_error)?;
+    cache.set_off_mesh_links(off_mesh_connections(&input.geom_set));
     for y in 0..tiles_y {
         for x in 0..tiles_x {
             let mut ctx = BuildContext::silent();
@@ -170,7 +172,8 @@ pub fn build_tile_cache(
 
 /// The sample's `MeshProcess` for [`crate::tile_cache::builder::build_nav_mesh_tile`]: the
 /// walkable area becomes ground and every polygon gets RecastDemo's flags for its area. The
-/// sample's off-mesh links are not passed, as nav_test has none.
+/// sample's other half, passing the geometry's off-mesh links, is the cache's
+/// [`TileCache::off_mesh_links`], which [`build_tile_cache`] fills.
 pub fn sample_mesh_process(areas: &mut [u8], flags: &mut [u16]) {
     apply_area_flags(areas, flags, sample_area_flags);
 }

@@ -10,7 +10,8 @@ mod poly_mesh;
 mod regions;
 
 use crate::detour::{
-    DetourError, MeshTile, NavMeshCreateParams, VERTS_PER_POLYGON, create_nav_mesh_data,
+    DetourError, MeshTile, NavMeshCreateParams, OffMeshConnectionParams, VERTS_PER_POLYGON,
+    create_nav_mesh_data,
 };
 
 use super::file::TileCacheParams;
@@ -124,12 +125,14 @@ pub fn build_layer_poly_mesh(
 
 /// The navmesh tile of a stored layer (`dtTileCache::buildNavMeshTile`) with the obstacles
 /// touching it. `mesh_process` sets each polygon's area and flags before the tile is made, as
-/// a `dtTileCacheMeshProcess` does. `None` when the layer has no polygons: C++ then builds no
-/// tile.
+/// a `dtTileCacheMeshProcess` does; `off_mesh` are the links it passes (RecastDemo's passes all
+/// of the geometry's, and Detour keeps those starting in the tile). `None` when the layer has
+/// no polygons: C++ then builds no tile.
 pub fn build_nav_mesh_tile(
     data: &[u8],
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
+    off_mesh: &[OffMeshConnectionParams],
     mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
 ) -> Result<Option<MeshTile>, BuildError> {
     let layer = decompress_layer(data)?;
@@ -146,7 +149,7 @@ pub fn build_nav_mesh_tile(
         poly_areas: &mesh.areas,
         nvp: MAX_VERTS_PER_POLY,
         detail: None,
-        off_mesh_connections: &[],
+        off_mesh_connections: off_mesh,
         user_id: 0,
         tile_x: header.tx,
         tile_y: header.ty,
