@@ -29,14 +29,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 /// Keys whose values are not C++'s (see `bake::tile_cache_run`): present, value not compared.
-const NOT_CPPS: [&str; 6] = [
-    "dataFnv1a64",
-    "pfLine1Based",
-    "cacheBuildMemUsage_allocatorHigh",
-    "linearAllocatorFailedAllocs",
-    "allocatorHighAfterUpdates",
-    "linearAllocatorFailedAllocsTotal",
-];
+const NOT_CPPS: [&str; 2] = ["dataFnv1a64", "pfLine1Based"];
 
 /// Compares `ours` with the reference at `path`: the same keys in every object, the same
 /// lengths, integers and strings equal, other numbers equal as f32 (the reference prints
@@ -161,6 +154,40 @@ fn tilecache_cli_writes_cpps_files_and_report() {
     );
 }
 
+/// Tiles of 80 cells overflow the demo's 32000-byte scratch allocator in some layers and of 128
+/// in all: those builds fail as C++'s do. The figures are a C++ Sample_TempObstacles driver's on
+/// nav_test (its navmeshes matched ours byte for byte).
+#[test]
+fn builds_that_do_not_fit_the_demos_allocator_fail_as_in_cpp() {
+    let Some(mesh) = common::mesh_path("nav_test") else {
+        return;
+    };
+    let dir = temp_dir("scratch");
+    for (tile_size, high, failed, columns, tiles) in [(80, 31928, 4, 4, 17), (128, 0, 6, 6, 0)] {
+        let json = dir.join(format!("{tile_size}.json"));
+        let output = navlab()
+            .arg("tilecache")
+            .arg(&mesh)
+            .args(["--tile-size", &tile_size.to_string(), "--quiet", "--json"])
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["cacheBuildMemUsage_allocatorHigh"], high);
+        let non_success = report["buildNavMeshTilesAt_nonSuccess"].as_array().unwrap();
+        assert_eq!(non_success.len(), columns);
+        assert_eq!(report["linearAllocatorFailedAllocs"], columns, "one per column");
+        assert_eq!(report["linearAllocatorFailedAllocsTotal"], failed);
+        assert_eq!(non_success[0]["status"], "0x80000004");
+        assert_eq!(report["initial"]["navMeshTiles"], tiles);
+    }
+}
+
 #[test]
 fn bad_input_is_one_line_and_a_failure() {
     let Some(mesh) = common::mesh_path("nav_test") else {
@@ -236,7 +263,9 @@ fn nav_test_cache() -> Option<(InputGeom, TileCache, NavMesh)> {
     let settings = BuildSettings::default();
     let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
     let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let nav_mesh = build_initial_nav_mesh(&cache, params, tx, ty).unwrap();
+    let nav_mesh = build_initial_nav_mesh(&cache, params, tx, ty, None)
+        .unwrap()
+        .0;
     Some((input, cache, nav_mesh))
 }
 
@@ -385,7 +414,9 @@ fn off_mesh_links_reach_the_tiles_and_the_tile_cache_file() {
     assert_eq!(cache.off_mesh_links().len(), 1);
     assert_eq!(cache.off_mesh_links()[0].user_id, 1000);
     let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let mut nav_mesh = build_initial_nav_mesh(&cache, params, tx, ty).unwrap();
+    let mut nav_mesh = build_initial_nav_mesh(&cache, params, tx, ty, None)
+        .unwrap()
+        .0;
     let with_link = |nav_mesh: &NavMesh| {
         nav_mesh
             .tiles()

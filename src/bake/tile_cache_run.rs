@@ -4,17 +4,21 @@
 //! updates again. The run keeps each phase's navmesh (MSET), the tile-cache file (TSET) and a
 //! report in the schema of the C++ reference `detour/tilecache_nav_test.json`.
 //!
-//! Fields of that schema whose values come from C++'s internals are written as `null`: the
-//! demo's `LinearAllocator` figures (`cacheBuildMemUsage_allocatorHigh`,
-//! `linearAllocatorFailedAllocs`, `allocatorHighAfterUpdates`,
-//! `linearAllocatorFailedAllocsTotal`; this port allocates per build) and `pfLine1Based` (the
-//! reference took its clicks from test-case lines; here they are coordinates). The
+//! Tiles are built as the demo builds them, through its 32000-byte `LinearAllocator`
+//! ([`ScratchAllocator`] models it): a layer whose build does not fit fails with
+//! `DT_OUT_OF_MEMORY` as in C++ (initially it gets no tile and the rest of its tile column is
+//! skipped, as `buildNavMeshTilesAt` stops there, which `buildNavMeshTilesAt_nonSuccess` lists;
+//! in an update it keeps its old tile and the update's status says so). So the allocator
+//! figures are C++'s too. Tiles larger than about 72 cells never fit: the demo then has no
+//! navmesh at all, and so has this run.
+//!
+//! `pfLine1Based` is `null` (the reference took its clicks from test-case lines; here they are
+//! coordinates). The
 //! `dataFnv1a64` fields are FNV-1a 64 of the bytes as the files hold them (a layer's record
 //! data, a tile's MSET data), so they check the files; the reference's values are not
 //! reproducible from C++'s bytes (neither the record, its payload, the decompressed grids nor
 //! any slice of them hash to them, with FNV-1 or FNV-1a, 32 or 64 bits), so they differ.
-//! `buildNavMeshTilesAt_nonSuccess` is always empty: a layer that cannot be built is an error
-//! here, where the demo would leave its tile out.
+//! A layer that fails to build for another reason than memory is an error here.
 
 use serde::Serialize;
 
@@ -26,11 +30,15 @@ use crate::detour::{NavMesh, NavMeshParams};
 use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
-use crate::tile_cache::builder::{ObstacleShape, build_nav_mesh_tile};
+use crate::tile_cache::builder::{
+    BuildError, ObstacleShape, ScratchAllocator, build_nav_mesh_tile_in,
+};
 use crate::tile_cache::cache::TileCache;
 use crate::tile_cache::file::{TileCacheParams, TileCacheSet};
 use crate::tile_cache::layer::LayerHeader;
-use crate::tile_cache::obstacles::{ObstacleInfo, ObstacleRef, ObstacleState, Obstacles};
+use crate::tile_cache::obstacles::{
+    ObstacleError, ObstacleInfo, ObstacleRef, ObstacleState, Obstacles,
+};
 
 /// Tile sizes RecastDemo's Temp Obstacles slider offers.
 pub const TILE_SIZES: std::ops::RangeInclusive<i32> = 16..=128;
@@ -39,12 +47,12 @@ pub const TILE_SIZES: std::ops::RangeInclusive<i32> = 16..=128;
 pub const CLICK_RADIUS: f32 = 1.0;
 pub const CLICK_HEIGHT: f32 = 2.0;
 pub const CLICK_DROP: f32 = 0.5;
-/// `DT_SUCCESS`, the status of every step that did not fail (failures are errors here).
+/// `DT_SUCCESS`, the status of every step that did not fail.
 const SUCCESS: &str = "0x40000000";
+/// `DT_FAILURE | DT_OUT_OF_MEMORY`, a build that did not fit the demo's allocator.
+const OUT_OF_MEMORY: &str = "0x80000004";
 /// `dtTileCacheLayerHeader`'s size, where a stored layer's compressed cells start.
 const LAYER_HEADER_BYTES: usize = 56;
-/// Bytes of the demo's `LinearAllocator` (echoed; this port does not use one).
-const DEMO_ALLOCATOR_CAPACITY: i32 = 32000;
 
 /// What to do in the session.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,22 +101,30 @@ pub struct TileCacheReport {
     pub cache_raw_size: usize,
     pub compression_ratio: f32,
     #[serde(rename = "cacheBuildMemUsage_allocatorHigh")]
-    pub cache_build_mem_usage_allocator_high: Option<i32>,
-    pub linear_allocator_capacity: i32,
-    pub linear_allocator_failed_allocs: Option<i32>,
+    pub cache_build_mem_usage_allocator_high: usize,
+    pub linear_allocator_capacity: usize,
+    pub linear_allocator_failed_allocs: usize,
     pub navmesh_mem_usage: usize,
     pub layers: Vec<LayerReport>,
     #[serde(rename = "buildNavMeshTilesAt_nonSuccess")]
-    pub build_nav_mesh_tiles_at_non_success: Vec<String>,
+    pub build_nav_mesh_tiles_at_non_success: Vec<NonSuccess>,
     pub initial: PhaseReport,
     pub with_obstacles: ObstaclePhaseReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after_removing_second: Option<RemovalPhaseReport>,
-    pub allocator_high_after_updates: Option<i32>,
-    pub linear_allocator_failed_allocs_total: Option<i32>,
+    pub allocator_high_after_updates: usize,
+    pub linear_allocator_failed_allocs_total: usize,
     pub tset_file: Option<String>,
     #[serde(rename = "tset_note")]
     pub tset_note: String,
+}
+
+/// A tile column whose `buildNavMeshTilesAt` failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NonSuccess {
+    pub x: i32,
+    pub y: i32,
+    pub status: String,
 }
 
 /// The whole-mesh `rcConfig` of `Sample_TempObstacles::build`.
@@ -338,51 +354,71 @@ pub fn check_options(options: &TileCacheRunOptions) -> Result<()> {
 }
 
 /// The navmesh tile of every stored layer, tile by tile in rows (`buildNavMeshTilesAt` for
-/// every tile), into a new navmesh; the links are the cache's.
+/// every tile), into a new navmesh; the links are the cache's. With `scratch`, a layer that
+/// does not fit it fails as in C++, which skips the rest of its tile column; those columns are
+/// returned.
 pub fn build_initial_nav_mesh(
     cache: &TileCache,
     nav_params: NavMeshParams,
     tiles_x: i32,
     tiles_y: i32,
-) -> Result<NavMesh> {
+    mut scratch: Option<&mut ScratchAllocator>,
+) -> Result<(NavMesh, Vec<NonSuccess>)> {
     let mut nav_mesh = NavMesh::new(nav_params)?;
+    let mut failed = Vec::new();
     for y in 0..tiles_y {
         for x in 0..tiles_x {
             for r in cache.layers_at(x, y) {
                 let Some((_, data)) = cache.layer(r) else {
                     continue;
                 };
-                let tile = build_nav_mesh_tile(
+                let tile = match build_nav_mesh_tile_in(
                     data,
                     cache.params(),
                     &[],
                     cache.off_mesh_links(),
                     sample_mesh_process,
-                )
-                .map_err(|e| stage(format!("layer {r:#x}: {e}")))?;
+                    scratch.as_deref_mut(),
+                ) {
+                    Ok(tile) => tile,
+                    Err(BuildError::OutOfScratch { .. }) => {
+                        failed.push(NonSuccess {
+                            x,
+                            y,
+                            status: OUT_OF_MEMORY.into(),
+                        });
+                        break;
+                    }
+                    Err(e) => return Err(stage(format!("layer {r:#x}: {e}"))),
+                };
                 if let Some(tile) = tile {
                     nav_mesh.add_tile(tile, 0)?;
                 }
             }
         }
     }
-    Ok(nav_mesh)
+    Ok((nav_mesh, failed))
 }
 
-/// Calls `update` until the obstacles are up to date; returns the number of calls.
+/// Calls `update` until the obstacles are up to date; returns each call's status. A rebuild
+/// that does not fit the scratch allocator is a failed status, as in C++, not an error.
 fn update_until_done(
     obstacles: &mut Obstacles,
     cache: &TileCache,
     nav_mesh: &mut NavMesh,
-) -> Result<usize> {
-    let mut calls = 0;
+) -> Result<Vec<String>> {
+    let mut statuses = Vec::new();
     loop {
-        calls += 1;
-        if obstacles
-            .update(cache, nav_mesh, sample_mesh_process)
-            .map_err(stage)?
-        {
-            return Ok(calls);
+        match obstacles.update(cache, nav_mesh, sample_mesh_process) {
+            Ok(_) => statuses.push(SUCCESS.to_string()),
+            Err(ObstacleError::Rebuild {
+                source: BuildError::OutOfScratch { .. },
+                ..
+            }) => statuses.push(OUT_OF_MEMORY.to_string()),
+            Err(e) => return Err(stage(e)),
+        }
+        if obstacles.up_to_date() {
+            return Ok(statuses);
         }
     }
 }
@@ -414,7 +450,10 @@ pub fn run_tile_cache(
             Some(layer_report(stored.tile_ref, h, data))
         })
         .collect();
-    let mut nav_mesh = build_initial_nav_mesh(&cache, nav_params, tiles_x, tiles_y)?;
+    let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
+    let (mut nav_mesh, non_success) =
+        build_initial_nav_mesh(&cache, nav_params, tiles_x, tiles_y, Some(&mut scratch))?;
+    let (build_high, build_failed) = (scratch.high(), scratch.failed());
     let initial = phase_report(&nav_mesh);
     let initial_nav_mesh = nav_mesh.to_mset_bytes();
     let tile_cache_file = TileCacheSet {
@@ -426,6 +465,7 @@ pub fn run_tile_cache(
     .to_bytes();
 
     let mut obstacles = Obstacles::new(cache.params().max_obstacles).map_err(stage)?;
+    obstacles.set_scratch(Some(scratch));
     let mut added = Vec::with_capacity(options.obstacles.len());
     for (i, &clicked) in options.obstacles.iter().enumerate() {
         let pos = [clicked[0], clicked[1] - CLICK_DROP, clicked[2]];
@@ -447,11 +487,11 @@ pub fn run_tile_cache(
             obstacle_ref: r,
         });
     }
-    let calls = update_until_done(&mut obstacles, &cache, &mut nav_mesh)?;
+    let statuses = update_until_done(&mut obstacles, &cache, &mut nav_mesh)?;
     let with_obstacles = ObstaclePhaseReport {
         added: added.clone(),
-        update_calls_until_up_to_date: calls,
-        update_statuses: vec![SUCCESS.into(); calls],
+        update_calls_until_up_to_date: statuses.len(),
+        update_statuses: statuses,
         obstacles: obstacles.live().map(obstacle_report).collect(),
         nav_mesh: phase_report(&nav_mesh),
     };
@@ -470,7 +510,7 @@ pub fn run_tile_cache(
                 .remove(r)
                 .map_err(|e| stage(format!("removing obstacle {k}: {e}")))?;
         }
-        let calls = update_until_done(&mut obstacles, &cache, &mut nav_mesh)?;
+        let statuses = update_until_done(&mut obstacles, &cache, &mut nav_mesh)?;
         let removed_ref = match refs[..] {
             [one] => serde_json::Value::from(one),
             _ => serde_json::Value::from(refs.clone()),
@@ -478,8 +518,8 @@ pub fn run_tile_cache(
         let report = RemovalPhaseReport {
             removed_ref,
             remove_obstacle_status: SUCCESS.into(),
-            update_calls_until_up_to_date: calls,
-            update_statuses: vec![SUCCESS.into(); calls],
+            update_calls_until_up_to_date: statuses.len(),
+            update_statuses: statuses,
             obstacles: obstacles.live().map(obstacle_report).collect(),
             nav_mesh: phase_report(&nav_mesh),
         };
@@ -534,17 +574,19 @@ pub fn run_tile_cache(
         cache_compressed_size,
         cache_raw_size,
         compression_ratio: cache_compressed_size as f32 / (cache_raw_size + 1) as f32,
-        cache_build_mem_usage_allocator_high: None,
-        linear_allocator_capacity: DEMO_ALLOCATOR_CAPACITY,
-        linear_allocator_failed_allocs: None,
+        cache_build_mem_usage_allocator_high: build_high,
+        linear_allocator_capacity: ScratchAllocator::DEMO_CAPACITY,
+        linear_allocator_failed_allocs: build_failed,
         navmesh_mem_usage: initial.tiles.iter().map(|t| t.data_size).sum(),
         layers,
-        build_nav_mesh_tiles_at_non_success: Vec::new(),
+        build_nav_mesh_tiles_at_non_success: non_success,
         initial,
         with_obstacles,
         after_removing_second: after_removing,
-        allocator_high_after_updates: None,
-        linear_allocator_failed_allocs_total: None,
+        allocator_high_after_updates: obstacles.scratch().map_or(0, ScratchAllocator::high),
+        linear_allocator_failed_allocs_total: obstacles
+            .scratch()
+            .map_or(0, ScratchAllocator::failed),
         tset_file: None,
         tset_note: "written right after the initial build; the TSET holds only compressed \
                     layers, no obstacles"

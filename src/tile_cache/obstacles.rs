@@ -13,7 +13,7 @@
 
 use crate::detour::NavMesh;
 
-use super::builder::{BuildError, ObstacleShape, build_nav_mesh_tile};
+use super::builder::{BuildError, ObstacleShape, ScratchAllocator, build_nav_mesh_tile_in};
 use super::cache::{CompressedTileRef, TileCache};
 
 /// An obstacle's reference: salt above the pool index (`dtObstacleRef`).
@@ -97,6 +97,8 @@ pub struct Obstacles {
     next_free: Option<usize>,
     requests: Vec<Request>,
     to_rebuild: Vec<CompressedTileRef>,
+    /// C++'s scratch allocator, when its limits are wanted (see [`ScratchAllocator`]).
+    scratch: Option<ScratchAllocator>,
 }
 
 impl Obstacles {
@@ -121,7 +123,19 @@ impl Obstacles {
             next_free: Some(0),
             requests: Vec::with_capacity(MAX_REQUESTS),
             to_rebuild: Vec::new(),
+            scratch: None,
         })
+    }
+
+    /// Rebuilds from now on go through `scratch`, failing as C++'s do when they do not fit it
+    /// (the layer's old tile is kept, as in C++); `None` lifts the limit.
+    pub fn set_scratch(&mut self, scratch: Option<ScratchAllocator>) {
+        self.scratch = scratch;
+    }
+
+    /// The scratch allocator and its figures, if one is set.
+    pub fn scratch(&self) -> Option<&ScratchAllocator> {
+        self.scratch.as_ref()
     }
 
     fn encode(salt: u16, index: usize) -> ObstacleRef {
@@ -310,7 +324,7 @@ impl Obstacles {
     /// `buildNavMeshTile`: the layer with the obstacles touching it (in pool order), its old
     /// navmesh tile replaced by the new one.
     fn rebuild(
-        &self,
+        &mut self,
         cache: &TileCache,
         nav_mesh: &mut NavMesh,
         layer: CompressedTileRef,
@@ -331,12 +345,13 @@ impl Obstacles {
             })
             .filter_map(|o| o.shape)
             .collect();
-        let tile = build_nav_mesh_tile(
+        let tile = build_nav_mesh_tile_in(
             data,
             cache.params(),
             &shapes,
             cache.off_mesh_links(),
             mesh_process,
+            self.scratch.as_mut(),
         )
         .map_err(|source| ObstacleError::Rebuild { layer, source })?;
         let navmesh_error = |e: crate::detour::DetourError| ObstacleError::NavMesh {

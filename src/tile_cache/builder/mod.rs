@@ -8,6 +8,7 @@ mod contours;
 pub mod obstacles;
 mod poly_mesh;
 mod regions;
+pub mod scratch;
 
 use crate::detour::{
     DetourError, MeshTile, NavMeshCreateParams, OffMeshConnectionParams, VERTS_PER_POLYGON,
@@ -19,6 +20,7 @@ use super::layer::{DecompressedLayer, LayerError, decompress_layer};
 
 pub use obstacles::ObstacleShape;
 pub use poly_mesh::LayerPolyMesh;
+pub use scratch::ScratchAllocator;
 
 /// An empty cell (`DT_TILECACHE_NULL_AREA`); obstacles mark cells with it.
 pub const NULL_AREA: u8 = 0;
@@ -56,6 +58,10 @@ pub enum BuildError {
     HoleTooLarge,
     #[error("the navmesh tile cannot be created: {0}")]
     NavMesh(#[from] DetourError),
+    #[error(
+        "the build needs {needed} bytes of scratch memory; the tile cache's allocator has {capacity} (DT_OUT_OF_MEMORY)"
+    )]
+    OutOfScratch { needed: usize, capacity: usize },
 }
 
 /// A decompressed layer with its region grid, as the build steps share it.
@@ -67,6 +73,8 @@ pub(crate) struct WorkLayer {
     cons: Vec<u8>,
     regs: Vec<u8>,
     region_count: usize,
+    /// Regions the sweep made before merging (C++ sizes an array by it).
+    sweep_region_count: usize,
 }
 
 impl WorkLayer {
@@ -93,6 +101,7 @@ impl WorkLayer {
             cons: layer.cons,
             regs: vec![NO_REGION; cells],
             region_count: 0,
+            sweep_region_count: 0,
         })
     }
 
@@ -111,6 +120,15 @@ pub fn build_layer_poly_mesh(
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
 ) -> Result<LayerPolyMesh, BuildError> {
+    build_layer(layer, params, obstacles).map(|(mesh, _)| mesh)
+}
+
+/// [`build_layer_poly_mesh`] with the scratch allocations C++ makes for it.
+fn build_layer(
+    layer: DecompressedLayer,
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+) -> Result<(LayerPolyMesh, Vec<usize>), BuildError> {
     let orig = layer.header.bmin;
     let mut work = WorkLayer::new(layer)?;
     for obstacle in obstacles {
@@ -118,9 +136,11 @@ pub fn build_layer_poly_mesh(
     }
     let walkable_climb = (params.walkable_climb / params.ch) as i32;
     regions::build_regions(&mut work, walkable_climb)?;
-    let contours =
+    let (contours, order) =
         contours::build_contours(&work, walkable_climb, params.max_simplification_error)?;
-    poly_mesh::build_poly_mesh(&contours)
+    let mesh = poly_mesh::build_poly_mesh(&contours)?;
+    let sizes = scratch::allocations(&work, &contours, &order, &mesh);
+    Ok((mesh, sizes))
 }
 
 /// The navmesh tile of a stored layer (`dtTileCache::buildNavMeshTile`) with the obstacles
@@ -135,9 +155,31 @@ pub fn build_nav_mesh_tile(
     off_mesh: &[OffMeshConnectionParams],
     mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
 ) -> Result<Option<MeshTile>, BuildError> {
+    build_nav_mesh_tile_in(data, params, obstacles, off_mesh, mesh_process, None)
+}
+
+/// [`build_nav_mesh_tile`] with C++'s scratch allocator modelled: when `scratch` is given, a
+/// build whose allocations do not fit in it fails with [`BuildError::OutOfScratch`] as C++'s
+/// does, and its figures move as the demo's would.
+pub fn build_nav_mesh_tile_in(
+    data: &[u8],
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+    off_mesh: &[OffMeshConnectionParams],
+    mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+    scratch: Option<&mut ScratchAllocator>,
+) -> Result<Option<MeshTile>, BuildError> {
     let layer = decompress_layer(data)?;
     let header = layer.header.clone();
-    let mut mesh = build_layer_poly_mesh(layer, params, obstacles)?;
+    let (mut mesh, sizes) = build_layer(layer, params, obstacles)?;
+    if let Some(scratch) = scratch
+        && !scratch.build(&sizes)
+    {
+        return Err(BuildError::OutOfScratch {
+            needed: sizes.iter().sum(),
+            capacity: scratch.capacity,
+        });
+    }
     if mesh.poly_count() == 0 {
         return Ok(None);
     }

@@ -191,6 +191,7 @@ pub(super) fn build_regions(layer: &mut WorkLayer, walkable_climb: i32) -> Resul
         r.merged_id = remap[usize::from(r.merged_id)];
     }
     layer.region_count = usize::from(next_id);
+    layer.sweep_region_count = region_count;
     for reg in &mut layer.regs {
         if *reg != NO_REGION {
             *reg = regions[usize::from(*reg)].merged_id;
