@@ -181,7 +181,10 @@ fn builds_that_do_not_fit_the_demos_allocator_fail_as_in_cpp() {
         assert_eq!(report["cacheBuildMemUsage_allocatorHigh"], high);
         let non_success = report["buildNavMeshTilesAt_nonSuccess"].as_array().unwrap();
         assert_eq!(non_success.len(), columns);
-        assert_eq!(report["linearAllocatorFailedAllocs"], columns, "one per column");
+        assert_eq!(
+            report["linearAllocatorFailedAllocs"], columns,
+            "one per column"
+        );
         assert_eq!(report["linearAllocatorFailedAllocsTotal"], failed);
         assert_eq!(non_success[0]["status"], "0x80000004");
         assert_eq!(report["initial"]["navMeshTiles"], tiles);

@@ -423,51 +423,35 @@ fn update_until_done(
     }
 }
 
-/// The whole session on `input` with `settings` (see the module).
-pub fn run_tile_cache(
+/// The whole tile-cache build, `Sample_TempObstacles::build`: every tile's layers stored, then
+/// every layer's navmesh tile built through `scratch`. One function so that callgrind can count
+/// it alone (`--toggle-collect='*build_tile_cache_and_nav_mesh*'`).
+#[inline(never)]
+pub fn build_tile_cache_and_nav_mesh(
     input: &InputGeom,
     settings: &BuildSettings,
-    geom: &str,
-    options: &TileCacheRunOptions,
-) -> Result<TileCacheRun> {
-    check_options(options)?;
-    let tile_size = options.tile_size;
-    let (bmin, bmax) = input.nav_mesh_bounds()?;
-    let mut cfg = settings.to_config(bmin, bmax)?;
-    let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
+    tile_size: i32,
+    scratch: &mut ScratchAllocator,
+) -> Result<(TileCache, NavMeshParams, NavMesh, Vec<NonSuccess>)> {
     let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
-    cfg.tile_size = tile_size;
-    cfg.border_size = cfg.walkable_radius + 3;
-    cfg.width = tile_size + 2 * cfg.border_size;
-    cfg.height = cfg.width;
-
     let (cache, nav_params) = build_tile_cache(input, settings, tile_size)?;
-    let stored = cache.stored_layers();
-    let layers: Vec<LayerReport> = stored
-        .iter()
-        .filter_map(|stored| {
-            let (h, data) = cache.layer(stored.tile_ref)?;
-            Some(layer_report(stored.tile_ref, h, data))
-        })
-        .collect();
-    let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
-    let (mut nav_mesh, non_success) =
-        build_initial_nav_mesh(&cache, nav_params, tiles_x, tiles_y, Some(&mut scratch))?;
-    let (build_high, build_failed) = (scratch.high(), scratch.failed());
-    let initial = phase_report(&nav_mesh);
-    let initial_nav_mesh = nav_mesh.to_mset_bytes();
-    let tile_cache_file = TileCacheSet {
-        nav_mesh_params: nav_params,
-        cache_params: *cache.params(),
-        layers: stored,
-        off_mesh_links: cache.off_mesh_links().to_vec(),
-    }
-    .to_bytes();
+    let (nav_mesh, non_success) =
+        build_initial_nav_mesh(&cache, nav_params, tiles_x, tiles_y, Some(scratch))?;
+    Ok((cache, nav_params, nav_mesh, non_success))
+}
 
-    let mut obstacles = Obstacles::new(cache.params().max_obstacles).map_err(stage)?;
-    obstacles.set_scratch(Some(scratch));
-    let mut added = Vec::with_capacity(options.obstacles.len());
-    for (i, &clicked) in options.obstacles.iter().enumerate() {
+/// The Create Temp Obstacles tool's clicks, each a cylinder, then updates until up to date;
+/// returns what was added and each update's status. One function for callgrind
+/// (`--toggle-collect='*add_clicked_obstacles*'`).
+#[inline(never)]
+pub fn add_clicked_obstacles(
+    obstacles: &mut Obstacles,
+    cache: &TileCache,
+    nav_mesh: &mut NavMesh,
+    clicks: &[[f32; 3]],
+) -> Result<(Vec<AddedReport>, Vec<String>)> {
+    let mut added = Vec::with_capacity(clicks.len());
+    for (i, &clicked) in clicks.iter().enumerate() {
         let pos = [clicked[0], clicked[1] - CLICK_DROP, clicked[2]];
         let shape = ObstacleShape::Cylinder {
             pos,
@@ -487,7 +471,54 @@ pub fn run_tile_cache(
             obstacle_ref: r,
         });
     }
-    let statuses = update_until_done(&mut obstacles, &cache, &mut nav_mesh)?;
+    let statuses = update_until_done(obstacles, cache, nav_mesh)?;
+    Ok((added, statuses))
+}
+
+/// The whole session on `input` with `settings` (see the module).
+pub fn run_tile_cache(
+    input: &InputGeom,
+    settings: &BuildSettings,
+    geom: &str,
+    options: &TileCacheRunOptions,
+) -> Result<TileCacheRun> {
+    check_options(options)?;
+    let tile_size = options.tile_size;
+    let (bmin, bmax) = input.nav_mesh_bounds()?;
+    let mut cfg = settings.to_config(bmin, bmax)?;
+    let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
+    let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
+    cfg.tile_size = tile_size;
+    cfg.border_size = cfg.walkable_radius + 3;
+    cfg.width = tile_size + 2 * cfg.border_size;
+    cfg.height = cfg.width;
+
+    let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
+    let (cache, nav_params, mut nav_mesh, non_success) =
+        build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch)?;
+    let (build_high, build_failed) = (scratch.high(), scratch.failed());
+    let stored = cache.stored_layers();
+    let layers: Vec<LayerReport> = stored
+        .iter()
+        .filter_map(|stored| {
+            let (h, data) = cache.layer(stored.tile_ref)?;
+            Some(layer_report(stored.tile_ref, h, data))
+        })
+        .collect();
+    let initial = phase_report(&nav_mesh);
+    let initial_nav_mesh = nav_mesh.to_mset_bytes();
+    let tile_cache_file = TileCacheSet {
+        nav_mesh_params: nav_params,
+        cache_params: *cache.params(),
+        layers: stored,
+        off_mesh_links: cache.off_mesh_links().to_vec(),
+    }
+    .to_bytes();
+
+    let mut obstacles = Obstacles::new(cache.params().max_obstacles).map_err(stage)?;
+    obstacles.set_scratch(Some(scratch));
+    let (added, statuses) =
+        add_clicked_obstacles(&mut obstacles, &cache, &mut nav_mesh, &options.obstacles)?;
     let with_obstacles = ObstaclePhaseReport {
         added: added.clone(),
         update_calls_until_up_to_date: statuses.len(),
