@@ -1,7 +1,8 @@
-//! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`), so far its first half: each tile
-//! rasterized with a border as in Tile Mesh, cut into heightfield layers and each layer stored
-//! compressed (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles,
-//! and the mesh process those rebuilds apply (`MeshProcess`).
+//! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`): each tile rasterized with a
+//! border as in Tile Mesh, cut into heightfield layers and each layer stored compressed
+//! (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles, and the
+//! mesh process those rebuilds apply (`MeshProcess`). The session with obstacles is
+//! [`crate::bake::tile_cache_run`].
 
 use crate::bake::detour_input::off_mesh_connections;
 use crate::bake::nothing_walkable::WalkableCounts;

@@ -9,7 +9,8 @@
 //! and nothing else is silently dropped: C++ forgets touched layers beyond 8 per obstacle and
 //! beyond 64 pending rebuilds (a large obstacle then carves only part of itself), here both
 //! lists grow. A layer whose rebuild leaves no polygon loses its navmesh tile,
-//! as in C++.
+//! as in C++. With [`Obstacles::set_scratch`], rebuilds are held to C++'s scratch allocator:
+//! one that does not fit fails as C++'s does and the layer keeps its old tile.
 
 use crate::detour::NavMesh;
 
