@@ -27,7 +27,11 @@ pub struct TileCacheArgs {
     #[arg(long = "obstacle", value_name = "X,Y,Z", value_parser = parse_point, allow_hyphen_values = true)]
     obstacles: Vec<[f32; 3]>,
     /// Remove obstacle K (1-based) after the added ones are in (repeatable; all in one batch).
-    #[arg(long = "remove-obstacle", value_name = "K")]
+    #[arg(
+        long = "remove-obstacle",
+        value_name = "K",
+        allow_negative_numbers = true
+    )]
     remove: Vec<usize>,
     /// Write the navmesh after the initial build (MSET).
     #[arg(long, value_name = "A.bin")]
