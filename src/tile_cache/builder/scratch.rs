@@ -112,3 +112,20 @@ impl ScratchAllocator {
         self.failed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_is_folded_into_high_at_the_next_and_stops_at_the_first_refusal() {
+        let mut scratch = ScratchAllocator::new(100);
+        assert!(scratch.build(&[40, 50]));
+        assert_eq!(scratch.high(), 0, "C++ folds a build in at the next reset");
+        assert!(!scratch.build(&[60, 50, 1]));
+        assert_eq!((scratch.high(), scratch.failed()), (90, 1));
+        assert!(scratch.build(&[]));
+        assert_eq!(scratch.high(), 90, "the failed build held 60");
+        assert!(scratch.build(&[100, 0]), "exactly full fits");
+    }
+}
