@@ -1,6 +1,8 @@
 //! Temp Obstacles' first half on nav_test (tile size 48): every tile rasterized and cut into
 //! heightfield layers, and every layer stored (FastLZ) and read back, as RecastDemo does when it
-//! builds the tile cache.
+//! builds the tile cache; then the whole tile-cache build (layers stored, every navmesh tile
+//! built) and one clicked obstacle added and updated until its layer is rebuilt, the two
+//! sections `navlab tilecache` measures.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -10,10 +12,13 @@ use navlab::bake::settings::BuildSettings;
 use navlab::bake::temp_obstacles::{
     DEFAULT_TILE_SIZE, compressed_layer, rasterize_tile_layers, tile_grid,
 };
+use navlab::bake::tile_cache_run::{add_clicked_obstacles, build_tile_cache_and_nav_mesh};
 use navlab::input::InputGeom;
 use navlab::recast::context::BuildContext;
 use navlab::recast::layers::HeightfieldLayer;
+use navlab::tile_cache::builder::ScratchAllocator;
 use navlab::tile_cache::layer::decompress_layer;
+use navlab::tile_cache::obstacles::Obstacles;
 
 fn nav_test() -> Option<InputGeom> {
     let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
@@ -73,6 +78,32 @@ fn bench_tile_cache(c: &mut Criterion) {
                 black_box(decompress_layer(data).expect("reads"));
             }
         })
+    });
+    let scratch = || ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
+    group.bench_function("whole tile-cache build", |b| {
+        b.iter(|| {
+            black_box(
+                build_tile_cache_and_nav_mesh(&input, &settings, DEFAULT_TILE_SIZE, &mut scratch())
+                    .expect("builds"),
+            )
+        })
+    });
+    let (cache, _, nav_mesh, _) =
+        build_tile_cache_and_nav_mesh(&input, &settings, DEFAULT_TILE_SIZE, &mut scratch())
+            .expect("builds");
+    // pf line 1's start, the reference's first click.
+    let click = [18.138_55, -2.370_003, -21.319_118];
+    group.bench_function("one obstacle added and updated", |b| {
+        b.iter_batched(
+            || (Obstacles::new(128).expect("a pool"), nav_mesh.clone()),
+            |(mut obstacles, mut nav_mesh)| {
+                black_box(
+                    add_clicked_obstacles(&mut obstacles, &cache, &mut nav_mesh, &[click])
+                        .expect("updates"),
+                )
+            },
+            criterion::BatchSize::SmallInput,
+        )
     });
     group.finish();
 }

@@ -185,6 +185,7 @@ fn the_tile_cache_saves_as_cpps_file() {
         nav_mesh_params,
         cache_params: *cache.params(),
         layers: cache.stored_layers(),
+        off_mesh_links: Vec::new(),
     };
     let file = std::fs::read(dir.join("detour/tilecache_nav_test.tset")).unwrap();
     assert!(set.to_bytes() == file, "our TSET differs from C++'s");

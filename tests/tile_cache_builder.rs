@@ -38,7 +38,8 @@ fn rebuild(
         .filter(|o| o.touched.contains(&r))
         .map(|o| o.shape)
         .collect();
-    let tile = build_nav_mesh_tile(data, cache.params(), &shapes, sample_mesh_process).unwrap();
+    let tile =
+        build_nav_mesh_tile(data, cache.params(), &shapes, &[], sample_mesh_process).unwrap();
     if let Some(old) = nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer) {
         nav_mesh.remove_tile(old).unwrap();
     }
@@ -200,7 +201,7 @@ fn small_params() -> TileCacheParams {
 #[test]
 fn broken_layers_are_errors() {
     assert!(matches!(
-        build_nav_mesh_tile(&[0; 20], &small_params(), &[], sample_mesh_process),
+        build_nav_mesh_tile(&[0; 20], &small_params(), &[], &[], sample_mesh_process),
         Err(BuildError::BadLayer(_))
     ));
 }
@@ -246,7 +247,7 @@ proptest! {
             height: 2.0,
         };
         for shapes in [&[][..], &[cylinder][..]] {
-            if let Ok(Some(tile)) = build_nav_mesh_tile(&data, &small_params(), shapes, sample_mesh_process) {
+            if let Ok(Some(tile)) = build_nav_mesh_tile(&data, &small_params(), shapes, &[], sample_mesh_process) {
                 prop_assert!(tile.poly_count() > 0);
             }
         }
@@ -430,5 +431,5 @@ fn the_temp_obstacles_sample_gives_cpps_navmeshes() {
     assert_eq!(build.obstacle_at([1e6, 0.0, 1e6]), None);
     assert_eq!(build.remove_all_obstacles().unwrap(), 2);
     settle(&mut build);
-    assert_eq!(build.obstacles.iter().count(), 0);
+    assert_eq!(build.obstacles.live().count(), 0);
 }

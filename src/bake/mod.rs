@@ -2,7 +2,8 @@
 //! that keeps every stage for drawing and re-runs only what a change affects ([`solo`]), the
 //! tiled build ([`tiled`]), RecastDemo's area and flag conventions ([`sample_areas`]), the rules
 //! of its authoring tools ([`authoring`]), the `--dump-json` stage summary ([`dump`]) and the
-//! detail mesh written as OBJ or glTF ([`export`]). This is where Recast's output becomes
+//! detail mesh written as OBJ or glTF ([`export`]), and RecastDemo's Temp Obstacles sample
+//! ([`temp_obstacles`]) with its obstacle session as one run ([`tile_cache_run`]). This is where Recast's output becomes
 //! Detour's input.
 
 pub mod authoring;
@@ -15,6 +16,7 @@ pub mod sample_areas;
 pub mod settings;
 pub mod solo;
 pub mod temp_obstacles;
+pub mod tile_cache_run;
 pub mod tiled;
 pub mod validate;
 

@@ -1,12 +1,15 @@
 //! RecastDemo's Temp Obstacles sample (`Sample_TempObstacles`): each tile rasterized with a
 //! border as in Tile Mesh, cut into heightfield layers and each layer stored compressed
 //! (`rasterizeTileLayers`), what DetourTileCache keeps and rebuilds around obstacles, the mesh
-//! process those rebuilds apply (`MeshProcess`), and [`TempObstaclesBuild`], the whole sample:
-//! the cache, its navmesh and the obstacles the Create Temp Obstacles tool adds.
+//! process those rebuilds apply (`MeshProcess`), and [`TempObstaclesBuild`], the whole sample
+//! as the viewer drives it: the cache, its navmesh and the obstacles the Create Temp Obstacles
+//! tool adds. The command line's session is [`crate::bake::tile_cache_run`].
 
+use crate::bake::detour_input::off_mesh_connections;
 use crate::bake::nothing_walkable::WalkableCounts;
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
+use crate::bake::tile_cache_run::build_tile_cache_and_nav_mesh;
 use crate::bake::tiled::{grid_cell_bounds, rasterize_tile, tile_config};
 use crate::detour::NavMesh;
 use crate::detour::NavMeshParams;
@@ -16,7 +19,7 @@ use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
 use crate::recast::context::BuildContext;
 use crate::recast::layers::{HeightfieldLayer, HeightfieldLayerSet, build_heightfield_layers};
-use crate::tile_cache::builder::{ObstacleShape, build_nav_mesh_tile};
+use crate::tile_cache::builder::{BuildError, ObstacleShape, ScratchAllocator};
 use crate::tile_cache::cache::{TileCache, TileCacheError};
 use crate::tile_cache::file::TileCacheParams;
 use crate::tile_cache::layer::{
@@ -160,6 +163,7 @@ pub fn build_tile_cache(
         message: e.to_string(),
     };
     let mut cache = TileCache::new(params).map_err(cache_error)?;
+    cache.set_off_mesh_links(off_mesh_connections(&input.geom_set));
     for y in 0..tiles_y {
         for x in 0..tiles_x {
             let mut ctx = BuildContext::silent();
@@ -176,7 +180,8 @@ pub fn build_tile_cache(
 
 /// The sample's `MeshProcess` for [`crate::tile_cache::builder::build_nav_mesh_tile`]: the
 /// walkable area becomes ground and every polygon gets RecastDemo's flags for its area. The
-/// sample's off-mesh links are not passed, as nav_test has none.
+/// sample's other half, passing the geometry's off-mesh links, is the cache's
+/// [`TileCache::off_mesh_links`], which [`build_tile_cache`] fills.
 pub fn sample_mesh_process(areas: &mut [u8], flags: &mut [u16]) {
     apply_area_flags(areas, flags, sample_area_flags);
 }
@@ -196,10 +201,10 @@ pub struct TileCacheStats {
     pub raw_bytes: usize,
     /// Milliseconds to build every navmesh tile from the stored layers.
     pub nav_mesh_build_ms: f64,
-    /// The largest decompressed layer, the working memory a tile build starts from (RecastDemo
-    /// shows its linear allocator's high-water mark, which adds the region, contour and
-    /// polygon buffers).
-    pub largest_raw_layer_bytes: usize,
+    /// The most of the demo's 32000-byte scratch allocator a tile build used ("Build Peak Mem
+    /// Usage"), and how many layer builds did not fit it (C++ then builds no tile).
+    pub peak_scratch_bytes: usize,
+    pub failed_builds: usize,
 }
 
 /// RecastDemo's height offset of a clicked obstacle: the cylinder starts half a metre below
@@ -227,44 +232,33 @@ pub struct TempObstaclesBuild {
 
 impl TempObstaclesBuild {
     /// Builds the cache of `input` and the navmesh of every stored layer, as
-    /// `Sample_TempObstacles::build` does (tile rows in order, `buildNavMeshTilesAt`).
+    /// `Sample_TempObstacles::build` does (tile rows in order, `buildNavMeshTilesAt`), through
+    /// the demo's scratch allocator, so tiles too big for it are missing as in RecastDemo.
     pub fn new(input: &InputGeom, settings: &BuildSettings, tile_size: i32) -> Result<Self> {
-        let (cache, nav_mesh_params) = build_tile_cache(input, settings, tile_size)?;
-        let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
-        let mut nav_mesh = NavMesh::new(nav_mesh_params)?;
+        let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
         let started = std::time::Instant::now();
-        let stage = |message: String| NavlabError::Stage {
-            stage: "tile cache navmesh",
-            message,
-        };
-        for y in 0..tiles_y {
-            for x in 0..tiles_x {
-                for r in cache.layers_at(x, y) {
-                    let Some((_, data)) = cache.layer(r) else {
-                        continue;
-                    };
-                    let tile = build_nav_mesh_tile(data, cache.params(), &[], sample_mesh_process)
-                        .map_err(|e| stage(e.to_string()))?;
-                    if let Some(tile) = tile {
-                        nav_mesh
-                            .add_tile(tile, 0)
-                            .map_err(|e| stage(e.to_string()))?;
-                    }
-                }
-            }
-        }
+        let (cache, nav_mesh_params, nav_mesh, _) =
+            build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch)?;
         let nav_mesh_build_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
         let raw = raw_layer_size(tile_size, tile_size);
         let (layers, compressed_bytes) = cache.layers().fold((0, 0), |(n, bytes), (_, _, data)| {
             (n + 1, bytes + data.len())
         });
-        let largest_raw_layer_bytes = cache
-            .layers()
-            .map(|(_, h, _)| raw_layer_size(i32::from(h.width), i32::from(h.height)))
-            .max()
-            .unwrap_or(0);
-        let obstacles =
-            Obstacles::new(cache.params().max_obstacles).map_err(|e| stage(e.to_string()))?;
+        let stats = TileCacheStats {
+            layers,
+            compressed_bytes,
+            raw_bytes: layers * raw,
+            nav_mesh_build_ms,
+            peak_scratch_bytes: scratch.high(),
+            failed_builds: scratch.failed(),
+        };
+        let mut obstacles =
+            Obstacles::new(cache.params().max_obstacles).map_err(|e| NavlabError::Stage {
+                stage: "tile cache obstacles",
+                message: e.to_string(),
+            })?;
+        obstacles.set_scratch(Some(scratch));
         Ok(Self {
             settings: settings.clone(),
             tile_size,
@@ -274,13 +268,7 @@ impl TempObstaclesBuild {
             obstacles,
             nav_mesh,
             nav_mesh_params,
-            stats: TileCacheStats {
-                layers,
-                compressed_bytes,
-                raw_bytes: layers * raw,
-                nav_mesh_build_ms,
-                largest_raw_layer_bytes,
-            },
+            stats,
         })
     }
 
@@ -306,8 +294,9 @@ impl TempObstaclesBuild {
     pub fn obstacle_at(&self, point: [f32; 3]) -> Option<ObstacleRef> {
         let margin = self.settings.cell_size;
         self.obstacles
-            .iter()
-            .filter_map(|(r, _, shape)| {
+            .live()
+            .filter_map(|o| {
+                let (r, shape) = (o.reference, o.shape);
                 let (bmin, bmax) = shape.bounds();
                 let inside =
                     (0..3).all(|k| point[k] >= bmin[k] - margin && point[k] <= bmax[k] + margin);
@@ -324,9 +313,9 @@ impl TempObstaclesBuild {
     pub fn remove_all_obstacles(&mut self) -> std::result::Result<usize, ObstacleError> {
         let refs: Vec<ObstacleRef> = self
             .obstacles
-            .iter()
-            .filter(|(_, state, _)| *state != ObstacleState::Removing)
-            .map(|(r, _, _)| r)
+            .live()
+            .filter(|o| o.state != ObstacleState::Removing)
+            .map(|o| o.reference)
             .collect();
         for &r in &refs {
             // Each update rebuilds a layer; once none waits, the queued requests are taken.
@@ -338,13 +327,22 @@ impl TempObstaclesBuild {
     }
 
     /// One `dtTileCache::update`: at most one layer rebuilt. Returns whether the navmesh may
-    /// have changed.
+    /// have changed. A layer too big for the demo's scratch allocator keeps its old tile, as
+    /// in C++ (a failed status there, not an error).
     pub fn update(&mut self) -> std::result::Result<bool, ObstacleError> {
         if self.obstacles.up_to_date() {
             return Ok(false);
         }
-        self.obstacles
-            .update(&self.cache, &mut self.nav_mesh, sample_mesh_process)?;
-        Ok(true)
+        match self
+            .obstacles
+            .update(&self.cache, &mut self.nav_mesh, sample_mesh_process)
+        {
+            Ok(_)
+            | Err(ObstacleError::Rebuild {
+                source: BuildError::OutOfScratch { .. },
+                ..
+            }) => Ok(true),
+            Err(e) => Err(e),
+        }
     }
 }

@@ -1,10 +1,12 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
-//! test-case file; `navlab crowd` walks a crowd over one; `navlab view` (and
+//! test-case file; `navlab crowd` walks a crowd over one; `navlab tilecache` runs the Temp
+//! Obstacles sample with obstacles; `navlab view` (and
 //! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
 
 mod bake;
 mod crowd;
 mod test;
+mod tilecache;
 mod view;
 
 use std::process::ExitCode;
@@ -33,6 +35,9 @@ enum Command {
     Test(test::TestArgs),
     /// Walk RecastDemo's crowd tool agents from a test-case file's `pf` lines and record them.
     Crowd(crowd::CrowdArgs),
+    /// Build RecastDemo's Temp Obstacles tile cache and navmesh, add and remove cylinder
+    /// obstacles, and write each phase's navmesh, the tile-cache file and a report.
+    Tilecache(tilecache::TileCacheArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(view::ViewArgs),
 }
@@ -56,6 +61,7 @@ pub fn run() -> ExitCode {
         Some(Command::Bake(args)) => bake::run(&args),
         Some(Command::Test(args)) => test::run(&args),
         Some(Command::Crowd(args)) => crowd::run(&args),
+        Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::View(args)) => view::run(args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -84,7 +84,8 @@ fn obstacle_color(state: ObstacleState) -> Rgba {
 pub fn obstacles(obstacles: &Obstacles) -> DebugDraw {
     let mut drawing = DebugDraw::default();
     let mut wires = LineBatch::new(2.0);
-    for (_, state, shape) in obstacles.iter() {
+    for obstacle in obstacles.live() {
+        let (state, shape) = (obstacle.state, obstacle.shape);
         let color = obstacle_color(state);
         let (bmin, bmax) = shape.bounds();
         match shape {

@@ -1,8 +1,9 @@
 //! The tile cache's store of compressed layers (`dtTileCache`'s tile slots): a fixed pool of
 //! slots with salts, a position lookup hashed as Detour's, and references that encode slot and
-//! salt exactly as C++ does, so references match C++'s and TSET files round-trip. Obstacles and
-//! the navmesh rebuild come next.
+//! salt exactly as C++ does, so references match C++'s and TSET files round-trip. It also keeps
+//! the off-mesh links every rebuilt tile gets (RecastDemo's mesh process passes the geometry's).
 
+use crate::detour::OffMeshConnectionParams;
 use crate::detour::common::{ilog2, next_pow2};
 use crate::detour::nav_mesh::tile_hash;
 
@@ -45,6 +46,7 @@ pub struct TileCache {
     next_free: Option<usize>,
     tile_bits: u32,
     salt_bits: u32,
+    off_mesh_links: Vec<OffMeshConnectionParams>,
 }
 
 impl TileCache {
@@ -77,6 +79,7 @@ impl TileCache {
             next_free: Some(0),
             tile_bits,
             salt_bits,
+            off_mesh_links: Vec::new(),
         })
     }
 
@@ -110,6 +113,16 @@ impl TileCache {
                 header.bmin[2] + (f32::from(header.maxy) + 1.0) * cs,
             ],
         )
+    }
+
+    /// The off-mesh links passed to every navmesh tile built from this cache.
+    pub fn off_mesh_links(&self) -> &[OffMeshConnectionParams] {
+        &self.off_mesh_links
+    }
+
+    /// Sets the links tiles built from now on get; tiles already built keep theirs.
+    pub fn set_off_mesh_links(&mut self, links: Vec<OffMeshConnectionParams>) {
+        self.off_mesh_links = links;
     }
 
     fn bucket(&self, tx: i32, ty: i32) -> usize {

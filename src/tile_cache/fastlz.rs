@@ -253,10 +253,14 @@ pub fn decompress(input: &[u8], max_output: usize) -> Result<Vec<u8>, FastLzErro
             if out.len() + count > max_output {
                 return Err(FastLzError::TooLong(max_output));
             }
-            let start = out.len() - distance;
-            // Byte by byte: the source may overlap what is being written (runs).
-            for k in 0..count {
-                out.push(out[start + k]);
+            // The source may overlap what is being written (runs): each byte is the one
+            // `distance` back, so chunks of at most `distance` bytes copy the same bytes.
+            let mut left = count;
+            while left > 0 {
+                let n = left.min(distance);
+                let from = out.len() - distance;
+                out.extend_from_within(from..from + n);
+                left -= n;
             }
         } else {
             let count = ctrl + 1;

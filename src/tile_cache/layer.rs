@@ -158,10 +158,14 @@ pub fn decompress_layer(data: &[u8]) -> Result<DecompressedLayer, LayerError> {
             expected,
         });
     }
+    // The heights keep the buffer; the other two grids are split off it.
+    let mut heights = grids;
+    let cons = heights.split_off(2 * cells);
+    let areas = heights.split_off(cells);
     Ok(DecompressedLayer {
-        heights: grids[..cells].to_vec(),
-        areas: grids[cells..2 * cells].to_vec(),
-        cons: grids[2 * cells..].to_vec(),
+        heights,
+        areas,
+        cons,
         header,
     })
 }

@@ -1,5 +1,5 @@
 //! DetourTileCache: navmesh tiles kept as compressed heightfield layers and rebuilt around
-//! temporary obstacles. So far its compression format ([`fastlz`]), the stored layer
+//! temporary obstacles: its compression format ([`fastlz`]), the stored layer
 //! ([`layer`], `dtBuildTileCacheLayer`), the store of layers with C++'s references ([`cache`]),
 //! RecastDemo's tile-cache file ([`file`](mod@file), TSET) and the rebuild of a layer's navmesh
 //! tile around obstacles ([`builder`], DetourTileCacheBuilder), driven by the obstacle queue

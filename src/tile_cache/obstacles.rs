@@ -3,15 +3,18 @@
 //! that first turns the requests into a list of layers to rebuild, then rebuilds one layer's
 //! navmesh tile per call, as C++ does, so an application spreads the work over frames.
 //!
-//! Beyond upstream: a full request queue or obstacle pool is an error to the caller (C++ too),
+//! Beyond upstream: [`Obstacles::update_shape`] moves or reshapes an obstacle in one request,
+//! keeping its reference (C++ needs a remove and an add, which hands out a new one). A full
+//! request queue or obstacle pool is an error to the caller (C++ too),
 //! and nothing else is silently dropped: C++ forgets touched layers beyond 8 per obstacle and
 //! beyond 64 pending rebuilds (a large obstacle then carves only part of itself), here both
 //! lists grow. A layer whose rebuild leaves no polygon loses its navmesh tile,
-//! as in C++.
+//! as in C++. With [`Obstacles::set_scratch`], rebuilds are held to C++'s scratch allocator:
+//! one that does not fit fails as C++'s does and the layer keeps its old tile.
 
 use crate::detour::NavMesh;
 
-use super::builder::{BuildError, ObstacleShape, build_nav_mesh_tile};
+use super::builder::{BuildError, ObstacleShape, ScratchAllocator, build_nav_mesh_tile_in};
 use super::cache::{CompressedTileRef, TileCache};
 
 /// An obstacle's reference: salt above the pool index (`dtObstacleRef`).
@@ -43,6 +46,8 @@ pub enum ObstacleError {
     BadPoolSize(i32),
     #[error("the obstacle has a position or size that is not finite")]
     NotFinite,
+    #[error("no live obstacle has reference {0:#x}")]
+    InvalidRef(ObstacleRef),
     #[error("rebuilding layer {layer:#x}: {source}")]
     Rebuild {
         layer: CompressedTileRef,
@@ -69,6 +74,21 @@ struct Obstacle {
 enum Request {
     Add(ObstacleRef),
     Remove(ObstacleRef),
+    /// The obstacle takes the new shape when the request is taken.
+    Reshape(ObstacleRef, ObstacleShape),
+}
+
+/// A live obstacle as `dtTileCache::getObstacle` shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObstacleInfo {
+    /// Index in the pool.
+    pub slot: usize,
+    pub reference: ObstacleRef,
+    pub salt: u16,
+    pub state: ObstacleState,
+    pub shape: ObstacleShape,
+    /// The layers it touches, in the order found.
+    pub touched: Vec<CompressedTileRef>,
 }
 
 /// The obstacles of one tile cache.
@@ -78,6 +98,8 @@ pub struct Obstacles {
     next_free: Option<usize>,
     requests: Vec<Request>,
     to_rebuild: Vec<CompressedTileRef>,
+    /// C++'s scratch allocator, when its limits are wanted (see [`ScratchAllocator`]).
+    scratch: Option<ScratchAllocator>,
 }
 
 impl Obstacles {
@@ -102,7 +124,19 @@ impl Obstacles {
             next_free: Some(0),
             requests: Vec::with_capacity(MAX_REQUESTS),
             to_rebuild: Vec::new(),
+            scratch: None,
         })
+    }
+
+    /// Rebuilds from now on go through `scratch`, failing as C++'s do when they do not fit it
+    /// (the layer's old tile is kept, as in C++); `None` lifts the limit.
+    pub fn set_scratch(&mut self, scratch: Option<ScratchAllocator>) {
+        self.scratch = scratch;
+    }
+
+    /// The scratch allocator and its figures, if one is set.
+    pub fn scratch(&self) -> Option<&ScratchAllocator> {
+        self.scratch.as_ref()
     }
 
     fn encode(salt: u16, index: usize) -> ObstacleRef {
@@ -155,11 +189,49 @@ impl Obstacles {
         Ok(())
     }
 
-    /// The live obstacles in pool order: reference, state and shape (for drawing and picking).
-    pub fn iter(&self) -> impl Iterator<Item = (ObstacleRef, ObstacleState, ObstacleShape)> + '_ {
-        self.pool.iter().enumerate().filter_map(|(i, o)| {
+    /// Gives live obstacle `r` a new shape (a move, a resize, or another kind) in one request,
+    /// keeping its reference. When the request is taken, the layers it touched and the layers
+    /// the new shape touches are all rebuilt, the old ones without it; the obstacle is
+    /// [`ObstacleState::Processing`] until all of them are. The navmesh ends as after a remove
+    /// and an add of the new shape. A reference that is not live (or is being removed), a
+    /// shape that is not finite or a full queue is an error and changes nothing.
+    pub fn update_shape(
+        &mut self,
+        r: ObstacleRef,
+        shape: ObstacleShape,
+    ) -> Result<(), ObstacleError> {
+        let (bmin, bmax) = shape.bounds();
+        if !bmin.iter().chain(&bmax).all(|v| v.is_finite()) {
+            return Err(ObstacleError::NotFinite);
+        }
+        let index = self.index_of(r).ok_or(ObstacleError::InvalidRef(r))?;
+        if self.pool[index].state == ObstacleState::Removing
+            || self
+                .requests
+                .iter()
+                .any(|q| matches!(q, Request::Remove(x) if *x == r))
+        {
+            return Err(ObstacleError::InvalidRef(r));
+        }
+        if self.requests.len() >= MAX_REQUESTS {
+            return Err(ObstacleError::RequestQueueFull);
+        }
+        self.requests.push(Request::Reshape(r, shape));
+        Ok(())
+    }
+
+    /// Every live obstacle in pool order, as C++'s `getObstacle(i)` loop lists them.
+    pub fn live(&self) -> impl Iterator<Item = ObstacleInfo> + '_ {
+        self.pool.iter().enumerate().filter_map(|(slot, o)| {
             let shape = o.shape.filter(|_| o.state != ObstacleState::Empty)?;
-            Some((Self::encode(o.salt, i), o.state, shape))
+            Some(ObstacleInfo {
+                slot,
+                reference: Self::encode(o.salt, slot),
+                salt: o.salt,
+                state: o.state,
+                shape,
+                touched: o.touched.clone(),
+            })
         })
     }
 
@@ -202,9 +274,8 @@ impl Obstacles {
     /// Turns the requests into touched and pending layers.
     fn take_requests(&mut self, cache: &TileCache) {
         for request in std::mem::take(&mut self.requests) {
-            let (r, adding) = match request {
-                Request::Add(r) => (r, true),
-                Request::Remove(r) => (r, false),
+            let r = match request {
+                Request::Add(r) | Request::Remove(r) | Request::Reshape(r, _) => r,
             };
             let index = (r & 0xffff) as usize;
             let Some(obstacle) = self.pool.get_mut(index) else {
@@ -213,17 +284,37 @@ impl Obstacles {
             if obstacle.salt != (r >> 16) as u16 {
                 continue;
             }
-            if adding {
-                let Some(shape) = obstacle.shape else {
-                    continue;
-                };
-                let (bmin, bmax) = shape.bounds();
-                obstacle.touched = cache.query_layers(bmin, bmax);
-            } else {
-                obstacle.state = ObstacleState::Removing;
+            let mut rebuild = Vec::new();
+            match request {
+                Request::Add(_) => {
+                    let Some(shape) = obstacle.shape else {
+                        continue;
+                    };
+                    let (bmin, bmax) = shape.bounds();
+                    obstacle.touched = cache.query_layers(bmin, bmax);
+                }
+                Request::Remove(_) => obstacle.state = ObstacleState::Removing,
+                Request::Reshape(_, shape) => {
+                    // A removal taken since the request was queued wins.
+                    if obstacle.state != ObstacleState::Processing
+                        && obstacle.state != ObstacleState::Processed
+                    {
+                        continue;
+                    }
+                    rebuild = std::mem::take(&mut obstacle.touched);
+                    let (bmin, bmax) = shape.bounds();
+                    obstacle.shape = Some(shape);
+                    obstacle.touched = cache.query_layers(bmin, bmax);
+                    obstacle.state = ObstacleState::Processing;
+                }
             }
-            obstacle.pending = obstacle.touched.clone();
             for &layer in &obstacle.touched {
+                if !rebuild.contains(&layer) {
+                    rebuild.push(layer);
+                }
+            }
+            obstacle.pending = rebuild.clone();
+            for layer in rebuild {
                 if !self.to_rebuild.contains(&layer) {
                     self.to_rebuild.push(layer);
                 }
@@ -234,7 +325,7 @@ impl Obstacles {
     /// `buildNavMeshTile`: the layer with the obstacles touching it (in pool order), its old
     /// navmesh tile replaced by the new one.
     fn rebuild(
-        &self,
+        &mut self,
         cache: &TileCache,
         nav_mesh: &mut NavMesh,
         layer: CompressedTileRef,
@@ -255,8 +346,15 @@ impl Obstacles {
             })
             .filter_map(|o| o.shape)
             .collect();
-        let tile = build_nav_mesh_tile(data, cache.params(), &shapes, mesh_process)
-            .map_err(|source| ObstacleError::Rebuild { layer, source })?;
+        let tile = build_nav_mesh_tile_in(
+            data,
+            cache.params(),
+            &shapes,
+            cache.off_mesh_links(),
+            mesh_process,
+            self.scratch.as_mut(),
+        )
+        .map_err(|source| ObstacleError::Rebuild { layer, source })?;
         let navmesh_error = |e: crate::detour::DetourError| ObstacleError::NavMesh {
             layer,
             message: e.to_string(),

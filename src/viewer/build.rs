@@ -532,11 +532,11 @@ impl BuildState {
                     self.temp_obstacles.as_ref().map_or_else(Vec::new, |view| {
                         view.build
                             .obstacles
-                            .iter()
-                            .filter(|(_, state, _)| {
-                                *state != crate::tile_cache::obstacles::ObstacleState::Removing
+                            .live()
+                            .filter(|o| {
+                                o.state != crate::tile_cache::obstacles::ObstacleState::Removing
                             })
-                            .map(|(_, _, shape)| shape)
+                            .map(|o| o.shape)
                             .collect()
                     });
                 let size = self.obstacle_tile_size;

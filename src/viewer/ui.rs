@@ -517,11 +517,20 @@ fn temp_obstacles_ui(
     ));
     ui.label(format!("Whole Build Time  {:.1} ms", view.build_ms));
     ui.label(format!(
-        "Largest Layer (raw)  {:.1} kB",
-        stats.largest_raw_layer_bytes as f32 / 1024.0
+        "Build Peak Mem Usage  {:.1} kB",
+        stats.peak_scratch_bytes as f32 / 1024.0
     ))
-    .on_hover_text("RecastDemo's Build Peak Mem Usage adds the region, contour and mesh buffers");
-    let live = build.obstacles.iter().count();
+    .on_hover_text("Of the demo's 32000-byte scratch allocator, which a tile build must fit");
+    if stats.failed_builds > 0 {
+        ui.colored_label(
+            egui::Color32::from_rgb(230, 150, 40),
+            format!(
+                "{} layer builds did not fit the scratch allocator (no tile, as in RecastDemo)",
+                stats.failed_builds
+            ),
+        );
+    }
+    let live = build.obstacles.live().count();
     ui.label(format!("Obstacles  {live}"));
 }
 

@@ -216,16 +216,18 @@ fn corner_height(layer: &WorkLayer, x: i32, y: i32, z: i32, walkable_climb: i32)
     (height, removable)
 }
 
-/// One contour per region of `layer` (after [`super::regions::build_regions`]).
+/// One contour per region of `layer` (after [`super::regions::build_regions`]), with the
+/// regions in the order their contours got vertices (C++ allocates them in that order).
 pub(super) fn build_contours(
     layer: &WorkLayer,
     walkable_climb: i32,
     max_error: f32,
-) -> Result<Vec<Contour>, BuildError> {
+) -> Result<(Vec<Contour>, Vec<usize>), BuildError> {
     let (w, h) = (layer.width, layer.height);
     let mut contours = vec![Contour::default(); layer.region_count];
     let capacity = (w + h) * 2 * 2;
     let mut temp = Vec::with_capacity(capacity);
+    let mut order = Vec::new();
     for y in 0..h {
         for x in 0..w {
             let idx = x + y * w;
@@ -246,6 +248,9 @@ pub(super) fn build_contours(
             }
             simplify_contour(&mut temp, max_error);
             let n = temp.len();
+            if n > 0 {
+                order.push(usize::from(region));
+            }
             contour.verts = (0..n)
                 .map(|j| {
                     let v = temp[j];
@@ -269,5 +274,5 @@ pub(super) fn build_contours(
                 .collect();
         }
     }
-    Ok(contours)
+    Ok((contours, order))
 }

@@ -8,9 +8,11 @@ mod contours;
 pub mod obstacles;
 mod poly_mesh;
 mod regions;
+pub mod scratch;
 
 use crate::detour::{
-    DetourError, MeshTile, NavMeshCreateParams, VERTS_PER_POLYGON, create_nav_mesh_data,
+    DetourError, MeshTile, NavMeshCreateParams, OffMeshConnectionParams, VERTS_PER_POLYGON,
+    create_nav_mesh_data,
 };
 
 use super::file::TileCacheParams;
@@ -19,6 +21,7 @@ use super::layer::{DecompressedLayer, LayerError, LayerHeader, decompress_layer}
 pub use contours::Contour as LayerContour;
 pub use obstacles::ObstacleShape;
 pub use poly_mesh::LayerPolyMesh;
+pub use scratch::ScratchAllocator;
 
 /// An empty cell (`DT_TILECACHE_NULL_AREA`); obstacles mark cells with it.
 pub const NULL_AREA: u8 = 0;
@@ -56,6 +59,10 @@ pub enum BuildError {
     HoleTooLarge,
     #[error("the navmesh tile cannot be created: {0}")]
     NavMesh(#[from] DetourError),
+    #[error(
+        "the build needs {needed} bytes of scratch memory; the tile cache's allocator has {capacity} (DT_OUT_OF_MEMORY)"
+    )]
+    OutOfScratch { needed: usize, capacity: usize },
 }
 
 /// A decompressed layer with its region grid, as the build steps share it.
@@ -67,6 +74,8 @@ pub(crate) struct WorkLayer {
     cons: Vec<u8>,
     regs: Vec<u8>,
     region_count: usize,
+    /// Regions the sweep made before merging (C++ sizes an array by it).
+    sweep_region_count: usize,
 }
 
 impl WorkLayer {
@@ -93,6 +102,7 @@ impl WorkLayer {
             cons: layer.cons,
             regs: vec![NO_REGION; cells],
             region_count: 0,
+            sweep_region_count: 0,
         })
     }
 
@@ -111,7 +121,7 @@ pub fn build_layer_poly_mesh(
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
 ) -> Result<LayerPolyMesh, BuildError> {
-    run_steps(layer, params, obstacles).map(|(_, _, mesh)| mesh)
+    build_layer(layer, params, obstacles).map(|(mesh, _)| mesh)
 }
 
 /// Every step of a layer's build, kept for drawing them (RecastDemo's Highlight Tile Cache
@@ -134,7 +144,7 @@ pub fn layer_steps(
     obstacles: &[ObstacleShape],
 ) -> Result<LayerSteps, BuildError> {
     let header = layer.header.clone();
-    let (work, contours, mesh) = run_steps(layer, params, obstacles)?;
+    let (work, contours, mesh, _) = run_steps(layer, params, obstacles)?;
     Ok(LayerSteps {
         header,
         heights: work.heights,
@@ -145,12 +155,22 @@ pub fn layer_steps(
     })
 }
 
-/// Obstacle marking, regions, contours and polygons of one layer.
+/// [`build_layer_poly_mesh`] with the scratch allocations C++ makes for it.
+fn build_layer(
+    layer: DecompressedLayer,
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+) -> Result<(LayerPolyMesh, Vec<usize>), BuildError> {
+    run_steps(layer, params, obstacles).map(|(_, _, mesh, sizes)| (mesh, sizes))
+}
+
+/// Obstacle marking, regions, contours and polygons of one layer, with the sizes of the
+/// scratch allocations C++ makes for them.
 fn run_steps(
     layer: DecompressedLayer,
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
-) -> Result<(WorkLayer, Vec<LayerContour>, LayerPolyMesh), BuildError> {
+) -> Result<(WorkLayer, Vec<LayerContour>, LayerPolyMesh, Vec<usize>), BuildError> {
     let orig = layer.header.bmin;
     let mut work = WorkLayer::new(layer)?;
     for obstacle in obstacles {
@@ -158,25 +178,50 @@ fn run_steps(
     }
     let walkable_climb = (params.walkable_climb / params.ch) as i32;
     regions::build_regions(&mut work, walkable_climb)?;
-    let contours =
+    let (contours, order) =
         contours::build_contours(&work, walkable_climb, params.max_simplification_error)?;
     let mesh = poly_mesh::build_poly_mesh(&contours)?;
-    Ok((work, contours, mesh))
+    let sizes = scratch::allocations(&work, &contours, &order, &mesh);
+    Ok((work, contours, mesh, sizes))
 }
 
 /// The navmesh tile of a stored layer (`dtTileCache::buildNavMeshTile`) with the obstacles
 /// touching it. `mesh_process` sets each polygon's area and flags before the tile is made, as
-/// a `dtTileCacheMeshProcess` does. `None` when the layer has no polygons: C++ then builds no
-/// tile.
+/// a `dtTileCacheMeshProcess` does; `off_mesh` are the links it passes (RecastDemo's passes all
+/// of the geometry's, and Detour keeps those starting in the tile). `None` when the layer has
+/// no polygons: C++ then builds no tile.
 pub fn build_nav_mesh_tile(
     data: &[u8],
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
+    off_mesh: &[OffMeshConnectionParams],
     mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+) -> Result<Option<MeshTile>, BuildError> {
+    build_nav_mesh_tile_in(data, params, obstacles, off_mesh, mesh_process, None)
+}
+
+/// [`build_nav_mesh_tile`] with C++'s scratch allocator modelled: when `scratch` is given, a
+/// build whose allocations do not fit in it fails with [`BuildError::OutOfScratch`] as C++'s
+/// does, and its figures move as the demo's would.
+pub fn build_nav_mesh_tile_in(
+    data: &[u8],
+    params: &TileCacheParams,
+    obstacles: &[ObstacleShape],
+    off_mesh: &[OffMeshConnectionParams],
+    mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+    scratch: Option<&mut ScratchAllocator>,
 ) -> Result<Option<MeshTile>, BuildError> {
     let layer = decompress_layer(data)?;
     let header = layer.header.clone();
-    let mut mesh = build_layer_poly_mesh(layer, params, obstacles)?;
+    let (mut mesh, sizes) = build_layer(layer, params, obstacles)?;
+    if let Some(scratch) = scratch
+        && !scratch.build(&sizes)
+    {
+        return Err(BuildError::OutOfScratch {
+            needed: sizes.iter().sum(),
+            capacity: scratch.capacity,
+        });
+    }
     if mesh.poly_count() == 0 {
         return Ok(None);
     }
@@ -188,7 +233,7 @@ pub fn build_nav_mesh_tile(
         poly_areas: &mesh.areas,
         nvp: MAX_VERTS_PER_POLY,
         detail: None,
-        off_mesh_connections: &[],
+        off_mesh_connections: off_mesh,
         user_id: 0,
         tile_x: header.tx,
         tile_y: header.ty,

@@ -64,17 +64,24 @@ pub(super) fn build_regions(layer: &mut WorkLayer, walkable_climb: i32) -> Resul
     let mut prev_count = [0u8; 256];
     let mut region_count = 0usize;
 
+    // Disjoint borrows: the grids are read while the region ids are written.
+    let (areas, heights, regs) = (&layer.areas[..], &layer.heights[..], &mut layer.regs[..]);
     for y in 0..h {
         prev_count[..region_count].fill(0);
         let mut sweep_count = 0usize;
         for x in 0..w {
             let idx = x + y * w;
-            if layer.areas[idx] == super::NULL_AREA {
+            let area = areas[idx];
+            if area == super::NULL_AREA {
                 continue;
             }
+            let height = i32::from(heights[idx]);
+            let connected = |j: usize| {
+                areas[j] == area && (height - i32::from(heights[j])).abs() <= walkable_climb
+            };
             let mut sid = NO_REGION;
-            if x > 0 && layer.is_connected(idx, idx - 1, walkable_climb) {
-                sid = layer.regs[idx - 1];
+            if x > 0 && connected(idx - 1) {
+                sid = regs[idx - 1];
             }
             if sid == NO_REGION {
                 sid = sweep_count as u8;
@@ -82,8 +89,8 @@ pub(super) fn build_regions(layer: &mut WorkLayer, walkable_climb: i32) -> Resul
                 sweeps[usize::from(sid)].neighbour = NO_REGION;
                 sweeps[usize::from(sid)].samples = 0;
             }
-            if y > 0 && layer.is_connected(idx, idx - w, walkable_climb) {
-                let above = layer.regs[idx - w];
+            if y > 0 && connected(idx - w) {
+                let above = regs[idx - w];
                 let span = &mut sweeps[usize::from(sid)];
                 if above != NO_REGION {
                     if span.samples == 0 {
@@ -98,7 +105,7 @@ pub(super) fn build_regions(layer: &mut WorkLayer, walkable_climb: i32) -> Resul
                     }
                 }
             }
-            layer.regs[idx] = sid;
+            regs[idx] = sid;
         }
 
         for span in &mut sweeps[..sweep_count] {
@@ -114,7 +121,7 @@ pub(super) fn build_regions(layer: &mut WorkLayer, walkable_climb: i32) -> Resul
                 region_count += 1;
             }
         }
-        for reg in &mut layer.regs[y * w..(y + 1) * w] {
+        for reg in &mut regs[y * w..(y + 1) * w] {
             if *reg != NO_REGION {
                 *reg = sweeps[usize::from(*reg)].id;
             }
@@ -191,6 +198,7 @@ pub(super) fn build_regions(layer: &mut WorkLayer, walkable_climb: i32) -> Resul
         r.merged_id = remap[usize::from(r.merged_id)];
     }
     layer.region_count = usize::from(next_id);
+    layer.sweep_region_count = region_count;
     for reg in &mut layer.regs {
         if *reg != NO_REGION {
             *reg = regions[usize::from(*reg)].merged_id;

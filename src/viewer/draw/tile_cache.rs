@@ -25,7 +25,7 @@ fn sync_tile_cache(mode: Res<DrawMode>, state: Res<BuildState>, mut params: Laye
             .unwrap_or_default()
     });
     let obstacles_version = view
-        .filter(|v| v.build.obstacles.iter().next().is_some())
+        .filter(|v| v.build.obstacles.live().next().is_some())
         .map(|v| v.obstacles_version);
     sync_layer(&mut params, "Obstacles", obstacles_version, || {
         view.map(|v| draw::obstacles(&v.build.obstacles))

@@ -63,7 +63,7 @@ impl Tool for TempObstacleTool {
         ui.label("Click LMB to create an obstacle.");
         ui.label("Shift+LMB to remove an obstacle.");
         let obstacles = &view.build.obstacles;
-        let count = |wanted: ObstacleState| obstacles.iter().filter(|o| o.1 == wanted).count();
+        let count = |wanted: ObstacleState| obstacles.live().filter(|o| o.state == wanted).count();
         ui.label(format!(
             "{} obstacles in place, {} being added, {} being removed",
             count(ObstacleState::Processed),
@@ -149,7 +149,7 @@ mod tests {
             view.build.obstacles.up_to_date(),
             "carved within 200 frames"
         );
-        assert_eq!(view.build.obstacles.iter().count(), 1);
+        assert_eq!(view.build.obstacles.live().count(), 1);
         assert!(
             !std::sync::Arc::ptr_eq(&before, &view.nav_mesh),
             "republished"
@@ -166,7 +166,7 @@ mod tests {
         }
         let state = app.world().resource::<BuildState>();
         let view = state.temp_obstacles.as_ref().unwrap();
-        assert_eq!(view.build.obstacles.iter().count(), 0);
+        assert_eq!(view.build.obstacles.live().count(), 0);
 
         // Many clicks: the table's 128 obstacles, then a clear refusal in the log.
         for i in 0..130 {
@@ -192,7 +192,7 @@ mod tests {
         let state = app.world().resource::<BuildState>();
         let view = state.temp_obstacles.as_ref().unwrap();
         assert_eq!(
-            view.build.obstacles.iter().count(),
+            view.build.obstacles.live().count(),
             0,
             "Remove All takes them all out"
         );
