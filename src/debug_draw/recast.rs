@@ -2,7 +2,7 @@
 //! heightfields, compact heightfields, regions, contours, the poly mesh and the detail mesh.
 
 use super::{
-    DebugDraw, LineBatch, PointBatch, TriangleBatch, append_arc, area_to_col, box_colors,
+    DebugDraw, LineBatch, PointBatch, Rgba, TriangleBatch, append_arc, area_to_col, box_colors,
     darken_col, int_to_col, lerp_col, mult_col, rgba,
 };
 use crate::input::obj::TriMesh;
@@ -144,6 +144,59 @@ pub fn heightfield(hf: &Heightfield, coloring: VoxelColoring) -> DebugDraw {
         triangles: tris,
         ..Default::default()
     }
+}
+
+/// One heightfield span as a box, for renderers that expand boxes on the GPU instead of taking
+/// [`heightfield`]'s triangles (a few bytes per span instead of up to 24 vertices).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpanBox {
+    /// The minimum corner: cell corner and span bottom.
+    pub corner: [f32; 3],
+    /// The cell size (the box's width and depth).
+    pub size: f32,
+    /// The span's top.
+    pub top: f32,
+    /// The top face's colour as drawn, and the colour the bottom and sides are shaded from
+    /// (`duCalcBoxColors`' second colour).
+    pub top_color: Rgba,
+    pub side_color: Rgba,
+}
+
+/// [`heightfield`]'s spans as boxes with the same colours, every face kept (the GPU draws
+/// the hidden ones under their neighbours).
+pub fn heightfield_boxes(hf: &Heightfield, coloring: VoxelColoring) -> Vec<SpanBox> {
+    let white = rgba(255, 255, 255, 255);
+    let (solid_top, side) = match coloring {
+        VoxelColoring::Solid => (box_colors(white, white)[0], white),
+        VoxelColoring::Walkable => (0, rgba(217, 217, 217, 255)),
+    };
+    let mut boxes = Vec::new();
+    for z in 0..hf.height {
+        for x in 0..hf.width {
+            for span in hf.column(x, z) {
+                let top_color = match coloring {
+                    VoxelColoring::Solid => solid_top,
+                    VoxelColoring::Walkable => match span.area {
+                        WALKABLE_AREA => rgba(64, 128, 160, 255),
+                        NULL_AREA => rgba(64, 64, 64, 255),
+                        area => mult_col(area_to_col(area), 200),
+                    },
+                };
+                boxes.push(SpanBox {
+                    corner: [
+                        hf.bmin[0] + x as f32 * hf.cs,
+                        hf.bmin[1] + span.smin as f32 * hf.ch,
+                        hf.bmin[2] + z as f32 * hf.cs,
+                    ],
+                    size: hf.cs,
+                    top: hf.bmin[1] + span.smax as f32 * hf.ch,
+                    top_color,
+                    side_color: side,
+                });
+            }
+        }
+    }
+    boxes
 }
 
 /// How a compact-heightfield view colours each span's floor quad.

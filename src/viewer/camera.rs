@@ -72,6 +72,8 @@ fn spawn_camera(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSett
         }),
         Tonemapping::None,
         Msaa::Sample4,
+        // The span boxes are drawn with direct (not GPU-indirect) instanced draws.
+        bevy::render::view::NoIndirectDrawing,
         DistanceFog {
             color: FOG_COLOR,
             falloff: FogFalloff::Linear {

@@ -9,6 +9,7 @@ mod detail_mesh;
 mod input_mesh;
 mod nav_mesh;
 mod poly_mesh;
+mod span_boxes;
 mod tile_cache;
 mod voxels;
 
@@ -245,6 +246,7 @@ impl Plugin for DrawPlugin {
                 NavMeshDrawPlugin,
                 AuthoredDrawPlugin,
                 TileCacheDrawPlugin,
+                span_boxes::SpanBoxPlugin,
             ));
     }
 }
@@ -321,6 +323,8 @@ pub struct LayerParams<'w, 's> {
     gizmos: ResMut<'w, Assets<GizmoAsset>>,
     assets: Res<'w, DrawAssets>,
     stats: ResMut<'w, DrawStats>,
+    /// The cube the GPU span boxes expand (absent without a renderer's assets).
+    span_mesh: Option<Res<'w, span_boxes::SpanBoxMesh>>,
 }
 
 /// Makes layer `name` visible with the data of `version` (building it with `make` if the
@@ -330,6 +334,25 @@ pub fn sync_layer(
     name: &'static str,
     version: Option<u64>,
     make: impl FnOnce() -> DebugDraw,
+) {
+    retain_layer(params, name, version, |params, _| {
+        let started = Instant::now();
+        let drawing = make();
+        let triangles = drawing.triangles.triangle_count();
+        let segments = drawing.lines.iter().map(|l| l.segments.len()).sum();
+        let root = spawn_drawing(params, name, drawing);
+        params.stats.last_rebuild = Some((name, started.elapsed(), triangles, segments));
+        root
+    });
+}
+
+/// Shows, hides or replaces retained layer `name`: `spawn` makes its entity tree for
+/// `version` when the retained one is older or missing.
+fn retain_layer(
+    params: &mut LayerParams,
+    name: &'static str,
+    version: Option<u64>,
+    spawn: impl FnOnce(&mut LayerParams, u64) -> Entity,
 ) {
     let existing = params.layers.layers.get_mut(name);
     let Some(version) = version else {
@@ -357,12 +380,7 @@ pub fn sync_layer(
         params.commands.entity(root).despawn();
         params.layers.layers.remove(name);
     }
-    let started = Instant::now();
-    let drawing = make();
-    let triangles = drawing.triangles.triangle_count();
-    let segments = drawing.lines.iter().map(|l| l.segments.len()).sum();
-    let root = spawn_drawing(params, name, drawing);
-    params.stats.last_rebuild = Some((name, started.elapsed(), triangles, segments));
+    let root = spawn(params, version);
     params.layers.layers.insert(
         name,
         Retained {
@@ -371,6 +389,37 @@ pub fn sync_layer(
             visible: true,
         },
     );
+}
+
+/// Like [`sync_layer`] for a layer of span boxes, which the GPU expands (the voxel views).
+pub fn sync_span_layer(
+    params: &mut LayerParams,
+    name: &'static str,
+    version: Option<u64>,
+    make: impl FnOnce() -> Vec<debug_draw::recast::SpanBox>,
+) {
+    let Some(mesh) = params.span_mesh.as_deref().cloned() else {
+        return;
+    };
+    retain_layer(params, name, version, |params, version| {
+        let started = Instant::now();
+        let spans = make();
+        let boxes = span_boxes::SpanBoxes::new(&spans, version);
+        let count = boxes.len();
+        let root = params
+            .commands
+            .spawn((
+                DebugLayer(name),
+                Transform::default(),
+                Visibility::Inherited,
+            ))
+            .id();
+        params
+            .commands
+            .spawn((mesh.bundle(boxes), Transform::default(), ChildOf(root)));
+        params.stats.last_rebuild = Some((name, started.elapsed(), count * 12, 0));
+        root
+    });
 }
 
 fn spawn_drawing(params: &mut LayerParams, name: &'static str, drawing: DebugDraw) -> Entity {

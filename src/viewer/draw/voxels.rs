@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_span_layer};
 use crate::bake::solo::Stage;
 use crate::debug_draw::recast::{self as recast_draw, VoxelColoring};
 use crate::viewer::build::BuildState;
@@ -16,18 +16,20 @@ impl Plugin for VoxelDrawPlugin {
     }
 }
 
+/// The spans are boxes the GPU expands from a few bytes each ([`sync_span_layer`]), so a
+/// city's millions of spans upload in seconds.
 fn sync_voxels(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
     let build = state.stage_build();
     let version = stage_layer_version(&state, *mode == DrawMode::Voxels, Stage::Rasterize);
-    sync_layer(&mut params, "Voxels", version, || {
-        build.map_or_else(Default::default, |b| {
-            recast_draw::heightfield(&b.heightfield_rasterized, VoxelColoring::Solid)
+    sync_span_layer(&mut params, "Voxels", version, || {
+        build.map_or_else(Vec::new, |b| {
+            recast_draw::heightfield_boxes(&b.heightfield_rasterized, VoxelColoring::Solid)
         })
     });
     let version = stage_layer_version(&state, *mode == DrawMode::WalkableVoxels, Stage::Filter);
-    sync_layer(&mut params, "Walkable Voxels", version, || {
-        build.map_or_else(Default::default, |b| {
-            recast_draw::heightfield(&b.heightfield_filtered, VoxelColoring::Walkable)
+    sync_span_layer(&mut params, "Walkable Voxels", version, || {
+        build.map_or_else(Vec::new, |b| {
+            recast_draw::heightfield_boxes(&b.heightfield_filtered, VoxelColoring::Walkable)
         })
     });
 }
