@@ -123,8 +123,12 @@ impl Plugin for SpanBoxPlugin {
                     "shaders/voxel_boxes.wgsl",
                 ))
             });
+        // Without a renderer (tests over bare asset storage) the layers stay in the main world.
+        let Some(shader) = shader.filter(|_| app.get_sub_app(RenderApp).is_some()) else {
+            return;
+        };
         app.add_plugins(ExtractComponentPlugin::<SpanBoxes>::default());
-        let (Some(shader), Some(render_app)) = (shader, app.get_sub_app_mut(RenderApp)) else {
+        let Some(render_app) = app.get_sub_app_mut(RenderApp) else {
             return;
         };
         render_app
