@@ -1,9 +1,10 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
-//! test-case file; `navlab crowd` walks a crowd over one; `navlab view` (and
+//! test-case file; `navlab merge` joins partial bakes; `navlab crowd` walks a crowd over one; `navlab view` (and
 //! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
 
 mod bake;
 mod crowd;
+mod merge;
 mod test;
 mod view;
 
@@ -29,6 +30,8 @@ enum Command {
     /// Build a solo or tiled navmesh from an OBJ, glTF or .gset file and print the stage timings.
     #[command(after_help = bake::EXIT_STATUS_HELP)]
     Bake(bake::BakeArgs),
+    /// Join partial tiled navmeshes (`bake --tiles`) into the whole grid's navmesh file.
+    Merge(merge::MergeArgs),
     /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.
     Test(test::TestArgs),
     /// Walk RecastDemo's crowd tool agents from a test-case file's `pf` lines and record them.
@@ -54,6 +57,7 @@ pub fn run() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Bake(args)) => bake::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Test(args)) => test::run(&args),
         Some(Command::Crowd(args)) => crowd::run(&args),
         Some(Command::View(args)) => view::run(args),
