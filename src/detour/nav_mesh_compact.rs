@@ -40,8 +40,9 @@ pub const COMPACT_VERSION: u32 = 1;
 const LINKS_STORED: u32 = 1;
 const FILE_HEADER_SIZE: usize = 44;
 const TILE_ENTRY_SIZE: usize = 12;
-/// zstd's level: 19 packs navmesh data a few per cent tighter than the default 3 and, for a
-/// bake's few MiB, still takes well under a second.
+/// zstd's level: a tiled city's tiles repeat far apart, which 19's larger window finds (the
+/// 1 km² city's MSET file packs to 0.26 MB at 19 against 0.45 MB at 3), for a few seconds of
+/// writing; loading is as fast at any level.
 const ZSTD_LEVEL: i32 = 19;
 
 impl NavMesh {
