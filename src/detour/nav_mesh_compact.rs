@@ -126,9 +126,10 @@ impl NavMesh {
         let mut offset = 0usize;
         let mut tile_data = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
+            // The file offset of the tile's table row: its data is inside the zstd frame.
             let in_tile = |source: DetourError| DetourError::FileTile {
                 index,
-                offset,
+                offset: FILE_HEADER_SIZE + index * TILE_ENTRY_SIZE,
                 source: Box::new(source),
             };
             let stored_tile = &tiles[offset..offset + entry.stored_size as usize];
