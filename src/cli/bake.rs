@@ -398,12 +398,12 @@ fn bake_tiled(
     let elapsed = started.elapsed();
     if !args.quiet {
         print_log(build.tiles.iter().flat_map(|t| t.context.entries()), false);
-        let in_range = build
+        let in_range: Vec<_> = build
             .tiles
             .iter()
-            .filter(|t| !matches!(t.output, Err(EmptyTile::OutsideRange)));
-        let (built, empty): (Vec<_>, Vec<_>) = in_range.partition(|t| t.output.is_ok());
-        let built: Vec<_> = built
+            .filter(|t| !matches!(t.output, Err(EmptyTile::OutsideRange)))
+            .collect();
+        let built: Vec<_> = in_range
             .iter()
             .filter_map(|t| t.output.as_ref().ok())
             .collect();
@@ -416,7 +416,7 @@ fn bake_tiled(
             build.tiles_x,
             build.tiles_y,
             built.len(),
-            empty.len()
+            in_range.len() - built.len()
         );
         println!(
             ">> Polymesh: {} vertices  {} polygons",
