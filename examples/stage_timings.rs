@@ -3,7 +3,8 @@
 //! both run under the same conditions. One warm-up build is not counted.
 //!
 //! `cargo run --release --no-default-features --example stage_timings -- MESH.obj PARTITION RUNS`;
-//! `... -- --write-city PATH` writes `navlab::input::scene::city(35)` as OBJ for the C++ side.
+//! `... -- --write-city PATH [BLOCKS]` writes `navlab::input::scene::city(35)` (or of `BLOCKS`
+//! blocks, e.g. 84 for the README's 1 km² split bake) as OBJ for the C++ side.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,14 +16,25 @@ use navlab::recast::region::PartitionType;
 
 fn main() -> navlab::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, path] = args.as_slice()
+    if let [flag, path, blocks @ ..] = args.as_slice()
         && flag == "--write-city"
     {
-        return write_obj(&navlab::input::scene::city(35), path);
+        let blocks = match blocks {
+            [] => 35,
+            [n] => n.parse().unwrap_or_else(|_| {
+                eprintln!("stage_timings: BLOCKS must be a whole number, not {n:?}");
+                std::process::exit(2)
+            }),
+            _ => {
+                eprintln!("usage: stage_timings --write-city PATH [BLOCKS]");
+                std::process::exit(2)
+            }
+        };
+        return write_obj(&navlab::input::scene::city(blocks), path);
     }
     let [mesh, partition, runs] = args.as_slice() else {
         eprintln!(
-            "usage: stage_timings MESH.obj watershed|monotone|layers RUNS | --write-city PATH"
+            "usage: stage_timings MESH.obj watershed|monotone|layers RUNS | --write-city PATH [BLOCKS]"
         );
         std::process::exit(2);
     };

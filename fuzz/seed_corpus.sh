@@ -2,6 +2,8 @@
 # Seeds the fuzz corpora from the reference data (default ../../shared/reference, or
 # $NAVLAB_REFERENCE_DIR):
 #   load_nav_mesh        C++'s "MSET" files;
+#   load_compact_nav_mesh  the same files in Navlab's compact format, converted with the release
+#                        binary ($NAVLAB, default ../target/release/navlab) when it is built;
 #   parse_obj            slices of the reference meshes, cut at line ends (whole meshes would
 #                        raise libFuzzer's input size and slow every run);
 #   parse_gset           the authoring set, and sets with a settings line;
@@ -98,6 +100,14 @@ EOF
 printf '# tuned for the dungeon\ncellSize = 0.25\npartitionType = "layers"\nagentRadius = 0\n' \
     > "$corpus/parse_settings_toml/partial.toml"
 printf 'cell_size = 0.3\n[settings]\nagentRadious = 1\n' > "$corpus/parse_settings_toml/misspelt.toml"
+
+navlab=${NAVLAB:-$here/../target/release/navlab}
+if [ -x "$navlab" ]; then
+    mkdir -p "$corpus/load_compact_nav_mesh"
+    for f in "$corpus"/load_nav_mesh/*; do
+        "$navlab" merge "$f" --compact -o "$corpus/load_compact_nav_mesh/$(basename "$f").nlm" || true
+    done
+fi
 
 for dir in "$corpus"/*/; do
     echo "$(basename "$dir"): $(ls "$dir" | wc -l) seeds"

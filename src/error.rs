@@ -90,6 +90,12 @@ pub enum NavlabError {
         max_tiles: i64,
         min_tile_size: Option<i32>,
     },
+    /// A `--tiles` range that is malformed or does not fit the tile grid.
+    #[error("--tiles {range}: {reason}")]
+    InvalidTileRange { range: String, reason: String },
+    /// Parts given to `navlab merge` that do not make one navmesh.
+    #[error("{0}")]
+    MergeParts(String),
     /// A navmesh file is unreadable as Detour data (see [`crate::detour::DetourError`]).
     #[error("{path}: {source}")]
     InvalidNavMeshFile {

@@ -50,6 +50,7 @@ fn check(reference: &Value, input: &InputGeom, tile_size: i32, expected_file: Op
             Err(EmptyTile::NoContours) => "null:no_contours",
             Err(EmptyTile::NoDetourData) => "null:no_detour_data",
             Err(EmptyTile::Removed) => "removed",
+            Err(EmptyTile::OutsideRange) => "outside range",
         };
         assert_eq!(result, theirs["result"], "{at}");
         assert_eq!(

@@ -10,6 +10,7 @@ pub mod authoring;
 pub mod detour_input;
 pub mod dump;
 pub mod export;
+pub mod merge;
 pub mod nothing_walkable;
 pub mod prune;
 pub mod sample_areas;

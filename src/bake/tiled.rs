@@ -8,6 +8,8 @@
 //! every stage so it can be drawn like a solo build ([`TiledBuild::inspect_tile`]). Each tile's
 //! data equals the full build's; only the Detour salts of replaced tiles differ.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
@@ -45,6 +47,91 @@ pub enum EmptyTile {
     NoDetourData,
     /// Removed by [`TiledBuild::remove_tile`] (RecastDemo's Shift+click in Create Tiles).
     Removed,
+    /// Outside the [`TileRange`] a partial build was asked for, so not built.
+    OutsideRange,
+}
+
+/// An inclusive rectangle of grid cells, `x0..=x1` by `y0..=y1`: the part of a tiled bake one
+/// machine builds (`navlab bake --tiles X0..X1,Y0..Y1`); `navlab merge` joins the parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileRange {
+    pub x0: i32,
+    pub x1: i32,
+    pub y0: i32,
+    pub y1: i32,
+}
+
+impl TileRange {
+    /// Whether grid cell (`x`, `y`) is in the range.
+    pub fn contains(&self, x: i32, y: i32) -> bool {
+        (self.x0..=self.x1).contains(&x) && (self.y0..=self.y1).contains(&y)
+    }
+
+    /// How many grid cells the range covers.
+    pub fn tile_count(&self) -> usize {
+        let along = |lo: i32, hi: i32| (i64::from(hi) - i64::from(lo) + 1).max(0) as usize;
+        along(self.x0, self.x1) * along(self.y0, self.y1)
+    }
+
+    /// Refuses a range reaching past a `tiles_x` × `tiles_y` grid, naming the grid's range.
+    fn check_inside(&self, tiles_x: i32, tiles_y: i32) -> Result<()> {
+        for (axis, hi, count) in [("x", self.x1, tiles_x), ("y", self.y1, tiles_y)] {
+            if hi >= count {
+                return Err(invalid_range(
+                    self,
+                    format!(
+                        "{axis} reaches tile {hi}, but the grid is {tiles_x} x {tiles_y} tiles \
+                         (0..{},0..{})",
+                        tiles_x - 1,
+                        tiles_y - 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for TileRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}..{},{}..{}", self.x0, self.x1, self.y0, self.y1)
+    }
+}
+
+impl std::str::FromStr for TileRange {
+    type Err = NavlabError;
+
+    /// Parses `X0..X1,Y0..Y1` (a lone `X` stands for `X..X`), bounds inclusive and not reversed.
+    fn from_str(text: &str) -> Result<Self> {
+        let malformed = || NavlabError::InvalidTileRange {
+            range: text.to_owned(),
+            reason: "expected X0..X1,Y0..Y1 (inclusive tile indices from 0, e.g. 0..3,4..7)".into(),
+        };
+        let (xs, ys) = text.split_once(',').ok_or_else(malformed)?;
+        let bounds = |part: &str| -> Result<(i32, i32)> {
+            let (lo, hi) = part.split_once("..").unwrap_or((part, part));
+            let parse = |n: &str| n.trim().parse::<i32>().ok().filter(|n| *n >= 0);
+            parse(lo).zip(parse(hi)).ok_or_else(malformed)
+        };
+        let ((x0, x1), (y0, y1)) = (bounds(xs)?, bounds(ys)?);
+        let range = TileRange { x0, x1, y0, y1 };
+        for (axis, lo, hi) in [("x", x0, x1), ("y", y0, y1)] {
+            if lo > hi {
+                return Err(invalid_range(
+                    &range,
+                    format!("{axis} bounds are reversed ({lo} > {hi}); write {hi}..{lo}"),
+                ));
+            }
+        }
+        Ok(range)
+    }
+}
+
+fn invalid_range(range: &TileRange, reason: String) -> NavlabError {
+    NavlabError::InvalidTileRange {
+        range: range.to_string(),
+        reason,
+    }
 }
 
 /// The result of one tile: its meshes (kept for drawing) and its Detour data.
@@ -103,9 +190,42 @@ pub struct TileStages {
     pub contours: Option<ContourSet>,
 }
 
+impl Tile {
+    /// A grid cell a partial build skipped.
+    fn outside_range(x: i32, y: i32) -> Tile {
+        Tile {
+            x,
+            y,
+            triangle_count: 0,
+            walkable: WalkableCounts::default(),
+            output: Err(EmptyTile::OutsideRange),
+            context: BuildContext::new(),
+        }
+    }
+
+    /// The tile's Detour data, when it has any.
+    pub fn data(&self) -> Option<&MeshTile> {
+        self.output.as_ref().ok()?.data.as_ref()
+    }
+}
+
 impl TiledBuild {
     /// Builds every tile of `input` with `tile_size`-cell tiles.
     pub fn new(input: &InputGeom, settings: BuildSettings, tile_size: i32) -> Result<Self> {
+        Self::new_part(input, settings, tile_size, None, &|_, _| {})
+    }
+
+    /// Builds the tiles of `range` (every tile when `None`), calling `progress(done, total)` from
+    /// the worker threads as each tile finishes, for progress bars. The navmesh has the whole grid's
+    /// parameters, so parts of one grid can be merged ([`crate::bake::merge`]); a range with
+    /// no walkable tile is an error, like a grid with none.
+    pub fn new_part(
+        input: &InputGeom,
+        settings: BuildSettings,
+        tile_size: i32,
+        range: Option<TileRange>,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Self> {
         if !(1..=MAX_TILE_SIZE).contains(&tile_size) {
             return Err(NavlabError::InvalidSetting {
                 name: "tileSize",
@@ -120,6 +240,9 @@ impl TiledBuild {
         check_tile_count(grid_width, grid_height, tile_size)?;
         let tiles_x = (grid_width + tile_size - 1) / tile_size;
         let tiles_y = (grid_height + tile_size - 1) / tile_size;
+        if let Some(range) = &range {
+            range.check_inside(tiles_x, tiles_y)?;
+        }
         let params =
             NavMeshParams::for_tile_grid(bmin, tile_size, settings.cell_size, tiles_x, tiles_y);
         let mut build = Self {
@@ -138,11 +261,32 @@ impl TiledBuild {
         let coords: Vec<(i32, i32)> = (0..tiles_y)
             .flat_map(|y| (0..tiles_x).map(move |x| (x, y)))
             .collect();
+        let total = range.map_or(coords.len(), |r| r.tile_count());
+        let done = AtomicUsize::new(0);
         build.tiles = coords
             .into_par_iter()
-            .map(|(x, y)| build.build_tile(input, x, y, None))
+            .map(|(x, y)| {
+                if range.is_some_and(|r| !r.contains(x, y)) {
+                    return Ok(Tile::outside_range(x, y));
+                }
+                let tile = build.build_tile(input, x, y, None);
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                tile
+            })
             .collect::<Result<Vec<Tile>>>()?;
 
+        if let Some(range) = &range
+            && !build.tiles.iter().any(|t| t.data().is_some())
+        {
+            return Err(invalid_range(
+                range,
+                format!(
+                    "none of its {} tiles has navmesh polygons (all empty); pick tiles over \
+                     walkable ground",
+                    range.tile_count()
+                ),
+            ));
+        }
         let mut walkable = WalkableCounts::default();
         for tile in &build.tiles {
             walkable.add(&tile.walkable);
@@ -156,13 +300,8 @@ impl TiledBuild {
                 &walkable,
             ));
         }
-        for tile in &build.tiles {
-            if let Ok(TileOutput {
-                data: Some(data), ..
-            }) = &tile.output
-            {
-                build.nav_mesh.add_tile(data.clone(), 0)?;
-            }
+        for data in build.tiles.iter().filter_map(Tile::data) {
+            build.nav_mesh.add_tile(data.clone(), 0)?;
         }
         Ok(build)
     }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use navlab::bake::export::{self, AreaMesh, ExportOptions};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Retention};
-use navlab::bake::tiled::TiledBuild;
+use navlab::bake::tiled::{EmptyTile, TileRange, TiledBuild};
 use navlab::bake::validate::{BuildShape, Severity, settings_report};
 use navlab::detour::VERTS_PER_POLYGON;
 use navlab::error::{NavlabError, Result, Warnings};
@@ -46,9 +46,23 @@ pub struct BakeArgs {
     /// Build a tiled navmesh with tiles of this many cells (RecastDemo's Tile Mesh sample).
     #[arg(long)]
     tile_size: Option<i32>,
+    /// Build only these tiles of the grid, inclusive (`0..3,4..7`: x 0 to 3, y 4 to 7), for a
+    /// bake split across machines; `navlab merge` joins the parts' `-o` files.
+    #[arg(
+        long,
+        value_name = "X0..X1,Y0..Y1",
+        requires = "tile_size",
+        allow_hyphen_values = true,
+        value_parser = parse_tile_range
+    )]
+    tiles: Option<TileRange>,
     /// Write the Detour navmesh in RecastDemo's all-tiles ("MSET") format.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Write `-o` as a compact navmesh file (zstd, link slots left out) instead of MSET; Navlab
+    /// loads both, C++ Detour only MSET.
+    #[arg(long, requires = "output")]
+    compact: bool,
     /// Override one setting by RecastDemo's name, after the settings file: `--set
     /// cellSize=0.2 --set partitionType=monotone` (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -78,6 +92,11 @@ pub struct BakeArgs {
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
+}
+
+/// `--tiles`' parser: the range's own error, as clap shows it on one line.
+fn parse_tile_range(text: &str) -> std::result::Result<TileRange, String> {
+    text.parse().map_err(|err: NavlabError| err.to_string())
 }
 
 /// The settings file's values: TOML with RecastDemo's names, or a `.gset`'s `s` line; without a
@@ -159,7 +178,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         let nav_mesh = build.nav_mesh.as_ref().ok_or_else(|| {
             too_many_verts_for_detour(build.settings.verts_per_poly, WRITE_CONSEQUENCE)
         })?;
-        navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)?;
+        save_nav_mesh(out, nav_mesh, args.compact)?;
     }
     write_exports(args, || export::solo_detail_by_area(&build, export_options))?;
     if let Some(out) = &args.dump_json {
@@ -326,7 +345,7 @@ fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
 
 /// Whether two paths name one file: the same file when both exist (through links too),
 /// else the same place once the folders are resolved.
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         #[cfg(unix)]
         (Ok(ma), Ok(mb)) => {
@@ -369,21 +388,35 @@ fn bake_tiled(
         });
     }
     let started = std::time::Instant::now();
-    let build = TiledBuild::new(input, settings, tile_size)?;
+    let progress = tile_progress_bar(args.quiet);
+    let built = TiledBuild::new_part(input, settings, tile_size, args.tiles, &|done, total| {
+        progress.set_length(total as u64);
+        progress.set_position(done as u64);
+    });
+    progress.finish_and_clear();
+    let build = built?;
     let elapsed = started.elapsed();
     if !args.quiet {
         print_log(build.tiles.iter().flat_map(|t| t.context.entries()), false);
-        let built: Vec<_> = build
+        let in_range: Vec<_> = build
             .tiles
+            .iter()
+            .filter(|t| !matches!(t.output, Err(EmptyTile::OutsideRange)))
+            .collect();
+        let built: Vec<_> = in_range
             .iter()
             .filter_map(|t| t.output.as_ref().ok())
             .collect();
+        let part = args
+            .tiles
+            .map(|range| format!(", tiles {range}"))
+            .unwrap_or_default();
         println!(
-            "{} x {} tiles of {tile_size} cells: {} built, {} empty",
+            "{} x {} tiles of {tile_size} cells{part}: {} built, {} empty",
             build.tiles_x,
             build.tiles_y,
             built.len(),
-            build.tiles.len() - built.len()
+            in_range.len() - built.len()
         );
         println!(
             ">> Polymesh: {} vertices  {} polygons",
@@ -394,11 +427,38 @@ fn bake_tiled(
         print_loose_links(&build.nav_mesh, &input.geom_set);
     }
     if let Some(out) = &args.output {
-        navlab::detour::nav_mesh_file::save_nav_mesh(out, &build.nav_mesh)?;
+        save_nav_mesh(out, &build.nav_mesh, args.compact)?;
     }
     write_exports(args, || {
         export::tiled_detail_by_area(&build, export_options)
     })
+}
+
+/// A bar of tiles done on stderr, hidden with `--quiet` or when stderr is not a terminal
+/// (indicatif checks). The build sets its length.
+fn tile_progress_bar(quiet: bool) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} tiles {elapsed}")
+        .expect("the template is valid");
+    bar.set_style(style);
+    bar
+}
+
+/// Writes `-o`: RecastDemo's MSET, or the compact format when asked.
+pub(crate) fn save_nav_mesh(
+    out: &Path,
+    nav_mesh: &navlab::detour::NavMesh,
+    compact: bool,
+) -> Result<()> {
+    if compact {
+        navlab::detour::nav_mesh_compact::save_compact_nav_mesh(out, nav_mesh)
+    } else {
+        navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)
+    }
 }
 
 /// Warns of authored off-mesh links the navmesh does not join at both ends (bounded, like

@@ -1,10 +1,11 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
-//! test-case file; `navlab crowd` walks a crowd over one; `navlab tilecache` runs the Temp
-//! Obstacles sample with obstacles; `navlab view` (and
+//! test-case file; `navlab crowd` walks a crowd over one; `navlab merge` joins partial bakes;
+//! `navlab tilecache` runs the Temp Obstacles sample with obstacles; `navlab view` (and
 //! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
 
 mod bake;
 mod crowd;
+mod merge;
 mod test;
 mod tilecache;
 mod view;
@@ -31,6 +32,8 @@ enum Command {
     /// Build a solo or tiled navmesh from an OBJ, glTF or .gset file and print the stage timings.
     #[command(after_help = bake::EXIT_STATUS_HELP)]
     Bake(bake::BakeArgs),
+    /// Join partial tiled navmeshes (`bake --tiles`) into the whole grid's navmesh file.
+    Merge(merge::MergeArgs),
     /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.
     Test(test::TestArgs),
     /// Walk RecastDemo's crowd tool agents from a test-case file's `pf` lines and record them.
@@ -59,6 +62,7 @@ pub fn run() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Bake(args)) => bake::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Test(args)) => test::run(&args),
         Some(Command::Crowd(args)) => crowd::run(&args),
         Some(Command::Tilecache(args)) => tilecache::run(&args),

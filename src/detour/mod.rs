@@ -14,6 +14,7 @@
 pub mod common;
 pub mod nav_mesh;
 pub mod nav_mesh_builder;
+pub mod nav_mesh_compact;
 pub mod nav_mesh_file;
 pub mod query;
 pub mod tile;
@@ -104,11 +105,14 @@ pub enum DetourError {
     #[error("poly {poly}: {reason}")]
     InvalidPoly { poly: usize, reason: String },
     /// A file that does not start with 'MSET'.
-    #[error("navmesh file has magic {found:#010x}, expected 'MSET'")]
+    #[error("navmesh file has magic {found:#010x}, expected 'MSET' (or a compact file's 'NLMZ')")]
     WrongFileMagic { found: i32 },
     /// A navmesh file of another version.
     #[error("navmesh file has version {found}, expected 1")]
     WrongFileVersion { found: i32 },
+    /// A compact navmesh file's tiles could not be compressed or decompressed.
+    #[error("compact navmesh tiles: {0}")]
+    Compression(String),
     /// A tile of a navmesh file failed to load.
     #[error("tile #{index} (file offset {offset}): {source}")]
     FileTile {

@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use super::nav_mesh::{NavMesh, NavMeshParams};
+use super::nav_mesh_compact::COMPACT_MAGIC;
 use super::tile::{MeshTile, put_f32, put_i32, put_u32};
 use super::{DetourError, TileRef};
 use crate::NavlabError;
@@ -139,12 +140,18 @@ pub fn save_nav_mesh(path: &Path, mesh: &NavMesh) -> Result<(), NavlabError> {
 /// tiles take a few MiB), low enough that a hostile or mistaken file cannot exhaust memory.
 pub const MAX_NAVMESH_FILE_BYTES: u64 = 1 << 30;
 
-/// Reads an "MSET" file (see [`NavMesh::from_mset_bytes`]), refusing more than
+/// Reads an "MSET" file (see [`NavMesh::from_mset_bytes`]) or a compact one (starting with
+/// [`COMPACT_MAGIC`], see [`NavMesh::from_compact_bytes`]), refusing more than
 /// [`MAX_NAVMESH_FILE_BYTES`] (a regular file before reading it, a pipe or device once more has
 /// arrived).
 pub fn load_nav_mesh(path: &Path) -> Result<NavMesh, NavlabError> {
     let data = crate::file::read_capped(path, MAX_NAVMESH_FILE_BYTES)?;
-    NavMesh::from_mset_bytes(&data).map_err(|source| NavlabError::InvalidNavMeshFile {
+    let loaded = if data.starts_with(&COMPACT_MAGIC) {
+        NavMesh::from_compact_bytes(&data)
+    } else {
+        NavMesh::from_mset_bytes(&data)
+    };
+    loaded.map_err(|source| NavlabError::InvalidNavMeshFile {
         path: path.to_path_buf(),
         source,
     })

@@ -642,6 +642,17 @@ impl MeshTile {
         Ok(())
     }
 
+    /// A copy with every link slot zeroed, as [`crate::detour::create_nav_mesh_data`] makes
+    /// it: adding it to a navmesh then gives the same bytes whatever links it had before.
+    pub fn with_links_cleared(&self) -> MeshTile {
+        let mut tile = self.clone();
+        tile.links.fill(Link::default());
+        for poly in &mut tile.polys {
+            poly.first_link = 0;
+        }
+        tile
+    }
+
     /// Resets the link free list so every link slot is unused, as `addTile` does.
     pub(crate) fn reset_links(&mut self) {
         let n = self.links.len();

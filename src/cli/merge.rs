@@ -1,0 +1,46 @@
+//! `navlab merge`: join the partial navmeshes `navlab bake --tiles` wrote into the file one
+//! bake of the whole grid writes, byte for byte.
+
+use std::path::PathBuf;
+
+use navlab::bake::merge::merge_parts;
+use navlab::detour::nav_mesh_file::load_nav_mesh;
+use navlab::error::{NavlabError, Result};
+
+/// What `navlab merge` was asked to do.
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The parts: navmesh files (MSET or compact) from `navlab bake --tiles`, in any order.
+    parts: Vec<PathBuf>,
+    /// The merged navmesh file.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Write the compact format (see `navlab bake --compact`) instead of MSET.
+    #[arg(long)]
+    compact: bool,
+}
+
+/// Runs `navlab merge`.
+pub fn run(args: &MergeArgs) -> Result<()> {
+    if let Some(part) = args
+        .parts
+        .iter()
+        .find(|part| super::bake::same_file(part, &args.output))
+    {
+        return Err(NavlabError::InvalidSetting {
+            name: "-o",
+            value: args.output.display().to_string(),
+            reason: format!(
+                "is the part {}; writing there would destroy it, choose another file",
+                part.display()
+            ),
+        });
+    }
+    let parts = args
+        .parts
+        .iter()
+        .map(|path| Ok((path.clone(), load_nav_mesh(path)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let merged = merge_parts(&parts)?;
+    super::bake::save_nav_mesh(&args.output, &merged, args.compact)
+}
