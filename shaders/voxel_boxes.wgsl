@@ -13,8 +13,9 @@ struct Vertex {
     @location(3) corner_and_size: vec4<f32>,
     // The span's top (world y).
     @location(4) top: f32,
-    // Top and side colours, packed as duRGBA (red in the lowest byte), sRGB.
-    @location(5) colors: vec2<u32>,
+    // Top and side colours, packed as duRGBA (red in the lowest byte), sRGB; then the faces
+    // to draw, a bit each: top, bottom, +x, -x, +z, -z.
+    @location(5) colors_and_faces: vec3<u32>,
 };
 
 struct VertexOutput {
@@ -45,17 +46,37 @@ fn face_color(n: vec3<f32>, top: vec4<f32>, side: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(base.rgb * (scale / 256.0), base.a);
 }
 
+// The bit of the face a cube vertex belongs to, from its normal.
+fn face_bit(n: vec3<f32>) -> u32 {
+    if (n.y > 0.5) {
+        return 1u;
+    } else if (n.y < -0.5) {
+        return 2u;
+    } else if (n.x > 0.5) {
+        return 4u;
+    } else if (n.x < -0.5) {
+        return 8u;
+    } else if (n.z > 0.5) {
+        return 16u;
+    }
+    return 32u;
+}
+
 @vertex
 fn vertex(vertex: Vertex) -> VertexOutput {
     let corner = vertex.corner_and_size.xyz;
     let size = vertex.corner_and_size.w;
     let extent = vec3<f32>(size, max(vertex.top - corner.y, 0.0), size);
     let world = corner + (vertex.position + vec3<f32>(0.5)) * extent;
-    let top = unpack4x8unorm(vertex.colors.x);
-    let side = unpack4x8unorm(vertex.colors.y);
+    let top = unpack4x8unorm(vertex.colors_and_faces.x);
+    let side = unpack4x8unorm(vertex.colors_and_faces.y);
     let shaded = face_color(vertex.normal, top, side);
     var out: VertexOutput;
     out.clip_position = view.clip_from_world * vec4<f32>(world, 1.0);
+    if ((vertex.colors_and_faces.z & face_bit(vertex.normal)) == 0u) {
+        // A covered face: every corner outside the clip volume, so nothing is rasterized.
+        out.clip_position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
     out.color = vec4<f32>(srgb_to_linear(shaded.rgb), shaded.a);
     out.world_position = world;
     return out;

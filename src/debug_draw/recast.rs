@@ -160,20 +160,36 @@ pub struct SpanBox {
     /// (`duCalcBoxColors`' second colour).
     pub top_color: Rgba,
     pub side_color: Rgba,
+    /// The faces to draw, bit per face: top, bottom, +x, -x, +z, -z ([`heightfield`] leaves
+    /// out the bottom of a column's lowest span and sides its neighbours cover).
+    pub faces: u8,
 }
 
-/// [`heightfield`]'s spans as boxes with the same colours, every face kept (the GPU draws
-/// the hidden ones under their neighbours).
+/// [`heightfield`]'s spans as boxes with the same colours and the same faces left out.
 pub fn heightfield_boxes(hf: &Heightfield, coloring: VoxelColoring) -> Vec<SpanBox> {
     let white = rgba(255, 255, 255, 255);
     let (solid_top, side) = match coloring {
         VoxelColoring::Solid => (box_colors(white, white)[0], white),
         VoxelColoring::Walkable => (0, rgba(217, 217, 217, 255)),
     };
+    let covered = |x: i32, z: i32, smin: u16, smax: u16| {
+        x >= 0
+            && z >= 0
+            && x < hf.width
+            && z < hf.height
+            && hf.column(x, z).any(|s| s.smin <= smin && s.smax >= smax)
+    };
     let mut boxes = Vec::new();
     for z in 0..hf.height {
         for x in 0..hf.width {
-            for span in hf.column(x, z) {
+            for (layer, span) in hf.column(x, z).enumerate() {
+                let hidden = |dx: i32, dz: i32| covered(x + dx, z + dz, span.smin, span.smax);
+                let faces = 1
+                    | u8::from(layer > 0) << 1
+                    | u8::from(!hidden(1, 0)) << 2
+                    | u8::from(!hidden(-1, 0)) << 3
+                    | u8::from(!hidden(0, 1)) << 4
+                    | u8::from(!hidden(0, -1)) << 5;
                 let top_color = match coloring {
                     VoxelColoring::Solid => solid_top,
                     VoxelColoring::Walkable => match span.area {
@@ -192,6 +208,7 @@ pub fn heightfield_boxes(hf: &Heightfield, coloring: VoxelColoring) -> Vec<SpanB
                     top: hf.bmin[1] + span.smax as f32 * hf.ch,
                     top_color,
                     side_color: side,
+                    faces,
                 });
             }
         }

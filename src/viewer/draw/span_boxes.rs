@@ -34,14 +34,15 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::debug_draw::recast::SpanBox;
 
-/// One span as the shader reads it (28 bytes).
+/// One span as the shader reads it (32 bytes).
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 #[repr(C)]
 struct SpanInstance {
     corner: [f32; 3],
     size: f32,
     top: f32,
-    colors: [u32; 2],
+    /// Top and side colours, then the faces to draw.
+    colors_and_faces: [u32; 3],
 }
 
 /// The spans of one retained layer; `version` changes with the stage output, so the GPU buffer
@@ -60,7 +61,7 @@ impl SpanBoxes {
                 corner: s.corner,
                 size: s.size,
                 top: s.top,
-                colors: [s.top_color, s.side_color],
+                colors_and_faces: [s.top_color, s.side_color, u32::from(s.faces)],
             })
             .collect();
         Self {
@@ -188,7 +189,7 @@ impl SpecializedMeshPipeline for SpanBoxPipeline {
                     shader_location: 4,
                 },
                 VertexAttribute {
-                    format: VertexFormat::Uint32x2,
+                    format: VertexFormat::Uint32x3,
                     offset: 20,
                     shader_location: 5,
                 },
