@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::crowd::agent::{
     CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS,
-    CROWD_SEPARATION, MoveRequestState,
+    CROWD_SEPARATION,
 };
 use crate::crowd::profiling::{CrowdPhase, CrowdPhaseTimes, DEFAULT_SEED, spawn_pairs};
 use crate::crowd::scenario::demo_crowd_sized;
@@ -197,15 +197,6 @@ self_cell::self_cell!(
     }
 );
 
-/// An agent's whereabouts, to place it again on another navmesh.
-struct AgentCarry {
-    crowd: usize,
-    pos: [f32; 3],
-    params: CrowdAgentParams,
-    target: Option<[f32; 3]>,
-    velocity: Option<[f32; 3]>,
-}
-
 /// The tool's state, kept across tool switches.
 pub struct CrowdTool {
     mode: CrowdMode,
@@ -307,19 +298,32 @@ impl CrowdTool {
             .unwrap_or(0)
     }
 
-    /// Makes the crowds follow the navmesh on screen: new crowds on a new navmesh, with every
-    /// agent placed again where it stood and sent on to its target.
+    /// Makes the crowds follow the navmesh on screen: the agents move onto a changed navmesh
+    /// with their corridors and requests, as C++'s crowd does when its navmesh changes under
+    /// it (stale polygons are caught by the usual checks); the first navmesh, or one they
+    /// cannot move onto, gets a fresh, empty crowd.
     fn follow_nav_mesh(&mut self, ctx: &ToolContext, out: &mut ToolOutput) {
         if self.nav_version == Some(ctx.nav_mesh_version) {
             return;
         }
         self.nav_version = Some(ctx.nav_mesh_version);
-        if let (Some(shared), Some(old)) = (ctx.shared_nav_mesh(), self.cell.as_mut()) {
-            // The agents keep their corridors and requests, as C++'s crowd does when its
-            // navmesh changes under it: stale polygons are caught by the usual checks.
+        self.redraw = true;
+        let target = self.target.map(|(_, p)| p);
+        let Some(shared) = ctx.shared_nav_mesh() else {
+            let removed = self.agent_count();
+            self.cell = None;
+            self.trails.clear();
+            self.selected = None;
+            if removed > 0 {
+                out.log
+                    .push(format!("Crowd: no navmesh; {removed} agents removed"));
+            }
+            return;
+        };
+        if let Some(old) = self.cell.as_mut() {
             let moved = old.with_dependent_mut(|_, crowds| {
                 let taken = std::mem::take(crowds);
-                CrowdCell::try_new(shared, |nav| {
+                CrowdCell::try_new(shared.clone(), |nav| {
                     taken
                         .into_iter()
                         .map(|crowd| crowd.rebind(nav))
@@ -329,132 +333,46 @@ impl CrowdTool {
             match moved {
                 Ok(cell) => {
                     self.cell = Some(cell);
-                    let target = self.target.map(|(_, p)| p);
                     self.target = target.and_then(|p| self.nearest_poly(p));
-                    self.redraw = true;
                     return;
                 }
                 Err(status) => out.log.push(format!(
-                    "Crowd: could not move onto the new navmesh ({status:?})"
+                    "Crowd: could not move onto the new navmesh ({status:?}); the agents are removed"
                 )),
             }
         }
-        let carried = self.take_agents();
-        let crowd_count = carried.iter().map(|a| a.crowd + 1).max().unwrap_or(1);
-        let Some(shared) = ctx.shared_nav_mesh() else {
-            self.cell = None;
-            self.trails.clear();
-            self.redraw = true;
-            if !carried.is_empty() {
-                out.log.push(format!(
-                    "Crowd: no navmesh; {} agents removed",
-                    carried.len()
-                ));
-            }
-            return;
-        };
         let radius = ctx.state.settings.agent_radius;
-        let capacity = |c: usize| {
-            carried
-                .iter()
-                .filter(|a| a.crowd == c)
-                .count()
-                .max(TOOL_MAX_AGENTS)
-        };
         let cell = CrowdCell::try_new(shared, |nav| {
-            (0..crowd_count)
-                .map(|c| demo_crowd_sized(nav, capacity(c), radius).ok())
-                .collect::<Option<Crowds>>()
-                .ok_or(())
+            demo_crowd_sized(nav, TOOL_MAX_AGENTS, radius).map(|crowd| vec![crowd])
         });
-        let Ok(cell) = cell else {
-            self.cell = None;
-            out.log.push("Crowd: the crowd could not be made".into());
-            return;
-        };
-        self.cell = Some(cell);
-        self.trails = vec![Vec::new(); crowd_count];
         self.selected = None;
-        let target = self.target.map(|(_, p)| p);
-        self.target = None;
-        if let Some(p) = target {
-            self.target = self.nearest_poly(p);
+        self.trails = vec![Vec::new()];
+        match cell {
+            Ok(cell) => {
+                self.cell = Some(cell);
+                self.target = target.and_then(|p| self.nearest_poly(p));
+            }
+            Err(status) => {
+                self.cell = None;
+                self.target = None;
+                out.log
+                    .push(format!("Crowd: the crowd could not be made ({status:?})"));
+            }
         }
-        let placed = self.place_agents(&carried);
-        if placed < carried.len() {
-            out.log.push(format!(
-                "Crowd: {} of {} agents could not be placed on the new navmesh",
-                carried.len() - placed,
-                carried.len()
-            ));
-        }
-        self.redraw = true;
     }
 
-    /// Every agent's whereabouts; the crowds are left empty.
-    fn take_agents(&mut self) -> Vec<AgentCarry> {
+    /// Removes every agent and the selection, keeping the crowds.
+    fn clear_agents(&mut self) {
         self.crowds_mut(|_, crowds| {
-            let mut carried = Vec::new();
-            for (c, crowd) in crowds.iter_mut().enumerate() {
+            for crowd in crowds.iter_mut() {
                 let active: Vec<usize> = crowd.active_agents().collect();
                 for i in active {
-                    let Some(ag) = crowd.agent(i) else { continue };
-                    carried.push(AgentCarry {
-                        crowd: c,
-                        pos: ag.npos,
-                        params: ag.params,
-                        target: matches!(
-                            ag.target_state,
-                            MoveRequestState::Valid
-                                | MoveRequestState::Requesting
-                                | MoveRequestState::WaitingForQueue
-                                | MoveRequestState::WaitingForPath
-                        )
-                        .then_some(ag.target_pos),
-                        velocity: (ag.target_state == MoveRequestState::Velocity)
-                            .then_some(ag.target_pos),
-                    });
                     crowd.remove_agent(i);
                 }
             }
-            carried
-        })
-        .unwrap_or_default()
-    }
-
-    /// Adds the carried agents again; how many found a place.
-    fn place_agents(&mut self, carried: &[AgentCarry]) -> usize {
-        let trails = &mut self.trails;
-        self.cell
-            .as_mut()
-            .map(|cell| {
-                cell.with_dependent_mut(|_, crowds| {
-                    let mut placed = 0;
-                    for agent in carried {
-                        let Some(crowd) = crowds.get_mut(agent.crowd) else {
-                            continue;
-                        };
-                        let Some(idx) = crowd.add_agent(&agent.pos, &agent.params) else {
-                            continue;
-                        };
-                        placed += 1;
-                        set_trail(&mut trails[agent.crowd], idx, agent.pos);
-                        if let Some(v) = agent.velocity {
-                            crowd.request_move_velocity(idx, &v);
-                        } else if let Some(t) = agent.target {
-                            let extents = *crowd.query_half_extents();
-                            let nearest = crowd.filter(0).map(|filter| {
-                                crowd.nav_query().find_nearest_poly(&t, &extents, filter).1
-                            });
-                            if let Some(n) = nearest.filter(|n| n.poly_ref != 0) {
-                                crowd.request_move_target(idx, n.poly_ref, &n.point);
-                            }
-                        }
-                    }
-                    placed
-                })
-            })
-            .unwrap_or(0)
+        });
+        self.selected = None;
+        self.redraw = true;
     }
 
     /// The navmesh point nearest `p` for the crowd's filter, within its placement box.
@@ -637,13 +555,6 @@ impl CrowdTool {
         self.problem = (placed < agents).then(|| {
             format!("Only {placed} of {agents} agents found a place (the navmesh is small)")
         });
-        self.redraw = true;
-    }
-
-    /// Removes every agent, keeping the crowds.
-    fn clear_agents(&mut self) {
-        self.take_agents();
-        self.selected = None;
         self.redraw = true;
     }
 
