@@ -9,7 +9,7 @@ use crate::input::obj::TriMesh;
 use crate::recast::compact::CompactHeightfield;
 use crate::recast::contour::{Contour, ContourSet};
 use crate::recast::detail_mesh::PolyMeshDetail;
-use crate::recast::heightfield::Heightfield;
+use crate::recast::heightfield::{Heightfield, Span};
 use crate::recast::poly_mesh::PolyMesh;
 use crate::recast::{AREA_BORDER, BORDER_VERTEX, MESH_NULL_IDX, NULL_AREA, WALKABLE_AREA};
 
@@ -68,6 +68,27 @@ pub enum VoxelColoring {
     Walkable,
 }
 
+/// Whether column (`x`, `z`) has a span covering `span`'s height range, which hides the side
+/// of `span` facing it; outside the grid nothing does.
+fn span_covered(hf: &Heightfield, x: i32, z: i32, span: &Span) -> bool {
+    x >= 0
+        && z >= 0
+        && x < hf.width
+        && z < hf.height
+        && hf
+            .column(x, z)
+            .any(|s| s.smin <= span.smin && s.smax >= span.smax)
+}
+
+/// The top of a span in Walkable Voxels, by area (`duDebugDrawHeightfieldWalkable`).
+fn walkable_top_color(area: u8) -> Rgba {
+    match area {
+        WALKABLE_AREA => rgba(64, 128, 160, 255),
+        NULL_AREA => rgba(64, 64, 64, 255),
+        area => mult_col(area_to_col(area), 200),
+    }
+}
+
 /// The heightfield's spans as shaded boxes. Faces hidden by a neighbouring column's span that
 /// covers them completely, and the undersides of the lowest spans, are left out: RecastDemo draws
 /// every face, which makes large terrains needlessly heavy.
@@ -80,24 +101,13 @@ pub fn heightfield(hf: &Heightfield, coloring: VoxelColoring) -> DebugDraw {
     let (cs, ch) = (hf.cs, hf.ch);
     let orig = hf.bmin;
     let mut tris = TriangleBatch::default();
-    let covered = |x: i32, z: i32, smin: u16, smax: u16| {
-        x >= 0
-            && z >= 0
-            && x < hf.width
-            && z < hf.height
-            && hf.column(x, z).any(|s| s.smin <= smin && s.smax >= smax)
-    };
     for z in 0..hf.height {
         for x in 0..hf.width {
             let fx = orig[0] + x as f32 * cs;
             let fz = orig[2] + z as f32 * cs;
             for (layer, span) in hf.column(x, z).enumerate() {
                 if coloring == VoxelColoring::Walkable {
-                    fcol[0] = match span.area {
-                        WALKABLE_AREA => rgba(64, 128, 160, 255),
-                        NULL_AREA => rgba(64, 64, 64, 255),
-                        area => mult_col(area_to_col(area), 200),
-                    };
+                    fcol[0] = walkable_top_color(span.area);
                 }
                 let y0 = orig[1] + span.smin as f32 * ch;
                 let y1 = orig[1] + span.smax as f32 * ch;
@@ -112,7 +122,7 @@ pub fn heightfield(hf: &Heightfield, coloring: VoxelColoring) -> DebugDraw {
                         fcol[1],
                     );
                 }
-                let hidden = |dx: i32, dz: i32| covered(x + dx, z + dz, span.smin, span.smax);
+                let hidden = |dx: i32, dz: i32| span_covered(hf, x + dx, z + dz, span);
                 if !hidden(1, 0) {
                     tris.quad(
                         [[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]],
@@ -172,18 +182,11 @@ pub fn heightfield_boxes(hf: &Heightfield, coloring: VoxelColoring) -> Vec<SpanB
         VoxelColoring::Solid => (box_colors(white, white)[0], white),
         VoxelColoring::Walkable => (0, rgba(217, 217, 217, 255)),
     };
-    let covered = |x: i32, z: i32, smin: u16, smax: u16| {
-        x >= 0
-            && z >= 0
-            && x < hf.width
-            && z < hf.height
-            && hf.column(x, z).any(|s| s.smin <= smin && s.smax >= smax)
-    };
     let mut boxes = Vec::new();
     for z in 0..hf.height {
         for x in 0..hf.width {
             for (layer, span) in hf.column(x, z).enumerate() {
-                let hidden = |dx: i32, dz: i32| covered(x + dx, z + dz, span.smin, span.smax);
+                let hidden = |dx: i32, dz: i32| span_covered(hf, x + dx, z + dz, span);
                 let faces = 1
                     | u8::from(layer > 0) << 1
                     | u8::from(!hidden(1, 0)) << 2
@@ -192,11 +195,7 @@ pub fn heightfield_boxes(hf: &Heightfield, coloring: VoxelColoring) -> Vec<SpanB
                     | u8::from(!hidden(0, -1)) << 5;
                 let top_color = match coloring {
                     VoxelColoring::Solid => solid_top,
-                    VoxelColoring::Walkable => match span.area {
-                        WALKABLE_AREA => rgba(64, 128, 160, 255),
-                        NULL_AREA => rgba(64, 64, 64, 255),
-                        area => mult_col(area_to_col(area), 200),
-                    },
+                    VoxelColoring::Walkable => walkable_top_color(span.area),
                 };
                 boxes.push(SpanBox {
                     corner: [
