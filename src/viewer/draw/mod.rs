@@ -335,24 +335,23 @@ pub fn sync_layer(
     version: Option<u64>,
     make: impl FnOnce() -> DebugDraw,
 ) {
-    retain_layer(params, name, version, |params, _| {
+    retain_layer(params, name, version, |params, root, _| {
         let started = Instant::now();
         let drawing = make();
         let triangles = drawing.triangles.triangle_count();
         let segments = drawing.lines.iter().map(|l| l.segments.len()).sum();
-        let root = spawn_drawing(params, name, drawing);
+        spawn_drawing(params, root, drawing);
         params.stats.last_rebuild = Some((name, started.elapsed(), triangles, segments));
-        root
     });
 }
 
-/// Shows, hides or replaces retained layer `name`: `spawn` makes its entity tree for
-/// `version` when the retained one is older or missing.
+/// Shows, hides or replaces retained layer `name`: when the retained one is older or missing,
+/// a new root entity is made and `fill` adds the layer's entities for `version` under it.
 fn retain_layer(
     params: &mut LayerParams,
     name: &'static str,
     version: Option<u64>,
-    spawn: impl FnOnce(&mut LayerParams, u64) -> Entity,
+    fill: impl FnOnce(&mut LayerParams, Entity, u64),
 ) {
     let existing = params.layers.layers.get_mut(name);
     let Some(version) = version else {
@@ -380,7 +379,15 @@ fn retain_layer(
         params.commands.entity(root).despawn();
         params.layers.layers.remove(name);
     }
-    let root = spawn(params, version);
+    let root = params
+        .commands
+        .spawn((
+            DebugLayer(name),
+            Transform::default(),
+            Visibility::Inherited,
+        ))
+        .id();
+    fill(params, root, version);
     params.layers.layers.insert(
         name,
         Retained {
@@ -401,36 +408,20 @@ pub fn sync_span_layer(
     let Some(mesh) = params.span_mesh.as_deref().cloned() else {
         return;
     };
-    retain_layer(params, name, version, |params, version| {
+    retain_layer(params, name, version, |params, root, version| {
         let started = Instant::now();
         let spans = make();
         let boxes = span_boxes::SpanBoxes::new(&spans, version);
         let count = boxes.len();
-        let root = params
-            .commands
-            .spawn((
-                DebugLayer(name),
-                Transform::default(),
-                Visibility::Inherited,
-            ))
-            .id();
         params
             .commands
             .spawn((mesh.bundle(boxes), Transform::default(), ChildOf(root)));
         params.stats.last_rebuild = Some((name, started.elapsed(), count * 12, 0));
-        root
     });
 }
 
-fn spawn_drawing(params: &mut LayerParams, name: &'static str, drawing: DebugDraw) -> Entity {
-    let root = params
-        .commands
-        .spawn((
-            DebugLayer(name),
-            Transform::default(),
-            Visibility::Inherited,
-        ))
-        .id();
+/// The meshes and gizmos of `drawing`, under `root`.
+fn spawn_drawing(params: &mut LayerParams, root: Entity, drawing: DebugDraw) {
     let tris = drawing.triangles;
     if !tris.indices.is_empty() {
         let material = if !tris.uvs.is_empty() {
@@ -481,7 +472,6 @@ fn spawn_drawing(params: &mut LayerParams, name: &'static str, drawing: DebugDra
         }
         spawn_gizmo(params, root, gizmo, points.size);
     }
-    root
 }
 
 fn spawn_gizmo(params: &mut LayerParams, root: Entity, gizmo: GizmoAsset, width: f32) {
