@@ -14,8 +14,7 @@ use std::time::Instant;
 
 use navlab::crowd::agent::CrowdAgent;
 use navlab::crowd::crowd::Crowd;
-use navlab::crowd::obstacle_avoidance::ObstacleAvoidanceParams;
-use navlab::crowd::scenario::ScenarioSettings;
+use navlab::crowd::scenario::{ScenarioSettings, demo_crowd_of};
 use navlab::detour::NavMesh;
 use navlab::detour::common::Vec3;
 use navlab::detour::nav_mesh_file::load_nav_mesh;
@@ -29,8 +28,6 @@ const CASES: &str = "testcases/nav_mesh_test.txt";
 const CHECKPOINTS: &str = "perf_detour/C128_nav_test_solo_checkpoints.json";
 const STEPS: usize = 600;
 const CHECKPOINT_STEPS: [usize; 5] = [0, 10, 100, 300, 600];
-/// The demo's disabled-polygon flag, which filter 0 excludes.
-const POLYFLAGS_DISABLED: u16 = 16;
 
 /// Where each agent starts and goes: (start, target poly, target point).
 type Agents = Vec<(Vec3, u32, Vec3)>;
@@ -42,7 +39,7 @@ fn agents(name: &str, nav: &NavMesh, reference: &Path) -> Result<(Agents, usize)
         "A" => {
             // Scenario A: the first 12 `pf` lines, targets snapped as the demo does.
             let text = std::fs::read_to_string(reference.join(CASES)).map_err(|e| e.to_string())?;
-            let crowd = demo_crowd(nav, 128)?;
+            let crowd = demo_crowd_of(nav, 128).map_err(|s| format!("crowd init: {s}"))?;
             let filter = crowd.filter(0).ok_or("no filter 0")?;
             let agents = TestFile::parse(&text)
                 .tests
@@ -71,25 +68,9 @@ fn agents(name: &str, nav: &NavMesh, reference: &Path) -> Result<(Agents, usize)
     }
 }
 
-/// The demo's crowd (`dtCrowd::init(max_agents, 0.6)`, filter 0 excluding disabled polygons,
-/// the four avoidance presets).
-fn demo_crowd(nav: &NavMesh, max_agents: usize) -> Result<Crowd<'_>, String> {
-    let mut crowd = Crowd::new(max_agents, 0.6, nav).map_err(|s| format!("crowd init: {s}"))?;
-    if let Some(filter) = crowd.filter_mut(0) {
-        filter.set_exclude_flags(POLYFLAGS_DISABLED);
-    }
-    for (i, params) in ObstacleAvoidanceParams::recast_demo_presets()
-        .iter()
-        .enumerate()
-    {
-        crowd.set_obstacle_avoidance_params(i, params);
-    }
-    Ok(crowd)
-}
-
 /// The crowd with every agent added and sent to its target (the untimed setup).
 fn setup<'a>(nav: &'a NavMesh, agents: &Agents, max_agents: usize) -> Result<Crowd<'a>, String> {
-    let mut crowd = demo_crowd(nav, max_agents)?;
+    let mut crowd = demo_crowd_of(nav, max_agents).map_err(|s| format!("crowd init: {s}"))?;
     let params = ScenarioSettings::reference(false, 1).agent_params();
     for (k, (start, target_ref, target)) in agents.iter().enumerate() {
         let idx = crowd.add_agent(start, &params).ok_or("agent refused")?;
