@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::bake::settings::BuildSettings;
 use crate::bake::temp_obstacles::{
     CLICK_OBSTACLE_DROP, CLICK_OBSTACLE_HEIGHT, CLICK_OBSTACLE_RADIUS, EXPECTED_LAYERS_PER_TILE,
-    build_tile_cache, sample_mesh_process, tile_grid,
+    TempObstaclesBuild, build_tile_cache, sample_mesh_process, tile_grid,
 };
 use crate::detour::{NavMesh, NavMeshParams};
 use crate::error::{NavlabError, Result};
@@ -448,12 +448,8 @@ pub fn add_clicked_obstacles(
 ) -> Result<(Vec<AddedReport>, Vec<String>)> {
     let mut added = Vec::with_capacity(clicks.len());
     for (i, &clicked) in clicks.iter().enumerate() {
+        let shape = TempObstaclesBuild::click_obstacle(clicked);
         let pos = [clicked[0], clicked[1] - CLICK_OBSTACLE_DROP, clicked[2]];
-        let shape = ObstacleShape::Cylinder {
-            pos,
-            radius: CLICK_OBSTACLE_RADIUS,
-            height: CLICK_OBSTACLE_HEIGHT,
-        };
         let r = obstacles
             .add(shape)
             .map_err(|e| stage(format!("adding obstacle {}: {e}", i + 1)))?;
