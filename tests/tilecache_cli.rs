@@ -12,7 +12,7 @@ use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, build_tile_cache, tile_gri
 use navlab::bake::tile_cache_run::build_initial_nav_mesh;
 use navlab::detour::{NavMesh, OffMeshConnectionParams};
 use navlab::input::InputGeom;
-use navlab::tile_cache::builder::ObstacleShape;
+use navlab::tile_cache::builder::{LayerTileBuilder, ObstacleShape};
 use navlab::tile_cache::cache::TileCache;
 use navlab::tile_cache::file::TileCacheSet;
 use navlab::tile_cache::obstacles::{MAX_REQUESTS, ObstacleError, ObstacleState, Obstacles};
@@ -266,9 +266,10 @@ fn nav_test_cache() -> Option<(InputGeom, TileCache, NavMesh)> {
     let settings = BuildSettings::default();
     let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
     let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let nav_mesh = build_initial_nav_mesh(&cache, params, tx, ty, None)
-        .unwrap()
-        .0;
+    let nav_mesh =
+        build_initial_nav_mesh(&cache, params, (tx, ty), None, &mut LayerTileBuilder::new())
+            .unwrap()
+            .0;
     Some((input, cache, nav_mesh))
 }
 
@@ -417,9 +418,10 @@ fn off_mesh_links_reach_the_tiles_and_the_tile_cache_file() {
     assert_eq!(cache.off_mesh_links().len(), 1);
     assert_eq!(cache.off_mesh_links()[0].user_id, 1000);
     let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let mut nav_mesh = build_initial_nav_mesh(&cache, params, tx, ty, None)
-        .unwrap()
-        .0;
+    let mut nav_mesh =
+        build_initial_nav_mesh(&cache, params, (tx, ty), None, &mut LayerTileBuilder::new())
+            .unwrap()
+            .0;
     let with_link = |nav_mesh: &NavMesh| {
         nav_mesh
             .tiles()

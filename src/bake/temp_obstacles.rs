@@ -19,7 +19,7 @@ use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
 use crate::recast::context::BuildContext;
 use crate::recast::layers::{HeightfieldLayer, HeightfieldLayerSet, build_heightfield_layers};
-use crate::tile_cache::builder::{BuildError, ObstacleShape, ScratchAllocator};
+use crate::tile_cache::builder::{BuildError, LayerTileBuilder, ObstacleShape, ScratchAllocator};
 use crate::tile_cache::cache::{TileCache, TileCacheError};
 use crate::tile_cache::file::TileCacheParams;
 use crate::tile_cache::layer::{
@@ -237,8 +237,9 @@ impl TempObstaclesBuild {
     pub fn new(input: &InputGeom, settings: &BuildSettings, tile_size: i32) -> Result<Self> {
         let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
         let started = std::time::Instant::now();
+        let mut builder = LayerTileBuilder::new();
         let (cache, nav_mesh_params, nav_mesh, _) =
-            build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch)?;
+            build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch, &mut builder)?;
         let nav_mesh_build_ms = started.elapsed().as_secs_f64() * 1000.0;
         let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
         let raw = raw_layer_size(tile_size, tile_size);
@@ -259,6 +260,7 @@ impl TempObstaclesBuild {
                 message: e.to_string(),
             })?;
         obstacles.set_scratch(Some(scratch));
+        obstacles.set_builder(builder);
         Ok(Self {
             settings: settings.clone(),
             tile_size,

@@ -31,9 +31,7 @@ use crate::detour::{NavMesh, NavMeshParams};
 use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
-use crate::tile_cache::builder::{
-    BuildError, ObstacleShape, ScratchAllocator, build_nav_mesh_tile_in,
-};
+use crate::tile_cache::builder::{BuildError, LayerTileBuilder, ObstacleShape, ScratchAllocator};
 use crate::tile_cache::cache::TileCache;
 use crate::tile_cache::file::{TileCacheParams, TileCacheSet};
 use crate::tile_cache::layer::LayerHeader;
@@ -350,15 +348,15 @@ pub fn check_options(options: &TileCacheRunOptions) -> Result<()> {
 }
 
 /// The navmesh tile of every stored layer, tile by tile in rows (`buildNavMeshTilesAt` for
-/// every tile), into a new navmesh; the links are the cache's. With `scratch`, a layer that
-/// does not fit it fails as in C++, which skips the rest of its tile column; those columns are
-/// returned.
+/// every tile), into a new navmesh, through `builder`; the links are the cache's. With
+/// `scratch`, a layer that does not fit it fails as in C++, which skips the rest of its tile
+/// column; those columns are returned.
 pub fn build_initial_nav_mesh(
     cache: &TileCache,
     nav_params: NavMeshParams,
-    tiles_x: i32,
-    tiles_y: i32,
+    (tiles_x, tiles_y): (i32, i32),
     mut scratch: Option<&mut ScratchAllocator>,
+    builder: &mut LayerTileBuilder,
 ) -> Result<(NavMesh, Vec<NonSuccess>)> {
     let mut nav_mesh = NavMesh::new(nav_params)?;
     let mut failed = Vec::new();
@@ -368,7 +366,7 @@ pub fn build_initial_nav_mesh(
                 let Some((_, data)) = cache.layer(r) else {
                     continue;
                 };
-                let tile = match build_nav_mesh_tile_in(
+                let tile = match builder.build(
                     data,
                     cache.params(),
                     &[],
@@ -388,7 +386,7 @@ pub fn build_initial_nav_mesh(
                     Err(e) => return Err(stage(format!("layer {r:#x}: {e}"))),
                 };
                 if let Some(tile) = tile {
-                    nav_mesh.add_tile(tile, 0)?;
+                    nav_mesh.add_tile(tile.clone(), 0)?;
                 }
             }
         }
@@ -420,19 +418,21 @@ fn update_until_done(
 }
 
 /// The whole tile-cache build, `Sample_TempObstacles::build`: every tile's layers stored, then
-/// every layer's navmesh tile built through `scratch`. One function so that callgrind can count
-/// it alone (`--toggle-collect='*build_tile_cache_and_nav_mesh*'`).
+/// every layer's navmesh tile built through `scratch` and `builder` (keep it for the obstacle
+/// updates, see [`Obstacles::set_builder`]). One function so that callgrind can count it alone
+/// (`--toggle-collect='*build_tile_cache_and_nav_mesh*'`).
 #[inline(never)]
 pub fn build_tile_cache_and_nav_mesh(
     input: &InputGeom,
     settings: &BuildSettings,
     tile_size: i32,
     scratch: &mut ScratchAllocator,
+    builder: &mut LayerTileBuilder,
 ) -> Result<(TileCache, NavMeshParams, NavMesh, Vec<NonSuccess>)> {
-    let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
+    let grid = tile_grid(input, settings, tile_size)?;
     let (cache, nav_params) = build_tile_cache(input, settings, tile_size)?;
     let (nav_mesh, non_success) =
-        build_initial_nav_mesh(&cache, nav_params, tiles_x, tiles_y, Some(scratch))?;
+        build_initial_nav_mesh(&cache, nav_params, grid, Some(scratch), builder)?;
     Ok((cache, nav_params, nav_mesh, non_success))
 }
 
@@ -486,8 +486,9 @@ pub fn run_tile_cache(
     cfg.height = cfg.width;
 
     let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
+    let mut builder = LayerTileBuilder::new();
     let (cache, nav_params, mut nav_mesh, non_success) =
-        build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch)?;
+        build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch, &mut builder)?;
     let (build_high, build_failed) = (scratch.high(), scratch.failed());
     let stored = cache.stored_layers();
     let layers: Vec<LayerReport> = stored
@@ -509,6 +510,7 @@ pub fn run_tile_cache(
 
     let mut obstacles = Obstacles::new(cache.params().max_obstacles).map_err(stage)?;
     obstacles.set_scratch(Some(scratch));
+    obstacles.set_builder(builder);
     let (added, statuses) =
         add_clicked_obstacles(&mut obstacles, &cache, &mut nav_mesh, &options.obstacles)?;
     let with_obstacles = ObstaclePhaseReport {

@@ -20,7 +20,9 @@ pub mod query;
 pub mod tile;
 
 pub use nav_mesh::{NavMesh, NavMeshParams};
-pub use nav_mesh_builder::{NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data};
+pub use nav_mesh_builder::{
+    NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data, create_nav_mesh_data_into,
+};
 pub use tile::{BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType};
 
 /// A polygon reference: salt, tile index and polygon index packed into 32 bits (Detour without

@@ -474,9 +474,10 @@ impl NavMesh {
     /// references stay valid. Returns the tile's reference.
     pub fn add_tile(
         &mut self,
-        mut tile: MeshTile,
+        tile: impl Into<Box<MeshTile>>,
         last_ref: TileRef,
     ) -> Result<TileRef, DetourError> {
+        let mut tile = tile.into();
         let poly_count = tile.poly_count();
         if self.bits.poly_bits < common::ilog2(common::next_pow2(poly_count as u32)) {
             return Err(DetourError::TooManyPolys {
@@ -499,7 +500,7 @@ impl NavMesh {
         self.lookup[h] = index as u32;
 
         tile.reset_links();
-        self.slots[index].tile = Some(Box::new(tile));
+        self.slots[index].tile = Some(tile);
         let base = self.poly_ref_base(index);
         if let Some(tile) = self.slots[index].tile.as_deref_mut() {
             connect_int_links(tile, base);
@@ -507,14 +508,15 @@ impl NavMesh {
             connect_ext_off_mesh_links(TilePair::Same(tile), base, base, None);
         }
 
-        let layers: Vec<usize> = self.tile_indices_at(x, y).take(MAX_NEIS).collect();
-        for other in layers.into_iter().filter(|&j| j != index) {
+        let mut found = [0usize; MAX_NEIS];
+        let count = self.tiles_at_into(x, y, &mut found);
+        for &other in found[..count].iter().filter(|&&j| j != index) {
             self.connect_tiles(index, other, None);
         }
         for side in 0..8 {
             let (nx, ny) = neighbour_cell(x, y, side);
-            let neighbours: Vec<usize> = self.tile_indices_at(nx, ny).take(MAX_NEIS).collect();
-            for other in neighbours {
+            let count = self.tiles_at_into(nx, ny, &mut found);
+            for &other in &found[..count] {
                 self.connect_tiles(index, other, Some(side));
             }
         }
@@ -594,9 +596,25 @@ impl NavMesh {
         Ok(index)
     }
 
+    /// The first [`MAX_NEIS`] tiles at grid cell (`x`, `y`) into `found`; returns how many.
+    fn tiles_at_into(&self, x: i32, y: i32, found: &mut [usize; MAX_NEIS]) -> usize {
+        let mut count = 0;
+        for (slot, index) in found.iter_mut().zip(self.tile_indices_at(x, y)) {
+            *slot = index;
+            count += 1;
+        }
+        count
+    }
+
     /// Removes a tile, unlinks its neighbours from it and bumps the slot's salt so old
     /// references to it become invalid (`removeTile`). Returns the tile.
     pub fn remove_tile(&mut self, r: TileRef) -> Result<MeshTile, DetourError> {
+        self.remove_tile_boxed(r).map(|tile| *tile)
+    }
+
+    /// [`NavMesh::remove_tile`] returning the tile as the navmesh held it, so that its memory
+    /// can be reused for the next tile added (see [`NavMesh::add_tile`], which takes a box).
+    pub fn remove_tile_boxed(&mut self, r: TileRef) -> Result<Box<MeshTile>, DetourError> {
         let index = self.bits.tile(r) as usize;
         let (x, y) = match self.slots.get(index) {
             Some(TileSlot {
@@ -625,14 +643,14 @@ impl NavMesh {
 
         let target = index as u32;
         let bits = self.bits;
-        let mut neighbours: Vec<usize> = self.tile_indices_at(x, y).take(MAX_NEIS).collect();
-        for side in 0..8 {
-            let (nx, ny) = neighbour_cell(x, y, side);
-            neighbours.extend(self.tile_indices_at(nx, ny).take(MAX_NEIS));
-        }
-        for j in neighbours.into_iter().filter(|&j| j != index) {
-            if let Some(tile) = self.slots[j].tile.as_deref_mut() {
-                unconnect_links(tile, target, bits);
+        let mut found = [0usize; MAX_NEIS];
+        let cells = std::iter::once((x, y)).chain((0..8).map(|side| neighbour_cell(x, y, side)));
+        for (cx, cy) in cells {
+            let count = self.tiles_at_into(cx, cy, &mut found);
+            for &j in found[..count].iter().filter(|&&j| j != index) {
+                if let Some(tile) = self.slots[j].tile.as_deref_mut() {
+                    unconnect_links(tile, target, bits);
+                }
             }
         }
 
@@ -644,7 +662,7 @@ impl NavMesh {
         }
         slot.next = self.next_free;
         self.next_free = target;
-        Ok(*tile)
+        Ok(tile)
     }
 }
 

@@ -94,6 +94,45 @@ fn classify_off_mesh_point(pt: &Vec3, bmin: &Vec3, bmax: &Vec3) -> u8 {
     }
 }
 
+/// The (start, end) classes of an off-mesh connection against the tile's box: its xz bounds
+/// and, up, the mesh's height range widened by the climb (a start point beyond that range
+/// cannot touch the mesh and is not stored).
+fn off_mesh_classifier(
+    params: &NavMeshCreateParams,
+) -> impl Fn(&OffMeshConnectionParams) -> (u8, u8) + use<> {
+    let mut hmin = f32::MAX;
+    let mut hmax = -f32::MAX;
+    if !params.off_mesh_connections.is_empty() {
+        match params.detail.filter(|d| !d.verts.is_empty()) {
+            Some(detail) => {
+                for v in detail.verts.chunks_exact(3) {
+                    hmin = common::min(hmin, v[1]);
+                    hmax = common::max(hmax, v[1]);
+                }
+            }
+            None => {
+                for v in params.verts.chunks_exact(3) {
+                    let h = params.bmin[1] + f32::from(v[1]) * params.ch;
+                    hmin = common::min(hmin, h);
+                    hmax = common::max(hmax, h);
+                }
+            }
+        }
+    }
+    hmin -= params.walkable_climb;
+    hmax += params.walkable_climb;
+    let bmin = [params.bmin[0], hmin, params.bmin[2]];
+    let bmax = [params.bmax[0], hmax, params.bmax[2]];
+    move |con| {
+        let mut start = classify_off_mesh_point(&con.start, &bmin, &bmax);
+        let end = classify_off_mesh_point(&con.end, &bmin, &bmax);
+        if start == INSIDE && (con.start[1] < bmin[1] || con.start[1] > bmax[1]) {
+            start = 0;
+        }
+        (start, end)
+    }
+}
+
 fn invalid(message: String) -> DetourError {
     DetourError::InvalidCreateParams(message)
 }
@@ -111,6 +150,17 @@ fn poly_vertex_count(p: &[u16], nvp: usize) -> usize {
 /// would silently write corrupt data: indices out of range, polygons with fewer than 3
 /// vertices, detail sub-meshes larger than their u8 counts or more than 65535 detail vertices.
 pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, DetourError> {
+    let mut tile = MeshTile::default();
+    create_nav_mesh_data_into(params, &mut tile)?;
+    Ok(tile)
+}
+
+/// [`create_nav_mesh_data`] into `tile`, reusing its arrays' memory (a tile cache rebuilding
+/// tiles hands back the tiles it replaced). On error `tile` holds no meaningful data.
+pub fn create_nav_mesh_data_into(
+    params: &NavMeshCreateParams,
+    tile: &mut MeshTile,
+) -> Result<(), DetourError> {
     let nvp = params.nvp;
     if !(3..=VERTS_PER_POLYGON).contains(&nvp) {
         return Err(invalid(format!(
@@ -142,8 +192,8 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
             params.poly_flags.len()
         )));
     }
-    let src_polys: Vec<&[u16]> = params.polys.chunks_exact(2 * nvp).collect();
-    for (i, p) in src_polys.iter().enumerate() {
+    let src_polys = || params.polys.chunks_exact(2 * nvp);
+    for (i, p) in src_polys().enumerate() {
         let nv = poly_vertex_count(p, nvp);
         if nv < 3 {
             return Err(invalid(format!("poly {i} has {nv} vertices")));
@@ -161,47 +211,18 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
         }
     }
     if let Some(detail) = params.detail {
-        check_detail(&detail, &src_polys, nvp)?;
+        check_detail(&detail, params.polys, nvp)?;
     }
 
     // Off-mesh connections whose start lies in this tile are stored; the others only reserve
     // links for their end points landing here.
-    let mut classes = Vec::with_capacity(params.off_mesh_connections.len());
+    let classify = off_mesh_classifier(params);
     let mut stored_off_mesh = 0usize;
     let mut off_mesh_link_count = 0usize;
-    if !params.off_mesh_connections.is_empty() {
-        // Tight height bounds cull start points that cannot touch the mesh.
-        let mut hmin = f32::MAX;
-        let mut hmax = -f32::MAX;
-        match params.detail.filter(|d| !d.verts.is_empty()) {
-            Some(detail) => {
-                for v in detail.verts.chunks_exact(3) {
-                    hmin = common::min(hmin, v[1]);
-                    hmax = common::max(hmax, v[1]);
-                }
-            }
-            None => {
-                for v in params.verts.chunks_exact(3) {
-                    let h = params.bmin[1] + f32::from(v[1]) * params.ch;
-                    hmin = common::min(hmin, h);
-                    hmax = common::max(hmax, h);
-                }
-            }
-        }
-        hmin -= params.walkable_climb;
-        hmax += params.walkable_climb;
-        let bmin = [params.bmin[0], hmin, params.bmin[2]];
-        let bmax = [params.bmax[0], hmax, params.bmax[2]];
-        for con in params.off_mesh_connections {
-            let mut start = classify_off_mesh_point(&con.start, &bmin, &bmax);
-            let end = classify_off_mesh_point(&con.end, &bmin, &bmax);
-            if start == INSIDE && (con.start[1] < bmin[1] || con.start[1] > bmax[1]) {
-                start = 0;
-            }
-            off_mesh_link_count += usize::from(start == INSIDE) + usize::from(end == INSIDE);
-            stored_off_mesh += usize::from(start == INSIDE);
-            classes.push((start, end));
-        }
+    for con in params.off_mesh_connections {
+        let (start, end) = classify(con);
+        off_mesh_link_count += usize::from(start == INSIDE) + usize::from(end == INSIDE);
+        stored_off_mesh += usize::from(start == INSIDE);
     }
 
     let total_poly_count = poly_count + stored_off_mesh;
@@ -216,7 +237,7 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
     // Portal edges at tile borders need room for links from both sides.
     let mut edge_count = 0;
     let mut portal_count = 0;
-    for p in &src_polys {
+    for p in src_polys() {
         let nv = poly_vertex_count(p, nvp);
         edge_count += nv;
         portal_count += p[nvp..nvp + nv]
@@ -226,7 +247,22 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
     }
     let max_link_count = edge_count + portal_count * 2 + off_mesh_link_count * 2;
 
-    let mut verts: Vec<Vec3> = Vec::with_capacity(total_vert_count);
+    tile.header = MeshHeader {
+        x: params.tile_x,
+        y: params.tile_y,
+        layer: params.tile_layer,
+        user_id: params.user_id,
+        walkable_height: params.walkable_height,
+        walkable_radius: params.walkable_radius,
+        walkable_climb: params.walkable_climb,
+        bmin: params.bmin,
+        bmax: params.bmax,
+        bv_quant_factor: 1.0 / params.cs,
+    };
+    tile.links_free_list = NULL_LINK;
+    let verts = &mut tile.verts;
+    verts.clear();
+    verts.reserve(total_vert_count);
     verts.extend(params.verts.chunks_exact(3).map(|iv| {
         [
             params.bmin[0] + f32::from(iv[0]) * params.cs,
@@ -238,7 +274,7 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
         params
             .off_mesh_connections
             .iter()
-            .zip(&classes)
+            .map(|con| (con, classify(con)))
             .filter(|(_, (start, _))| *start == INSIDE)
     };
     for (con, _) in stored_cons() {
@@ -246,8 +282,10 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
         verts.push(con.end);
     }
 
-    let mut polys = Vec::with_capacity(total_poly_count);
-    for (i, src) in src_polys.iter().enumerate() {
+    let polys = &mut tile.polys;
+    polys.clear();
+    polys.reserve(total_poly_count);
+    for (i, src) in src_polys().enumerate() {
         let mut p = Poly {
             flags: params.poly_flags[i],
             ..Poly::default()
@@ -289,77 +327,60 @@ pub fn create_nav_mesh_data(params: &NavMeshCreateParams) -> Result<MeshTile, De
         polys.push(p);
     }
 
-    let (detail_meshes, detail_verts, detail_tris) = match params.detail {
-        Some(detail) => copy_detail(&detail, &polys[..poly_count]),
-        None => fan_detail(&polys[..poly_count]),
+    let detail_out = DetailOut {
+        meshes: &mut tile.detail_meshes,
+        verts: &mut tile.detail_verts,
+        tris: &mut tile.detail_tris,
     };
+    let ground = &tile.polys[..poly_count];
+    match params.detail {
+        Some(detail) => copy_detail(&detail, ground, detail_out),
+        None => fan_detail(ground, detail_out),
+    }
 
-    let bv_tree = if params.build_bv_tree {
-        create_bv_tree(params, &src_polys, poly_count)
-    } else {
-        Vec::new()
-    };
+    tile.bv_tree.clear();
+    if params.build_bv_tree {
+        tile.bv_tree = create_bv_tree(params, poly_count);
+    }
 
-    let off_mesh_cons = stored_cons()
-        .enumerate()
-        .map(|(n, (con, &(_, end_class)))| OffMeshConnection {
-            pos: [con.start, con.end],
-            rad: con.radius,
-            poly: (poly_count + n) as u16,
-            flags: if con.bidirectional {
-                OFFMESH_CON_BIDIR
-            } else {
-                0
-            },
-            side: end_class,
-            user_id: con.user_id,
-        })
-        .collect();
+    tile.off_mesh_cons.clear();
+    tile.off_mesh_cons
+        .extend(
+            stored_cons()
+                .enumerate()
+                .map(|(n, (con, (_, end_class)))| OffMeshConnection {
+                    pos: [con.start, con.end],
+                    rad: con.radius,
+                    poly: (poly_count + n) as u16,
+                    flags: if con.bidirectional {
+                        OFFMESH_CON_BIDIR
+                    } else {
+                        0
+                    },
+                    side: end_class,
+                    user_id: con.user_id,
+                }),
+        );
 
-    let tile = MeshTile {
-        header: MeshHeader {
-            x: params.tile_x,
-            y: params.tile_y,
-            layer: params.tile_layer,
-            user_id: params.user_id,
-            walkable_height: params.walkable_height,
-            walkable_radius: params.walkable_radius,
-            walkable_climb: params.walkable_climb,
-            bmin: params.bmin,
-            bmax: params.bmax,
-            bv_quant_factor: 1.0 / params.cs,
-        },
-        verts,
-        polys,
-        links: vec![Link::default(); max_link_count],
-        detail_meshes,
-        detail_verts,
-        detail_tris,
-        bv_tree,
-        off_mesh_cons,
-        links_free_list: NULL_LINK,
-    };
+    tile.links.clear();
+    tile.links.resize(max_link_count, Link::default());
     if tile.data_size() > i32::MAX as usize {
         return Err(invalid(format!(
             "{} bytes of tile data, over 2 GiB",
             tile.data_size()
         )));
     }
-    Ok(tile)
+    Ok(())
 }
 
 /// Checks the detail mesh against the polygons so that copying it cannot go out of range and
 /// its counts fit Detour's fields.
-fn check_detail(
-    detail: &DetailMeshParams,
-    polys: &[&[u16]],
-    nvp: usize,
-) -> Result<(), DetourError> {
-    if detail.meshes.len() != polys.len() * 4 {
+fn check_detail(detail: &DetailMeshParams, polys: &[u16], nvp: usize) -> Result<(), DetourError> {
+    let poly_count = polys.len() / (2 * nvp);
+    if detail.meshes.len() != poly_count * 4 {
         return Err(invalid(format!(
-            "{} detail meshes for {} polygons",
+            "{} detail meshes for {poly_count} polygons",
             detail.meshes.len() / 4,
-            polys.len()
         )));
     }
     if !detail.verts.len().is_multiple_of(3) || !detail.tris.len().is_multiple_of(4) {
@@ -372,7 +393,12 @@ fn check_detail(
         return Err(invalid(format!("{ntris} detail triangles")));
     }
     let mut unique_verts = 0u64;
-    for (i, (m, p)) in detail.meshes.chunks_exact(4).zip(polys).enumerate() {
+    for (i, (m, p)) in detail
+        .meshes
+        .chunks_exact(4)
+        .zip(polys.chunks_exact(2 * nvp))
+        .enumerate()
+    {
         let nv = poly_vertex_count(p, nvp) as u64;
         let [vb, ndv, tb, nt] = [m[0], m[1], m[2], m[3]].map(u64::from);
         if vb + ndv > nverts || tb + nt > ntris {
@@ -405,12 +431,22 @@ fn check_detail(
     Ok(())
 }
 
-type DetailArrays = (Vec<PolyDetail>, Vec<Vec3>, Vec<[u8; 4]>);
+/// A tile's detail arrays, refilled by [`copy_detail`] or [`fan_detail`].
+struct DetailOut<'a> {
+    meshes: &'a mut Vec<PolyDetail>,
+    verts: &'a mut Vec<Vec3>,
+    tris: &'a mut Vec<[u8; 4]>,
+}
 
 /// Copies the detail mesh, dropping each sub-mesh's leading copies of the polygon vertices.
-fn copy_detail(detail: &DetailMeshParams, polys: &[Poly]) -> DetailArrays {
-    let mut meshes = Vec::with_capacity(polys.len());
-    let mut verts = Vec::new();
+fn copy_detail(detail: &DetailMeshParams, polys: &[Poly], out: DetailOut) {
+    let DetailOut {
+        meshes,
+        verts,
+        tris,
+    } = out;
+    meshes.clear();
+    verts.clear();
     for (m, p) in detail.meshes.chunks_exact(4).zip(polys) {
         let (vb, ndv) = (m[0] as usize, m[1] as usize);
         let nv = usize::from(p.vert_count);
@@ -426,19 +462,26 @@ fn copy_detail(detail: &DetailMeshParams, polys: &[Poly]) -> DetailArrays {
                 .map(|v| [v[0], v[1], v[2]]),
         );
     }
-    let tris = detail
-        .tris
-        .chunks_exact(4)
-        .map(|t| [t[0], t[1], t[2], t[3]])
-        .collect();
-    (meshes, verts, tris)
+    tris.clear();
+    tris.extend(
+        detail
+            .tris
+            .chunks_exact(4)
+            .map(|t| [t[0], t[1], t[2], t[3]]),
+    );
 }
 
 /// Without a detail mesh each polygon is fanned from its first vertex, edges flagged as
 /// boundary where they lie on the polygon outline.
-fn fan_detail(polys: &[Poly]) -> DetailArrays {
-    let mut meshes = Vec::with_capacity(polys.len());
-    let mut tris = Vec::new();
+fn fan_detail(polys: &[Poly], out: DetailOut) {
+    let DetailOut {
+        meshes,
+        verts,
+        tris,
+    } = out;
+    meshes.clear();
+    tris.clear();
+    verts.clear();
     for p in polys {
         let nv = p.vert_count;
         meshes.push(PolyDetail {
@@ -458,7 +501,6 @@ fn fan_detail(polys: &[Poly]) -> DetailArrays {
             tris.push([0, j - 1, j, flags]);
         }
     }
-    (meshes, Vec::new(), tris)
 }
 
 /// A polygon's quantised bounds while the BV tree is built (`BVItem`).
@@ -472,17 +514,13 @@ struct BvItem {
 /// `createBVTree`: quantised polygon bounds (from the detail mesh when there is one), then a
 /// median-split tree. The node array has room for `2 * poly_count` nodes; the unused tail
 /// stays zero as in C++.
-fn create_bv_tree(
-    params: &NavMeshCreateParams,
-    polys: &[&[u16]],
-    poly_count: usize,
-) -> Vec<BvNode> {
+fn create_bv_tree(params: &NavMeshCreateParams, poly_count: usize) -> Vec<BvNode> {
     let quant_factor = 1.0 / params.cs;
     // `(unsigned short)dtClamp((int)v, 0, 0xffff)`.
     let quantize =
         |v: f32, k: usize| (((v - params.bmin[k]) * quant_factor) as i32).clamp(0, 0xffff) as u16;
     let mut items: Vec<BvItem> = Vec::with_capacity(poly_count);
-    for (i, p) in polys.iter().enumerate() {
+    for (i, p) in params.polys.chunks_exact(2 * params.nvp).enumerate() {
         let (bmin, bmax) = match params.detail {
             Some(detail) => {
                 let (vb, ndv) = (

@@ -164,7 +164,7 @@ pub struct OffMeshConnection {
 }
 
 /// A tile's data plus its link free list (`dtMeshTile` with its data blob).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshTile {
     pub(crate) header: MeshHeader,
     pub(crate) verts: Vec<Vec3>,
@@ -654,6 +654,21 @@ impl MeshTile {
     }
 
     /// Resets the link free list so every link slot is unused, as `addTile` does.
+    /// Makes this tile a copy of `source`, in the memory its arrays already have (a tile cache
+    /// replacing a tile copies the new one into the old one's memory).
+    pub fn assign_from(&mut self, source: &MeshTile) {
+        self.header = source.header;
+        self.verts.clone_from(&source.verts);
+        self.polys.clone_from(&source.polys);
+        self.links.clone_from(&source.links);
+        self.detail_meshes.clone_from(&source.detail_meshes);
+        self.detail_verts.clone_from(&source.detail_verts);
+        self.detail_tris.clone_from(&source.detail_tris);
+        self.bv_tree.clone_from(&source.bv_tree);
+        self.off_mesh_cons.clone_from(&source.off_mesh_cons);
+        self.links_free_list = source.links_free_list;
+    }
+
     pub(crate) fn reset_links(&mut self) {
         let n = self.links.len();
         for (i, link) in self.links.iter_mut().enumerate() {

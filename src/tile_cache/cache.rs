@@ -211,18 +211,33 @@ impl TileCache {
 
     /// The references of every layer of tile (`tx`, `ty`), in lookup order (`getTilesAt`).
     pub fn layers_at(&self, tx: i32, ty: i32) -> Vec<CompressedTileRef> {
-        self.chain(self.bucket(tx, ty))
-            .filter_map(|i| {
-                let slot = &self.slots[i];
-                let (h, _) = slot.layer.as_ref()?;
-                (h.tx == tx && h.ty == ty).then(|| self.encode(slot.salt, i))
-            })
-            .collect()
+        self.layers_at_iter(tx, ty).collect()
+    }
+
+    fn layers_at_iter(&self, tx: i32, ty: i32) -> impl Iterator<Item = CompressedTileRef> + '_ {
+        self.chain(self.bucket(tx, ty)).filter_map(move |i| {
+            let slot = &self.slots[i];
+            let (h, _) = slot.layer.as_ref()?;
+            (h.tx == tx && h.ty == ty).then(|| self.encode(slot.salt, i))
+        })
     }
 
     /// The layers whose tight bounds (their data rectangle, full height) overlap the box
     /// `bmin`–`bmax`, tile by tile in rows, as `queryTiles` finds the layers an obstacle touches.
     pub fn query_layers(&self, bmin: [f32; 3], bmax: [f32; 3]) -> Vec<CompressedTileRef> {
+        let mut found = Vec::new();
+        self.query_layers_into(bmin, bmax, &mut found);
+        found
+    }
+
+    /// [`TileCache::query_layers`] into `found` (cleared first), reusing its memory.
+    pub fn query_layers_into(
+        &self,
+        bmin: [f32; 3],
+        bmax: [f32; 3],
+        found: &mut Vec<CompressedTileRef>,
+    ) {
+        found.clear();
         let p = &self.params;
         let (tw, th) = (p.width as f32 * p.cs, p.height as f32 * p.cs);
         let tile = |v: f32, orig: f32, size: f32| ((v - orig) / size).floor() as i32;
@@ -233,7 +248,7 @@ impl TileCache {
             .saturating_mul((i64::from(ty1) - i64::from(ty0) + 1).max(0));
         // A box wider than the cache has layers (a hostile or mistaken obstacle) is answered by
         // looking at every stored layer once, not at every column it spans.
-        let candidates: Vec<CompressedTileRef> = if columns > self.slots.len() as i64 {
+        if columns > self.slots.len() as i64 {
             let mut all: Vec<(i32, i32, CompressedTileRef)> = self
                 .slots
                 .iter()
@@ -245,30 +260,29 @@ impl TileCache {
                 })
                 .collect();
             all.sort_by_key(|&(ty, tx, _)| (ty, tx));
-            all.into_iter().map(|(_, _, r)| r).collect()
+            found.extend(all.into_iter().map(|(_, _, r)| r));
         } else {
-            (ty0..=ty1)
-                .flat_map(|ty| (tx0..=tx1).flat_map(move |tx| self.layers_at(tx, ty)))
-                .collect()
-        };
-        candidates
-            .into_iter()
-            .filter(|&r| {
-                self.layer(r).is_some_and(|(h, _)| {
-                    let tmin = [
-                        h.bmin[0] + f32::from(h.minx) * p.cs,
-                        h.bmin[1],
-                        h.bmin[2] + f32::from(h.miny) * p.cs,
-                    ];
-                    let tmax = [
-                        h.bmin[0] + (i32::from(h.maxx) + 1) as f32 * p.cs,
-                        h.bmax[1],
-                        h.bmin[2] + (i32::from(h.maxy) + 1) as f32 * p.cs,
-                    ];
-                    (0..3).all(|k| bmin[k] <= tmax[k] && bmax[k] >= tmin[k])
-                })
+            for ty in ty0..=ty1 {
+                for tx in tx0..=tx1 {
+                    found.extend(self.layers_at_iter(tx, ty));
+                }
+            }
+        }
+        found.retain(|&r| {
+            self.layer(r).is_some_and(|(h, _)| {
+                let tmin = [
+                    h.bmin[0] + f32::from(h.minx) * p.cs,
+                    h.bmin[1],
+                    h.bmin[2] + f32::from(h.miny) * p.cs,
+                ];
+                let tmax = [
+                    h.bmin[0] + (i32::from(h.maxx) + 1) as f32 * p.cs,
+                    h.bmax[1],
+                    h.bmin[2] + (i32::from(h.maxy) + 1) as f32 * p.cs,
+                ];
+                (0..3).all(|k| bmin[k] <= tmax[k] && bmax[k] >= tmin[k])
             })
-            .collect()
+        });
     }
 
     /// A stored layer's header and bytes.

@@ -41,7 +41,12 @@ fn compress_level(data: &[u8], level: u8) -> Vec<u8> {
         let v = read16(p);
         ((v ^ read16(p + 1) ^ (v >> (16 - HASH_LOG))) as usize) & (HASH_SIZE - 1)
     };
-    let mut table = vec![0usize; HASH_SIZE];
+    // Positions kept as 32 bits (on the stack, cleared in one go): exact below 4 GiB, and
+    // beyond that a reference is still checked byte by byte before it is used.
+    let mut table = [0u32; HASH_SIZE];
+    let earlier = |table: &[u32; HASH_SIZE], h: usize, at: usize| {
+        at - (at as u32).wrapping_sub(table[h]) as usize
+    };
     let mut copy = 2;
     out.extend_from_slice(&[(MAX_COPY - 1) as u8, data[0], data[1]]);
     let mut ip = 2;
@@ -54,9 +59,9 @@ fn compress_level(data: &[u8], level: u8) -> Vec<u8> {
                 break 'search Some((1, anchor + 2));
             }
             let h = hash(ip);
-            let reference = table[h];
+            let reference = earlier(&table, h, anchor);
             let distance = anchor - reference;
-            table[h] = anchor;
+            table[h] = anchor as u32;
             if distance == 0
                 || distance >= farthest
                 || data[reference..reference + 3] != data[ip..ip + 3]
@@ -163,9 +168,9 @@ fn compress_level(data: &[u8], level: u8) -> Vec<u8> {
                 out.extend_from_slice(&[(7 << 5) + high, (len - 7) as u8, low]);
             }
         }
-        table[hash(ip)] = ip;
+        table[hash(ip)] = ip as u32;
         ip += 1;
-        table[hash(ip)] = ip;
+        table[hash(ip)] = ip as u32;
         ip += 1;
         out.push((MAX_COPY - 1) as u8);
     }
@@ -207,14 +212,45 @@ pub enum FastLzError {
 
 /// Expands FastLZ data into at most `max_output` bytes.
 pub fn decompress(input: &[u8], max_output: usize) -> Result<Vec<u8>, FastLzError> {
+    let mut out = Vec::with_capacity(max_output.min(input.len().saturating_mul(256)));
+    decompress_into(input, max_output, &mut out)?;
+    Ok(out)
+}
+
+/// [`decompress`] into `out` (cleared first), so a caller expanding many blocks reuses one
+/// buffer.
+pub fn decompress_into(
+    input: &[u8],
+    max_output: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), FastLzError> {
+    out.clear();
     let first = *input.first().ok_or(FastLzError::Empty)?;
     let level = (first >> 5) + 1;
     if level > 2 {
         return Err(FastLzError::UnknownLevel(level));
     }
-    let mut out = Vec::with_capacity(max_output.min(input.len().saturating_mul(256)));
+    // No block expands more than 256 times (a run's length bytes add at most 255 each), so
+    // the output fits in this many bytes and is written in place, then cut to its length.
+    let limit = max_output.min(input.len().saturating_mul(256));
+    out.resize(limit, 0);
+    let expanded = expand(input, level, max_output, out);
+    out.truncate(*expanded.as_ref().unwrap_or(&0));
+    expanded.map(|_| ())
+}
+
+/// The blocks of `input` (of `level`) written into `out`, which is as long as the output may
+/// grow; returns the output's length.
+fn expand(
+    input: &[u8],
+    level: u8,
+    max_output: usize,
+    out: &mut [u8],
+) -> Result<usize, FastLzError> {
+    let limit = out.len();
+    let mut op = 0;
     let mut ip = 1;
-    let mut ctrl = usize::from(first & 31);
+    let mut ctrl = usize::from(input[0] & 31);
     let byte = |ip: &mut usize| -> Result<usize, FastLzError> {
         let b = *input.get(*ip).ok_or(FastLzError::Truncated(*ip))?;
         *ip += 1;
@@ -247,30 +283,38 @@ pub fn decompress(input: &[u8], max_output: usize) -> Result<Vec<u8>, FastLzErro
             }
             let distance = offset + 1;
             let count = len + 3;
-            if distance > out.len() {
+            if distance > op {
                 return Err(FastLzError::BadDistance(at));
             }
-            if out.len() + count > max_output {
+            if op + count > limit {
                 return Err(FastLzError::TooLong(max_output));
             }
-            // The source may overlap what is being written (runs): each byte is the one
-            // `distance` back, so chunks of at most `distance` bytes copy the same bytes.
-            let mut left = count;
-            while left > 0 {
-                let n = left.min(distance);
-                let from = out.len() - distance;
-                out.extend_from_within(from..from + n);
-                left -= n;
+            // The source may overlap what is being written (runs): the output repeats the
+            // `distance` bytes before it, so a run of one byte is a fill, and longer
+            // patterns are copied from their start in chunks that double.
+            let from = op - distance;
+            let end = op + count;
+            if distance == 1 {
+                let byte = out[from];
+                out[op..end].fill(byte);
+            } else {
+                while op < end {
+                    let n = (end - op).min(op - from);
+                    out.copy_within(from..from + n, op);
+                    op += n;
+                }
             }
+            op = end;
         } else {
             let count = ctrl + 1;
             let literal = input
                 .get(ip..ip + count)
                 .ok_or(FastLzError::Truncated(ip))?;
-            if out.len() + count > max_output {
+            if op + count > limit {
                 return Err(FastLzError::TooLong(max_output));
             }
-            out.extend_from_slice(literal);
+            out[op..op + count].copy_from_slice(literal);
+            op += count;
             ip += count;
         }
         match input.get(ip) {
@@ -278,7 +322,7 @@ pub fn decompress(input: &[u8], max_output: usize) -> Result<Vec<u8>, FastLzErro
                 ctrl = usize::from(b);
                 ip += 1;
             }
-            None => return Ok(out),
+            None => return Ok(op),
         }
     }
 }

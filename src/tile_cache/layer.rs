@@ -137,6 +137,21 @@ pub fn build_compressed_layer(
     Ok(data)
 }
 
+/// Reads a stored layer's header and expands its heights, areas and connections, one grid
+/// after the other, into `grids`, checking that they fill exactly the header's cells.
+pub fn decompress_layer_into(data: &[u8], grids: &mut Vec<u8>) -> Result<LayerHeader, LayerError> {
+    let header = LayerHeader::from_bytes(data)?;
+    let expected = header.cells() * 3;
+    fastlz::decompress_into(&data[LAYER_HEADER_SIZE..], expected, grids)?;
+    if grids.len() != expected {
+        return Err(LayerError::WrongExpandedSize {
+            found: grids.len(),
+            expected,
+        });
+    }
+    Ok(header)
+}
+
 /// A stored layer read back: its header and its three grids.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecompressedLayer {
@@ -148,16 +163,9 @@ pub struct DecompressedLayer {
 
 /// Reads a stored layer, checking that the cells expand to exactly the header's grids.
 pub fn decompress_layer(data: &[u8]) -> Result<DecompressedLayer, LayerError> {
-    let header = LayerHeader::from_bytes(data)?;
+    let mut grids = Vec::new();
+    let header = decompress_layer_into(data, &mut grids)?;
     let cells = header.cells();
-    let expected = cells * 3;
-    let grids = fastlz::decompress(&data[LAYER_HEADER_SIZE..], expected)?;
-    if grids.len() != expected {
-        return Err(LayerError::WrongExpandedSize {
-            found: grids.len(),
-            expected,
-        });
-    }
     // The heights keep the buffer; the other two grids are split off it.
     let mut heights = grids;
     let cons = heights.split_off(2 * cells);

@@ -11,10 +11,14 @@
 //! lists grow. A layer whose rebuild leaves no polygon loses its navmesh tile,
 //! as in C++. With [`Obstacles::set_scratch`], rebuilds are held to C++'s scratch allocator:
 //! one that does not fit fails as C++'s does and the layer keeps its old tile.
+//!
+//! An update works in memory kept from earlier ones (request lists, the layer builder's
+//! buffers, the replaced navmesh tile), so a game moving obstacles every frame allocates
+//! nothing once the largest layer has been rebuilt.
 
-use crate::detour::NavMesh;
+use crate::detour::{MeshTile, NavMesh};
 
-use super::builder::{BuildError, ObstacleShape, ScratchAllocator, build_nav_mesh_tile_in};
+use super::builder::{BuildError, LayerTileBuilder, ObstacleShape, ScratchAllocator};
 use super::cache::{CompressedTileRef, TileCache};
 
 /// An obstacle's reference: salt above the pool index (`dtObstacleRef`).
@@ -97,7 +101,15 @@ pub struct Obstacles {
     pool: Vec<Obstacle>,
     next_free: Option<usize>,
     requests: Vec<Request>,
+    /// The requests being taken, swapped with `requests` so neither list is reallocated.
+    taking: Vec<Request>,
     to_rebuild: Vec<CompressedTileRef>,
+    /// One request's layers to rebuild, and the shapes touching the layer being rebuilt.
+    request_layers: Vec<CompressedTileRef>,
+    shapes: Vec<ObstacleShape>,
+    builder: LayerTileBuilder,
+    /// A navmesh tile taken out for a layer that now has none, kept for the next new tile.
+    spare_tile: Option<Box<MeshTile>>,
     /// C++'s scratch allocator, when its limits are wanted (see [`ScratchAllocator`]).
     scratch: Option<ScratchAllocator>,
 }
@@ -123,7 +135,12 @@ impl Obstacles {
             pool,
             next_free: Some(0),
             requests: Vec::with_capacity(MAX_REQUESTS),
+            taking: Vec::with_capacity(MAX_REQUESTS),
             to_rebuild: Vec::new(),
+            request_layers: Vec::new(),
+            shapes: Vec::new(),
+            builder: LayerTileBuilder::new(),
+            spare_tile: None,
             scratch: None,
         })
     }
@@ -132,6 +149,13 @@ impl Obstacles {
     /// (the layer's old tile is kept, as in C++); `None` lifts the limit.
     pub fn set_scratch(&mut self, scratch: Option<ScratchAllocator>) {
         self.scratch = scratch;
+    }
+
+    /// Rebuilds from now on go through `builder`: hand over the one that built the initial
+    /// tiles, whose buffers have grown to the cache's layers, and the first rebuilds allocate
+    /// nothing either.
+    pub fn set_builder(&mut self, builder: LayerTileBuilder) {
+        self.builder = builder;
     }
 
     /// The scratch allocator and its figures, if one is set.
@@ -273,7 +297,8 @@ impl Obstacles {
 
     /// Turns the requests into touched and pending layers.
     fn take_requests(&mut self, cache: &TileCache) {
-        for request in std::mem::take(&mut self.requests) {
+        std::mem::swap(&mut self.requests, &mut self.taking);
+        for &request in &self.taking {
             let r = match request {
                 Request::Add(r) | Request::Remove(r) | Request::Reshape(r, _) => r,
             };
@@ -284,14 +309,15 @@ impl Obstacles {
             if obstacle.salt != (r >> 16) as u16 {
                 continue;
             }
-            let mut rebuild = Vec::new();
+            let rebuild = &mut self.request_layers;
+            rebuild.clear();
             match request {
                 Request::Add(_) => {
                     let Some(shape) = obstacle.shape else {
                         continue;
                     };
                     let (bmin, bmax) = shape.bounds();
-                    obstacle.touched = cache.query_layers(bmin, bmax);
+                    cache.query_layers_into(bmin, bmax, &mut obstacle.touched);
                 }
                 Request::Remove(_) => obstacle.state = ObstacleState::Removing,
                 Request::Reshape(_, shape) => {
@@ -301,10 +327,10 @@ impl Obstacles {
                     {
                         continue;
                     }
-                    rebuild = std::mem::take(&mut obstacle.touched);
+                    rebuild.extend_from_slice(&obstacle.touched);
                     let (bmin, bmax) = shape.bounds();
                     obstacle.shape = Some(shape);
-                    obstacle.touched = cache.query_layers(bmin, bmax);
+                    cache.query_layers_into(bmin, bmax, &mut obstacle.touched);
                     obstacle.state = ObstacleState::Processing;
                 }
             }
@@ -313,13 +339,15 @@ impl Obstacles {
                     rebuild.push(layer);
                 }
             }
-            obstacle.pending = rebuild.clone();
-            for layer in rebuild {
+            obstacle.pending.clear();
+            obstacle.pending.extend_from_slice(rebuild);
+            for &layer in rebuild.iter() {
                 if !self.to_rebuild.contains(&layer) {
                     self.to_rebuild.push(layer);
                 }
             }
         }
+        self.taking.clear();
     }
 
     /// `buildNavMeshTile`: the layer with the obstacles touching it (in pool order), its old
@@ -335,35 +363,47 @@ impl Obstacles {
         let Some((header, data)) = cache.layer(layer) else {
             return Ok(());
         };
-        let shapes: Vec<ObstacleShape> = self
-            .pool
-            .iter()
-            .filter(|o| {
-                matches!(
-                    o.state,
-                    ObstacleState::Processing | ObstacleState::Processed
-                ) && o.touched.contains(&layer)
-            })
-            .filter_map(|o| o.shape)
-            .collect();
-        let tile = build_nav_mesh_tile_in(
-            data,
-            cache.params(),
-            &shapes,
-            cache.off_mesh_links(),
-            mesh_process,
-            self.scratch.as_mut(),
-        )
-        .map_err(|source| ObstacleError::Rebuild { layer, source })?;
+        self.shapes.clear();
+        self.shapes.extend(
+            self.pool
+                .iter()
+                .filter(|o| {
+                    matches!(
+                        o.state,
+                        ObstacleState::Processing | ObstacleState::Processed
+                    ) && o.touched.contains(&layer)
+                })
+                .filter_map(|o| o.shape),
+        );
+        let tile = self
+            .builder
+            .build(
+                data,
+                cache.params(),
+                &self.shapes,
+                cache.off_mesh_links(),
+                mesh_process,
+                self.scratch.as_mut(),
+            )
+            .map_err(|source| ObstacleError::Rebuild { layer, source })?;
         let navmesh_error = |e: crate::detour::DetourError| ObstacleError::NavMesh {
             layer,
             message: e.to_string(),
         };
-        if let Some(old) = nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer) {
-            nav_mesh.remove_tile(old).map_err(navmesh_error)?;
-        }
-        if let Some(tile) = tile {
-            nav_mesh.add_tile(tile, 0).map_err(navmesh_error)?;
+        // The new tile is copied into the memory of the one it replaces (or of a spare), which
+        // has grown to this layer's tiles.
+        let old = match nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer) {
+            Some(old) => Some(nav_mesh.remove_tile_boxed(old).map_err(navmesh_error)?),
+            None => None,
+        };
+        let memory = old.or_else(|| self.spare_tile.take());
+        match tile {
+            Some(tile) => {
+                let mut target = memory.unwrap_or_default();
+                target.assign_from(tile);
+                nav_mesh.add_tile(target, 0).map_err(navmesh_error)?;
+            }
+            None => self.spare_tile = self.spare_tile.take().or(memory),
         }
         Ok(())
     }

@@ -20,27 +20,31 @@ pub struct Contour {
     pub area: u8,
 }
 
-fn dir_offset(dir: usize) -> (isize, isize) {
-    [(-1, 0), (0, 1), (1, 0), (0, -1)][dir & 3]
-}
-
-/// The region across side `dir` of cell (`x`, `y`): its id, a portal marker, or none.
-fn neighbour_region(layer: &WorkLayer, x: usize, y: usize, dir: usize) -> u8 {
-    let con = layer.cons[x + y * layer.width];
+/// The region across side `dir` of cell `idx` (at `x`, `y`): its id, a portal marker, or none.
+/// Sides are -x, +z, +x, -z.
+#[inline]
+fn neighbour_region(layer: &WorkLayer, idx: usize, x: usize, y: usize, dir: usize) -> u8 {
+    let con = layer.cons[idx];
     let mask = 1u8 << dir;
-    if con & 0xf & mask == 0 {
+    if con & mask == 0 {
         return if (con >> 4) & mask != 0 {
             PORTAL_BASE + dir as u8
         } else {
             NO_REGION
         };
     }
-    let (dx, dy) = dir_offset(dir);
-    match (x.checked_add_signed(dx), y.checked_add_signed(dy)) {
-        (Some(bx), Some(by)) if bx < layer.width && by < layer.height => {
-            layer.regs[bx + by * layer.width]
-        }
-        _ => NO_REGION,
+    neighbour_cell(layer, idx, x, y, dir).map_or(NO_REGION, |n| layer.regs[n])
+}
+
+/// The cell across side `dir` of cell `idx`, if it lies in the layer.
+#[inline]
+fn neighbour_cell(layer: &WorkLayer, idx: usize, x: usize, y: usize, dir: usize) -> Option<usize> {
+    let w = layer.width;
+    match dir & 3 {
+        0 => (x > 0).then(|| idx - 1),
+        1 => (y + 1 < layer.height).then(|| idx + w),
+        2 => (x + 1 < w).then(|| idx + 1),
+        _ => (y > 0).then(|| idx - w),
     }
 }
 
@@ -68,52 +72,54 @@ fn append_vertex(verts: &mut Vec<[u8; 4]>, v: [u8; 4], capacity: usize) -> Resul
     Ok(())
 }
 
-/// Walks the boundary of the region of cell (`x`, `y`), clockwise, into `verts` (x, height,
-/// z, neighbour region).
+/// Walks the boundary of the region of cell `start` (at `x`, `y`), clockwise, into `verts`
+/// (x, height, z, neighbour region).
 fn walk_contour(
     layer: &WorkLayer,
-    mut x: usize,
-    mut y: usize,
+    start: usize,
     verts: &mut Vec<[u8; 4]>,
     capacity: usize,
 ) -> Result<(), BuildError> {
-    let (w, h) = (layer.width, layer.height);
+    let w = layer.width;
     verts.clear();
-    let region = layer.regs[x + y * w];
+    let (mut x, mut y) = (start % w, start / w);
+    let mut idx = start;
+    let region = layer.regs[idx];
     let Some(start_dir) = (0..4)
         .map(|i| (i + 3) & 3)
-        .find(|&dir| neighbour_region(layer, x, y, dir) != region)
+        .find(|&dir| neighbour_region(layer, idx, x, y, dir) != region)
     else {
         return Ok(());
     };
-    let (start_x, start_y) = (x, y);
     let mut dir = start_dir;
-    for iter in 0..w * h {
-        let rn = neighbour_region(layer, x, y, dir);
-        let (mut nx, mut ny) = (x, y);
+    for iter in 0..w * layer.height {
+        let rn = neighbour_region(layer, idx, x, y, dir);
+        let (mut nx, mut ny, mut nidx) = (x, y, idx);
         let ndir;
-        if rn != layer.regs[x + y * w] {
+        if rn != region {
             let (px, pz) = match dir {
                 0 => (x, y + 1),
                 1 => (x + 1, y + 1),
                 2 => (x + 1, y),
                 _ => (x, y),
             };
-            let v = [px as u8, layer.heights[x + y * w], pz as u8, rn];
+            let v = [px as u8, layer.heights[idx], pz as u8, rn];
             append_vertex(verts, v, capacity)?;
             ndir = (dir + 1) & 3;
         } else {
-            let (dx, dy) = dir_offset(dir);
-            match (x.checked_add_signed(dx), y.checked_add_signed(dy)) {
-                (Some(bx), Some(by)) if bx < w && by < h => (nx, ny) = (bx, by),
-                _ => return Err(BuildError::ContourLeavesLayer),
+            nidx = neighbour_cell(layer, idx, x, y, dir).ok_or(BuildError::ContourLeavesLayer)?;
+            match dir {
+                0 => nx -= 1,
+                1 => ny += 1,
+                2 => nx += 1,
+                _ => ny -= 1,
             }
             ndir = (dir + 3) & 3;
         }
-        if iter > 0 && x == start_x && y == start_y && dir == start_dir {
+        if iter > 0 && idx == start && dir == start_dir {
             break;
         }
-        (x, y, dir) = (nx, ny, ndir);
+        (x, y, idx, dir) = (nx, ny, nidx, ndir);
     }
     if let (Some(last), Some(first)) = (verts.last(), verts.first())
         && last[0] == first[0]
@@ -124,14 +130,19 @@ fn walk_contour(
     Ok(())
 }
 
-/// Keeps the vertices where the neighbour changes (or the lower-left and upper-right corners
-/// of a contour without any), adds the farthest vertex of each segment while it strays more
-/// than `max_error`, and rotates the result to start at the lowest kept index.
-fn simplify_contour(verts: &mut Vec<[u8; 4]>, max_error: f32) {
+/// Keeps the vertices of `verts` where the neighbour changes (or the lower-left and
+/// upper-right corners of a contour without any), adds the farthest vertex of each segment
+/// while it strays more than `max_error`, and writes the result into `out`, rotated to start
+/// at the lowest kept index.
+fn simplify_contour(
+    verts: &[[u8; 4]],
+    max_error: f32,
+    kept: &mut Vec<usize>,
+    out: &mut Vec<[u8; 4]>,
+) {
     let n = verts.len();
-    let mut kept: Vec<usize> = (0..n)
-        .filter(|&i| verts[(i + 1) % n][3] != verts[i][3])
-        .collect();
+    kept.clear();
+    kept.extend((0..n).filter(|&i| verts[(i + 1) % n][3] != verts[i][3]));
     if kept.len() < 2 {
         let (mut ll, mut ur) = (0, 0);
         for (i, v) in verts.iter().enumerate().skip(1) {
@@ -145,7 +156,8 @@ fn simplify_contour(verts: &mut Vec<[u8; 4]>, max_error: f32) {
                 ur = i;
             }
         }
-        kept = vec![ll, ur];
+        kept.clear();
+        kept.extend([ll, ur]);
     }
 
     let mut i = 0;
@@ -178,10 +190,8 @@ fn simplify_contour(verts: &mut Vec<[u8; 4]>, max_error: f32) {
     }
 
     let start = (1..kept.len()).fold(0, |s, i| if kept[i] < kept[s] { i } else { s });
-    let simplified = (0..kept.len())
-        .map(|i| verts[kept[(start + i) % kept.len()]])
-        .collect();
-    *verts = simplified;
+    out.clear();
+    out.extend((0..kept.len()).map(|i| verts[kept[(start + i) % kept.len()]]));
 }
 
 /// The height of the vertex at grid corner (`x`, `z`): the highest of the up to four cells
@@ -216,63 +226,92 @@ fn corner_height(layer: &WorkLayer, x: i32, y: i32, z: i32, walkable_climb: i32)
     (height, removable)
 }
 
-/// One contour per region of `layer` (after [`super::regions::build_regions`]), with the
-/// regions in the order their contours got vertices (C++ allocates them in that order).
+/// The contour step's working memory, kept from one layer to the next.
+#[derive(Default)]
+pub(super) struct ContourBuffers {
+    walk: Vec<[u8; 4]>,
+    kept: Vec<usize>,
+    simplified: Vec<[u8; 4]>,
+    /// Contours beyond the current layer's region count, kept with their memory for the next
+    /// layer that has more regions.
+    spare: Vec<Contour>,
+}
+
+/// One contour per region of `layer` (after [`super::regions::build_regions`]) into
+/// `contours`, and into `order` the regions in the order their contours got vertices (C++
+/// allocates them in that order). `starts` gives each region's first cell in row-major order,
+/// where a scan of the grid would begin its walk.
 pub(super) fn build_contours(
     layer: &WorkLayer,
+    starts: impl Iterator<Item = (u8, usize)>,
     walkable_climb: i32,
     max_error: f32,
-) -> Result<(Vec<Contour>, Vec<usize>), BuildError> {
+    contours: &mut Vec<Contour>,
+    order: &mut Vec<usize>,
+    buffers: &mut ContourBuffers,
+) -> Result<(), BuildError> {
     let (w, h) = (layer.width, layer.height);
-    let mut contours = vec![Contour::default(); layer.region_count];
-    let capacity = (w + h) * 2 * 2;
-    let mut temp = Vec::with_capacity(capacity);
-    let mut order = Vec::new();
-    for y in 0..h {
-        for x in 0..w {
-            let idx = x + y * w;
-            let region = layer.regs[idx];
-            if region == NO_REGION {
-                continue;
-            }
-            let contour = contours
-                .get_mut(usize::from(region))
-                .ok_or(BuildError::TooManyRegions)?;
-            if !contour.verts.is_empty() {
-                continue;
-            }
-            contour.area = layer.areas[idx];
-            walk_contour(layer, x, y, &mut temp, capacity)?;
-            if temp.is_empty() {
-                continue;
-            }
-            simplify_contour(&mut temp, max_error);
-            let n = temp.len();
-            if n > 0 {
-                order.push(usize::from(region));
-            }
-            contour.verts = (0..n)
-                .map(|j| {
-                    let v = temp[j];
-                    let next_neighbour = temp[(j + 1) % n][3];
-                    let (lh, removable) = corner_height(
-                        layer,
-                        i32::from(v[0]),
-                        i32::from(v[1]),
-                        i32::from(v[2]),
-                        walkable_climb,
-                    );
-                    let mut flags = NO_PORTAL;
-                    if next_neighbour != NO_REGION && next_neighbour >= PORTAL_BASE {
-                        flags = next_neighbour - PORTAL_BASE;
-                    }
-                    if removable {
-                        flags |= REMOVABLE_VERTEX;
-                    }
-                    [v[0], lh, v[2], flags]
-                })
-                .collect();
-        }
+    let ContourBuffers {
+        walk,
+        kept,
+        simplified,
+        spare,
+    } = buffers;
+    while contours.len() > layer.region_count {
+        spare.extend(contours.pop());
     }
-    Ok((contours, order))
+    while contours.len() < layer.region_count {
+        contours.push(spare.pop().unwrap_or_default());
+    }
+    for contour in contours.iter_mut() {
+        contour.verts.clear();
+        contour.area = 0;
+    }
+    order.clear();
+    let capacity = (w + h) * 2 * 2;
+    for (region, first) in starts {
+        let contour = contours
+            .get_mut(usize::from(region))
+            .ok_or(BuildError::TooManyRegions)?;
+        contour.area = layer.areas[first];
+        walk_contour(layer, first, walk, capacity)?;
+        // A walk that finds no boundary (possible only in a malformed layer) is tried again
+        // from the region's next cell, as a scan of the grid would.
+        let mut cell = first + 1;
+        while walk.is_empty() {
+            let Some(next) = (cell..w * h).find(|&i| layer.regs[i] == region) else {
+                break;
+            };
+            walk_contour(layer, next, walk, capacity)?;
+            cell = next + 1;
+        }
+        if walk.is_empty() {
+            continue;
+        }
+        simplify_contour(walk, max_error, kept, simplified);
+        let n = simplified.len();
+        if n > 0 {
+            order.push(usize::from(region));
+        }
+        contour.verts.extend((0..n).map(|j| {
+            let v = simplified[j];
+            let next_neighbour = simplified[(j + 1) % n][3];
+            let (lh, removable) = corner_height(
+                layer,
+                i32::from(v[0]),
+                i32::from(v[1]),
+                i32::from(v[2]),
+                walkable_climb,
+            );
+            let mut flags = NO_PORTAL;
+            if next_neighbour != NO_REGION && next_neighbour >= PORTAL_BASE {
+                flags = next_neighbour - PORTAL_BASE;
+            }
+            if removable {
+                flags |= REMOVABLE_VERTEX;
+            }
+            [v[0], lh, v[2], flags]
+        }));
+    }
+    Ok(())
 }

@@ -12,11 +12,14 @@ pub mod scratch;
 
 use crate::detour::{
     DetourError, MeshTile, NavMeshCreateParams, OffMeshConnectionParams, VERTS_PER_POLYGON,
-    create_nav_mesh_data,
+    create_nav_mesh_data_into,
 };
 
 use super::file::TileCacheParams;
-use super::layer::{DecompressedLayer, LayerError, LayerHeader, decompress_layer};
+use super::layer::{DecompressedLayer, LayerError, LayerHeader, decompress_layer_into};
+use contours::ContourBuffers;
+use poly_mesh::MeshBuffers;
+use regions::RegionBuffers;
 
 pub use contours::Contour as LayerContour;
 pub use obstacles::ObstacleShape;
@@ -66,6 +69,7 @@ pub enum BuildError {
 }
 
 /// A decompressed layer with its region grid, as the build steps share it.
+#[derive(Default)]
 pub(crate) struct WorkLayer {
     width: usize,
     height: usize,
@@ -80,36 +84,95 @@ pub(crate) struct WorkLayer {
 
 impl WorkLayer {
     fn new(layer: DecompressedLayer) -> Result<Self, BuildError> {
-        let (width, height) = (
-            usize::from(layer.header.width),
-            usize::from(layer.header.height),
-        );
-        let cells = width * height;
-        if [layer.heights.len(), layer.areas.len(), layer.cons.len()] != [cells; 3] {
-            return Err(BuildError::InconsistentGrids {
-                heights: layer.heights.len(),
-                areas: layer.areas.len(),
-                cons: layer.cons.len(),
-                width: layer.header.width,
-                height: layer.header.height,
-            });
-        }
-        Ok(Self {
-            width,
-            height,
-            heights: layer.heights,
-            areas: layer.areas,
-            cons: layer.cons,
-            regs: vec![NO_REGION; cells],
-            region_count: 0,
-            sweep_region_count: 0,
-        })
+        let mut work = Self::default();
+        work.load(&layer.header, &layer.heights, &layer.areas, &layer.cons)?;
+        Ok(work)
     }
 
-    /// Cells of the same area within climb of each other.
-    fn is_connected(&self, a: usize, b: usize, walkable_climb: i32) -> bool {
-        self.areas[a] == self.areas[b]
-            && (i32::from(self.heights[a]) - i32::from(self.heights[b])).abs() <= walkable_climb
+    /// Takes the grids of a layer of `header`'s size, reusing this layer's memory.
+    fn load(
+        &mut self,
+        header: &LayerHeader,
+        heights: &[u8],
+        areas: &[u8],
+        cons: &[u8],
+    ) -> Result<(), BuildError> {
+        let (width, height) = (usize::from(header.width), usize::from(header.height));
+        let cells = width * height;
+        if [heights.len(), areas.len(), cons.len()] != [cells; 3] {
+            return Err(BuildError::InconsistentGrids {
+                heights: heights.len(),
+                areas: areas.len(),
+                cons: cons.len(),
+                width: header.width,
+                height: header.height,
+            });
+        }
+        (self.width, self.height) = (width, height);
+        for (grid, from) in [
+            (&mut self.heights, heights),
+            (&mut self.areas, areas),
+            (&mut self.cons, cons),
+        ] {
+            grid.clear();
+            grid.extend_from_slice(from);
+        }
+        self.region_count = 0;
+        self.sweep_region_count = 0;
+        Ok(())
+    }
+}
+
+/// Everything a layer's build works in, kept from one build to the next so that rebuilding
+/// tiles (obstacles coming and going) allocates nothing once the buffers have grown to the
+/// largest layer seen.
+#[derive(Default)]
+struct StepBuffers {
+    /// The decompressed grids, one after the other.
+    grids: Vec<u8>,
+    work: WorkLayer,
+    regions: RegionBuffers,
+    contour_buffers: ContourBuffers,
+    contours: Vec<LayerContour>,
+    /// Regions in the order their contours were made.
+    order: Vec<usize>,
+    mesh_buffers: MeshBuffers,
+    mesh: LayerPolyMesh,
+    /// The scratch allocations C++ would make, for [`ScratchAllocator`].
+    allocations: Vec<usize>,
+}
+
+impl StepBuffers {
+    /// Obstacle marking, regions, contours and polygons of the layer in `self.work`.
+    fn run(
+        &mut self,
+        params: &TileCacheParams,
+        orig: [f32; 3],
+        obstacles: &[ObstacleShape],
+    ) -> Result<(), BuildError> {
+        for obstacle in obstacles {
+            obstacle.mark(&mut self.work, orig, params.cs, params.ch, NULL_AREA);
+        }
+        let walkable_climb = (params.walkable_climb / params.ch) as i32;
+        regions::build_regions(&mut self.work, walkable_climb, &mut self.regions)?;
+        contours::build_contours(
+            &self.work,
+            self.regions.region_starts(),
+            walkable_climb,
+            params.max_simplification_error,
+            &mut self.contours,
+            &mut self.order,
+            &mut self.contour_buffers,
+        )?;
+        poly_mesh::build_poly_mesh(&self.contours, &mut self.mesh, &mut self.mesh_buffers)?;
+        scratch::allocations(
+            &self.work,
+            &self.contours,
+            &self.order,
+            &self.mesh,
+            &mut self.allocations,
+        );
+        Ok(())
     }
 }
 
@@ -121,7 +184,8 @@ pub fn build_layer_poly_mesh(
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
 ) -> Result<LayerPolyMesh, BuildError> {
-    build_layer(layer, params, obstacles).map(|(mesh, _)| mesh)
+    let mut steps = run_steps(layer, params, obstacles)?;
+    Ok(std::mem::take(&mut steps.mesh))
 }
 
 /// Every step of a layer's build, kept for drawing them (RecastDemo's Highlight Tile Cache
@@ -144,52 +208,125 @@ pub fn layer_steps(
     obstacles: &[ObstacleShape],
 ) -> Result<LayerSteps, BuildError> {
     let header = layer.header.clone();
-    let (work, contours, mesh, _) = run_steps(layer, params, obstacles)?;
+    let steps = run_steps(layer, params, obstacles)?;
     Ok(LayerSteps {
         header,
-        heights: work.heights,
-        areas: work.areas,
-        regions: work.regs,
-        contours,
-        mesh,
+        heights: steps.work.heights,
+        areas: steps.work.areas,
+        regions: steps.work.regs,
+        contours: steps.contours,
+        mesh: steps.mesh,
     })
 }
 
-/// [`build_layer_poly_mesh`] with the scratch allocations C++ makes for it.
-fn build_layer(
-    layer: DecompressedLayer,
-    params: &TileCacheParams,
-    obstacles: &[ObstacleShape],
-) -> Result<(LayerPolyMesh, Vec<usize>), BuildError> {
-    run_steps(layer, params, obstacles).map(|(_, _, mesh, sizes)| (mesh, sizes))
-}
-
-/// Obstacle marking, regions, contours and polygons of one layer, with the sizes of the
-/// scratch allocations C++ makes for them.
+/// One layer's build from its decompressed grids, in fresh buffers.
 fn run_steps(
     layer: DecompressedLayer,
     params: &TileCacheParams,
     obstacles: &[ObstacleShape],
-) -> Result<(WorkLayer, Vec<LayerContour>, LayerPolyMesh, Vec<usize>), BuildError> {
+) -> Result<StepBuffers, BuildError> {
     let orig = layer.header.bmin;
-    let mut work = WorkLayer::new(layer)?;
-    for obstacle in obstacles {
-        obstacle.mark(&mut work, orig, params.cs, params.ch, NULL_AREA);
-    }
-    let walkable_climb = (params.walkable_climb / params.ch) as i32;
-    regions::build_regions(&mut work, walkable_climb)?;
-    let (contours, order) =
-        contours::build_contours(&work, walkable_climb, params.max_simplification_error)?;
-    let mesh = poly_mesh::build_poly_mesh(&contours)?;
-    let sizes = scratch::allocations(&work, &contours, &order, &mesh);
-    Ok((work, contours, mesh, sizes))
+    let mut steps = StepBuffers {
+        work: WorkLayer::new(layer)?,
+        ..StepBuffers::default()
+    };
+    steps.run(params, orig, obstacles)?;
+    Ok(steps)
 }
 
-/// The navmesh tile of a stored layer (`dtTileCache::buildNavMeshTile`) with the obstacles
-/// touching it. `mesh_process` sets each polygon's area and flags before the tile is made, as
-/// a `dtTileCacheMeshProcess` does; `off_mesh` are the links it passes (RecastDemo's passes all
-/// of the geometry's, and Detour keeps those starting in the tile). `None` when the layer has
-/// no polygons: C++ then builds no tile.
+/// Builds navmesh tiles from stored layers (`dtTileCache::buildNavMeshTile`) in working
+/// memory it keeps, the tile included: a tile cache that keeps one builder rebuilds tiles
+/// without allocating once it has seen its largest layer (copy the tile into the one it
+/// replaces with [`MeshTile::assign_from`] to keep that memory too).
+#[derive(Default)]
+pub struct LayerTileBuilder {
+    steps: StepBuffers,
+    tile: MeshTile,
+}
+
+/// A copy starts with empty buffers: they hold no state, only memory.
+impl Clone for LayerTileBuilder {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for LayerTileBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LayerTileBuilder").finish_non_exhaustive()
+    }
+}
+
+impl LayerTileBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The navmesh tile of a stored layer with the obstacles touching it. `mesh_process` sets
+    /// each polygon's area and flags before the tile is made, as a `dtTileCacheMeshProcess`
+    /// does; `off_mesh` are the links it passes (RecastDemo's passes all of the geometry's,
+    /// and Detour keeps those starting in the tile). With `scratch`, C++'s scratch allocator is
+    /// modelled: a build whose allocations do not fit in it fails with
+    /// [`BuildError::OutOfScratch`] as C++'s does, and its figures move as the demo's would.
+    /// `None` when the layer has no polygons: C++ then builds no tile. The tile stays the
+    /// builder's until the next build.
+    pub fn build(
+        &mut self,
+        data: &[u8],
+        params: &TileCacheParams,
+        obstacles: &[ObstacleShape],
+        off_mesh: &[OffMeshConnectionParams],
+        mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+        scratch: Option<&mut ScratchAllocator>,
+    ) -> Result<Option<&MeshTile>, BuildError> {
+        let steps = &mut self.steps;
+        let header = decompress_layer_into(data, &mut steps.grids)?;
+        let cells = steps.grids.len() / 3;
+        let (heights, rest) = steps.grids.split_at(cells);
+        let (areas, cons) = rest.split_at(cells);
+        steps.work.load(&header, heights, areas, cons)?;
+        steps.run(params, header.bmin, obstacles)?;
+        if let Some(scratch) = scratch
+            && !scratch.build(&steps.allocations)
+        {
+            return Err(BuildError::OutOfScratch {
+                needed: steps.allocations.iter().sum(),
+                capacity: scratch.capacity,
+            });
+        }
+        let mesh = &mut steps.mesh;
+        if mesh.poly_count() == 0 {
+            return Ok(None);
+        }
+        mesh_process(&mut mesh.areas, &mut mesh.flags);
+        let create = NavMeshCreateParams {
+            verts: &mesh.verts,
+            polys: &mesh.polys,
+            poly_flags: &mesh.flags,
+            poly_areas: &mesh.areas,
+            nvp: MAX_VERTS_PER_POLY,
+            detail: None,
+            off_mesh_connections: off_mesh,
+            user_id: 0,
+            tile_x: header.tx,
+            tile_y: header.ty,
+            tile_layer: header.tlayer,
+            bmin: header.bmin,
+            bmax: header.bmax,
+            walkable_height: params.walkable_height,
+            walkable_radius: params.walkable_radius,
+            walkable_climb: params.walkable_climb,
+            cs: params.cs,
+            ch: params.ch,
+            // The tile cache builds tiles without a BV tree.
+            build_bv_tree: false,
+        };
+        create_nav_mesh_data_into(&create, &mut self.tile)?;
+        Ok(Some(&self.tile))
+    }
+}
+
+/// [`LayerTileBuilder::build`] once, without the scratch model.
 pub fn build_nav_mesh_tile(
     data: &[u8],
     params: &TileCacheParams,
@@ -197,58 +334,9 @@ pub fn build_nav_mesh_tile(
     off_mesh: &[OffMeshConnectionParams],
     mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
 ) -> Result<Option<MeshTile>, BuildError> {
-    build_nav_mesh_tile_in(data, params, obstacles, off_mesh, mesh_process, None)
-}
-
-/// [`build_nav_mesh_tile`] with C++'s scratch allocator modelled: when `scratch` is given, a
-/// build whose allocations do not fit in it fails with [`BuildError::OutOfScratch`] as C++'s
-/// does, and its figures move as the demo's would.
-pub fn build_nav_mesh_tile_in(
-    data: &[u8],
-    params: &TileCacheParams,
-    obstacles: &[ObstacleShape],
-    off_mesh: &[OffMeshConnectionParams],
-    mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
-    scratch: Option<&mut ScratchAllocator>,
-) -> Result<Option<MeshTile>, BuildError> {
-    let layer = decompress_layer(data)?;
-    let header = layer.header.clone();
-    let (mut mesh, sizes) = build_layer(layer, params, obstacles)?;
-    if let Some(scratch) = scratch
-        && !scratch.build(&sizes)
-    {
-        return Err(BuildError::OutOfScratch {
-            needed: sizes.iter().sum(),
-            capacity: scratch.capacity,
-        });
-    }
-    if mesh.poly_count() == 0 {
-        return Ok(None);
-    }
-    mesh_process(&mut mesh.areas, &mut mesh.flags);
-    let create = NavMeshCreateParams {
-        verts: &mesh.verts,
-        polys: &mesh.polys,
-        poly_flags: &mesh.flags,
-        poly_areas: &mesh.areas,
-        nvp: MAX_VERTS_PER_POLY,
-        detail: None,
-        off_mesh_connections: off_mesh,
-        user_id: 0,
-        tile_x: header.tx,
-        tile_y: header.ty,
-        tile_layer: header.tlayer,
-        bmin: header.bmin,
-        bmax: header.bmax,
-        walkable_height: params.walkable_height,
-        walkable_radius: params.walkable_radius,
-        walkable_climb: params.walkable_climb,
-        cs: params.cs,
-        ch: params.ch,
-        // The tile cache builds tiles without a BV tree.
-        build_bv_tree: false,
-    };
-    Ok(Some(create_nav_mesh_data(&create)?))
+    let mut builder = LayerTileBuilder::new();
+    let tile = builder.build(data, params, obstacles, off_mesh, mesh_process, None)?;
+    Ok(tile.cloned())
 }
 
 #[cfg(test)]

@@ -130,18 +130,21 @@ fn diagonal(i: usize, j: usize, verts: &[ByteVert], indices: &[u16]) -> bool {
     in_cone(i, j, verts, indices) && diagonalie(i, j, verts, indices)
 }
 
-/// Ear-clips the polygon `indices` (into `verts`), shortest ear first, into triangles of
-/// vertex indices. A polygon that cannot be finished yields the triangles made so far.
-fn triangulate(verts: &[ByteVert], mut indices: Vec<u16>) -> Vec<[u16; 3]> {
-    let mut tris = Vec::new();
+/// Ear-clips the polygon `verts`, shortest ear first, into `tris` (vertex indices), with
+/// `indices` as working memory. A polygon that cannot be finished yields the triangles made
+/// so far.
+fn triangulate(verts: &[ByteVert], indices: &mut Vec<u16>, tris: &mut Vec<[u16; 3]>) {
+    tris.clear();
+    indices.clear();
+    indices.extend(0..verts.len() as u16);
     let n = indices.len();
     if n < 3 {
-        return tris;
+        return;
     }
     for i in 0..n {
         let i1 = next(i, n);
         let i2 = next(i1, n);
-        if diagonal(i, i2, verts, &indices) {
+        if diagonal(i, i2, verts, indices) {
             indices[i1] |= EAR;
         }
     }
@@ -153,8 +156,8 @@ fn triangulate(verts: &[ByteVert], mut indices: Vec<u16>) -> Vec<[u16; 3]> {
             if indices[i1] & EAR == 0 {
                 continue;
             }
-            let p0 = vert(verts, &indices, i);
-            let p2 = vert(verts, &indices, next(i1, n));
+            let p0 = vert(verts, indices, i);
+            let p2 = vert(verts, indices, next(i1, n));
             let dx = i32::from(p2[0]) - i32::from(p0[0]);
             let dz = i32::from(p2[2]) - i32::from(p0[2]);
             let len = dx * dx + dz * dz;
@@ -163,7 +166,7 @@ fn triangulate(verts: &[ByteVert], mut indices: Vec<u16>) -> Vec<[u16; 3]> {
             }
         }
         let Some((_, i)) = best else {
-            return tris;
+            return;
         };
         let mut i1 = next(i, n);
         let i2 = next(i1, n);
@@ -174,19 +177,18 @@ fn triangulate(verts: &[ByteVert], mut indices: Vec<u16>) -> Vec<[u16; 3]> {
             i1 = 0;
         }
         let i = prev(i1, n);
-        if diagonal(prev(i, n), i1, verts, &indices) {
+        if diagonal(prev(i, n), i1, verts, indices) {
             indices[i] |= EAR;
         } else {
             indices[i] &= !EAR;
         }
-        if diagonal(i, next(i1, n), verts, &indices) {
+        if diagonal(i, next(i1, n), verts, indices) {
             indices[i1] |= EAR;
         } else {
             indices[i1] &= !EAR;
         }
     }
     tris.push([indices[0], indices[1], indices[2]].map(|v| v & !EAR));
-    tris
 }
 
 fn count_poly_verts(p: &[u16]) -> usize {
@@ -199,29 +201,44 @@ fn uleft(verts: &[u16], a: u16, b: u16, c: u16) -> bool {
         < 0
 }
 
+/// A polygon's vertex count and its edges as sorted vertex pairs (`min << 16 | max`), so that
+/// finding the edge two polygons share compares one number per pair of edges.
+#[derive(Clone, Copy, Default)]
+struct PolyEdges {
+    count: usize,
+    keys: [u32; NVP],
+}
+
+impl PolyEdges {
+    fn of(p: &[u16]) -> Self {
+        let count = count_poly_verts(p);
+        let mut keys = [0; NVP];
+        for (i, key) in keys.iter_mut().enumerate().take(count) {
+            let (a, b) = minmax(p[i], p[next(i, count)]);
+            *key = (u32::from(a) << 16) | u32::from(b);
+        }
+        Self { count, keys }
+    }
+}
+
 /// The squared length of the edge `pa` and `pb` share if merging them stays convex and within
-/// six vertices, with the edge's index in each; `None` otherwise.
-fn poly_merge_value(pa: &[u16], pb: &[u16], verts: &[u16]) -> Option<(i32, usize, usize)> {
-    let na = count_poly_verts(pa);
-    let nb = count_poly_verts(pb);
+/// six vertices, with the edge's index in each; `None` otherwise. Where they share several
+/// edges, the last of `pa`'s counts, matched to the first of `pb`'s, as in C++.
+fn poly_merge_value(
+    pa: &[u16],
+    ea_edges: &PolyEdges,
+    pb: &[u16],
+    eb_edges: &PolyEdges,
+    verts: &[u16],
+) -> Option<(i32, usize, usize)> {
+    let (na, nb) = (ea_edges.count, eb_edges.count);
     if na + nb - 2 > NVP {
         return None;
     }
     let mut shared = None;
-    for i in 0..na {
-        let (mut va0, mut va1) = (pa[i], pa[(i + 1) % na]);
-        if va0 > va1 {
-            std::mem::swap(&mut va0, &mut va1);
-        }
-        for j in 0..nb {
-            let (mut vb0, mut vb1) = (pb[j], pb[(j + 1) % nb]);
-            if vb0 > vb1 {
-                std::mem::swap(&mut vb0, &mut vb1);
-            }
-            if va0 == vb0 && va1 == vb1 {
-                shared = Some((i, j));
-                break;
-            }
+    for (i, key) in ea_edges.keys[..na].iter().enumerate() {
+        if let Some(j) = eb_edges.keys[..nb].iter().position(|k| k == key) {
+            shared = Some((i, j));
         }
     }
     let (ea, eb) = shared?;
@@ -252,14 +269,22 @@ fn merged(pa: &[u16], pb: &[u16], ea: usize, eb: usize) -> [u16; NVP] {
 }
 
 /// Greedily merges `polys` (and their `areas`), longest shared edge first, until no pair can
-/// be merged.
-fn merge_polys(polys: &mut Vec<[u16; NVP]>, areas: &mut Vec<u8>, verts: &[u16]) {
+/// be merged; `edges` is working memory.
+fn merge_polys(
+    polys: &mut Vec<[u16; NVP]>,
+    areas: &mut Vec<u8>,
+    edges: &mut Vec<PolyEdges>,
+    verts: &[u16],
+) {
+    edges.clear();
+    edges.extend(polys.iter().map(|p| PolyEdges::of(p)));
     loop {
         let mut best = None;
         let mut best_value = 0;
         for j in 0..polys.len().saturating_sub(1) {
             for k in j + 1..polys.len() {
-                if let Some((value, ea, eb)) = poly_merge_value(&polys[j], &polys[k], verts)
+                if let Some((value, ea, eb)) =
+                    poly_merge_value(&polys[j], &edges[j], &polys[k], &edges[k], verts)
                     && value > best_value
                 {
                     best_value = value;
@@ -271,18 +296,20 @@ fn merge_polys(polys: &mut Vec<[u16; NVP]>, areas: &mut Vec<u8>, verts: &[u16]) 
             return;
         };
         polys[pa] = merged(&polys[pa], &polys[pb], ea, eb);
+        edges[pa] = PolyEdges::of(&polys[pa]);
         polys.swap_remove(pb);
+        edges.swap_remove(pb);
         areas.swap_remove(pb);
     }
 }
 
 /// Where mesh vertices are shared: a hash on x and z, heights within 2 cells matching.
-struct VertexHash {
+struct VertexHash<'a> {
     first: [u16; VERTEX_BUCKETS],
-    next: Vec<u16>,
+    next: &'a mut Vec<u16>,
 }
 
-impl VertexHash {
+impl VertexHash<'_> {
     fn bucket(x: u16, z: u16) -> usize {
         let n = 0x8da6_b343u32
             .wrapping_mul(u32::from(x))
@@ -325,8 +352,10 @@ fn can_remove_vertex(mesh: &LayerPolyMesh, rem: u16) -> bool {
     if remaining_edges <= 2 || touched * 2 > MAX_REM_EDGES {
         return false;
     }
-    // (other end, count); C++ matches an existing edge by this end only.
-    let mut edges: Vec<(u16, u16, u32)> = Vec::new();
+    // (other end, count); C++ matches an existing edge by this end only. At most two edges
+    // per touched polygon, within the bound checked above.
+    let mut edges = [(0u16, 0u16, 0u32); MAX_REM_EDGES];
+    let mut edge_count = 0;
     for i in 0..mesh.poly_count() {
         let p = mesh.poly(i);
         let nv = count_poly_verts(p);
@@ -338,27 +367,46 @@ fn can_remove_vertex(mesh: &LayerPolyMesh, rem: u16) -> bool {
                     std::mem::swap(&mut a, &mut b);
                 }
                 let mut exists = false;
-                for e in edges.iter_mut().filter(|e| e.1 == b) {
+                for e in edges[..edge_count].iter_mut().filter(|e| e.1 == b) {
                     e.2 += 1;
                     exists = true;
                 }
                 if !exists {
-                    edges.push((a, b, 1));
+                    edges[edge_count] = (a, b, 1);
+                    edge_count += 1;
                 }
             }
             k = j;
         }
     }
-    edges.iter().filter(|e| e.2 < 2).count() <= 2
+    edges[..edge_count].iter().filter(|e| e.2 < 2).count() <= 2
 }
 
 /// Removes vertex `rem` and its polygons, then fills the hole they leave with merged
 /// triangles of the first removed polygon's area, at most `max_polys` polygons in all.
-fn remove_vertex(mesh: &mut LayerPolyMesh, rem: u16, max_polys: usize) -> Result<(), BuildError> {
-    let mut edges: Vec<[u16; 3]> = Vec::new();
+fn remove_vertex(
+    mesh: &mut LayerPolyMesh,
+    rem: u16,
+    max_polys: usize,
+    buffers: &mut MeshBuffers,
+) -> Result<(), BuildError> {
+    let MeshBuffers {
+        indices,
+        tris,
+        polys,
+        areas,
+        poly_edges,
+        hole_edges: edges,
+        hole,
+        hole_areas,
+        hole_verts: tverts,
+        ..
+    } = buffers;
+    edges.clear();
     let mut i = 0;
     while i < mesh.poly_count() {
-        let p = mesh.poly(i).to_vec();
+        let mut p = [NULL_IDX; NVP];
+        p.copy_from_slice(mesh.poly(i));
         let nv = count_poly_verts(&p);
         if !p[..nv].contains(&rem) {
             i += 1;
@@ -394,7 +442,7 @@ fn remove_vertex(mesh: &mut LayerPolyMesh, rem: u16, max_polys: usize) -> Result
             }
         }
     }
-    for e in &mut edges {
+    for e in edges.iter_mut() {
         for v in &mut e[..2] {
             if *v > rem {
                 *v -= 1;
@@ -405,8 +453,10 @@ fn remove_vertex(mesh: &mut LayerPolyMesh, rem: u16, max_polys: usize) -> Result
         return Ok(());
     };
 
-    let mut hole = vec![first_vert];
-    let mut hole_areas = vec![first_area];
+    hole.clear();
+    hole.push(first_vert);
+    hole_areas.clear();
+    hole_areas.push(first_area);
     while !edges.is_empty() {
         let mut matched = false;
         let mut i = 0;
@@ -436,36 +486,34 @@ fn remove_vertex(mesh: &mut LayerPolyMesh, rem: u16, max_polys: usize) -> Result
         }
     }
 
-    let tverts: Vec<ByteVert> = hole
-        .iter()
-        .map(|&v| {
-            let at = usize::from(v) * 3;
-            [
-                mesh.verts[at] as u8,
-                mesh.verts[at + 1] as u8,
-                mesh.verts[at + 2] as u8,
-                0,
-            ]
-        })
-        .collect();
-    let tris = triangulate(&tverts, (0..hole.len() as u16).collect());
+    tverts.clear();
+    tverts.extend(hole.iter().map(|&v| {
+        let at = usize::from(v) * 3;
+        [
+            mesh.verts[at] as u8,
+            mesh.verts[at + 1] as u8,
+            mesh.verts[at + 2] as u8,
+            0,
+        ]
+    }));
+    triangulate(tverts, indices, tris);
     if tris.len() > MAX_REM_EDGES {
         return Err(BuildError::HoleTooLarge);
     }
-    let mut polys = Vec::new();
-    let mut areas = Vec::new();
-    for t in tris {
+    polys.clear();
+    areas.clear();
+    for t in tris.iter() {
         if t[0] != t[1] && t[0] != t[2] && t[1] != t[2] {
             let mut p = [NULL_IDX; NVP];
-            for (slot, &v) in p.iter_mut().zip(&t) {
+            for (slot, &v) in p.iter_mut().zip(t) {
                 *slot = hole[usize::from(v)];
             }
             polys.push(p);
             areas.push(hole_areas[usize::from(t[0])] as u8);
         }
     }
-    merge_polys(&mut polys, &mut areas, &mesh.verts);
-    for (p, area) in polys.iter().zip(areas) {
+    merge_polys(polys, areas, poly_edges, &mesh.verts);
+    for (p, &area) in polys.iter().zip(areas.iter()) {
         if mesh.poly_count() >= max_polys {
             break;
         }
@@ -488,14 +536,24 @@ struct Edge {
 /// Fills the polygons' neighbour slots: the polygon across each shared edge, or 0x8000 | side
 /// for border edges lying on a contour's portal segment. Edge indices are 16-bit as in C++, so
 /// a mesh with more potential edges than that is refused.
-fn build_mesh_adjacency(mesh: &mut LayerPolyMesh, contours: &[Contour]) -> Result<(), BuildError> {
+fn build_mesh_adjacency(
+    mesh: &mut LayerPolyMesh,
+    contours: &[Contour],
+    buffers: &mut MeshBuffers,
+) -> Result<(), BuildError> {
     if mesh.poly_count() * NVP >= usize::from(NULL_IDX) {
         return Err(BuildError::TooManyPolys);
     }
-    let nverts = mesh.vert_count();
-    let mut first_edge = vec![NULL_IDX; nverts];
-    let mut next_edge: Vec<u16> = Vec::new();
-    let mut edges: Vec<Edge> = Vec::new();
+    let MeshBuffers {
+        first_edge,
+        next_edge,
+        edges,
+        ..
+    } = buffers;
+    first_edge.clear();
+    first_edge.resize(mesh.vert_count(), NULL_IDX);
+    next_edge.clear();
+    edges.clear();
     let edge_ends = |p: &[u16], j: usize| {
         let v1 = if j + 1 >= NVP || p[j + 1] == NULL_IDX {
             p[0]
@@ -578,7 +636,7 @@ fn build_mesh_adjacency(mesh: &mut LayerPolyMesh, contours: &[Contour]) -> Resul
         }
     }
 
-    for e in &edges {
+    for e in edges.iter() {
         let (p0, p1) = (usize::from(e.poly[0]), usize::from(e.poly[1]));
         if p0 != p1 {
             mesh.polys[p0 * NVP * 2 + NVP + usize::from(e.poly_edge[0])] = e.poly[1];
@@ -594,46 +652,88 @@ fn minmax(a: u16, b: u16) -> (u16, u16) {
     if a > b { (b, a) } else { (a, b) }
 }
 
-/// The polygon mesh of a layer's contours.
-pub(super) fn build_poly_mesh(contours: &[Contour]) -> Result<LayerPolyMesh, BuildError> {
+/// The polygon step's working memory, kept from one layer to the next.
+#[derive(Default)]
+pub(super) struct MeshBuffers {
+    removable: Vec<bool>,
+    hash_next: Vec<u16>,
+    /// Triangulation: the polygon being clipped and the triangles cut off.
+    indices: Vec<u16>,
+    tris: Vec<[u16; 3]>,
+    /// Mesh vertex of each contour vertex.
+    vert_ids: Vec<u16>,
+    /// Polygons being merged and their areas.
+    polys: Vec<[u16; NVP]>,
+    areas: Vec<u8>,
+    poly_edges: Vec<PolyEdges>,
+    /// Vertex removal: the hole's edges, its outline, the outline's areas and positions.
+    hole_edges: Vec<[u16; 3]>,
+    hole: Vec<u16>,
+    hole_areas: Vec<u16>,
+    hole_verts: Vec<ByteVert>,
+    /// Adjacency: per vertex the first edge starting there, a chain, the edges.
+    first_edge: Vec<u16>,
+    next_edge: Vec<u16>,
+    edges: Vec<Edge>,
+}
+
+/// The polygon mesh of a layer's contours, into `mesh`.
+pub(super) fn build_poly_mesh(
+    contours: &[Contour],
+    mesh: &mut LayerPolyMesh,
+    buffers: &mut MeshBuffers,
+) -> Result<(), BuildError> {
     let usable = || contours.iter().filter(|c| c.verts.len() >= 3);
     let max_vertices: usize = usable().map(|c| c.verts.len()).sum();
     let max_tris: usize = usable().map(|c| c.verts.len() - 2).sum();
     if max_vertices >= usize::from(NULL_IDX) {
         return Err(BuildError::TooManyVertices(max_vertices));
     }
-    let mut mesh = LayerPolyMesh::default();
-    let mut removable = vec![false; max_vertices];
+    mesh.verts.clear();
+    mesh.polys.clear();
+    mesh.areas.clear();
+    mesh.flags.clear();
+    buffers.removable.clear();
+    buffers.removable.resize(max_vertices, false);
+    buffers.hash_next.clear();
     let mut hash = VertexHash {
         first: [NULL_IDX; VERTEX_BUCKETS],
-        next: Vec::with_capacity(max_vertices),
+        next: &mut buffers.hash_next,
     };
+    let MeshBuffers {
+        removable,
+        indices,
+        tris,
+        vert_ids,
+        polys,
+        areas,
+        poly_edges,
+        ..
+    } = buffers;
     for contour in usable() {
-        let tris = triangulate(&contour.verts, (0..contour.verts.len() as u16).collect());
-        let indices: Vec<u16> = contour
-            .verts
-            .iter()
-            .map(|v| {
-                let i = hash.add(&mut mesh.verts, v[0].into(), v[1].into(), v[2].into());
-                if v[3] & REMOVABLE_VERTEX != 0 {
-                    removable[usize::from(i)] = true;
-                }
-                i
-            })
-            .collect();
-        let mut polys = Vec::new();
-        for t in tris {
+        triangulate(&contour.verts, indices, tris);
+        vert_ids.clear();
+        vert_ids.extend(contour.verts.iter().map(|v| {
+            let i = hash.add(&mut mesh.verts, v[0].into(), v[1].into(), v[2].into());
+            if v[3] & REMOVABLE_VERTEX != 0 {
+                removable[usize::from(i)] = true;
+            }
+            i
+        }));
+        polys.clear();
+        for t in tris.iter() {
             if t[0] != t[1] && t[0] != t[2] && t[1] != t[2] {
                 let mut p = [NULL_IDX; NVP];
-                for (slot, &v) in p.iter_mut().zip(&t) {
-                    *slot = indices[usize::from(v)];
+                for (slot, &v) in p.iter_mut().zip(t) {
+                    *slot = vert_ids[usize::from(v)];
                 }
                 polys.push(p);
             }
         }
-        let mut areas = vec![contour.area; polys.len()];
-        merge_polys(&mut polys, &mut areas, &mesh.verts);
-        for p in &polys {
+        areas.clear();
+        areas.resize(polys.len(), contour.area);
+        merge_polys(polys, areas, poly_edges, &mesh.verts);
+        for p in polys.iter() {
             mesh.polys.extend_from_slice(p);
             mesh.polys.extend_from_slice(&[NULL_IDX; NVP]);
             mesh.areas.push(contour.area);
@@ -646,13 +746,12 @@ pub(super) fn build_poly_mesh(contours: &[Contour]) -> Result<LayerPolyMesh, Bui
 
     let mut i = 0;
     while i < mesh.vert_count() {
-        if removable[i] && can_remove_vertex(&mesh, i as u16) {
-            remove_vertex(&mut mesh, i as u16, max_tris)?;
-            removable.remove(i);
+        if buffers.removable[i] && can_remove_vertex(mesh, i as u16) {
+            remove_vertex(mesh, i as u16, max_tris, buffers)?;
+            buffers.removable.remove(i);
         } else {
             i += 1;
         }
     }
-    build_mesh_adjacency(&mut mesh, contours)?;
-    Ok(mesh)
+    build_mesh_adjacency(mesh, contours, buffers)
 }

@@ -2,8 +2,9 @@
 //! answer as RecastDemo's Temp Obstacles sample does: its `LinearAllocator` hands out one fixed
 //! buffer (32000 bytes), never frees within a build, and a build whose allocations do not fit
 //! fails with `DT_OUT_OF_MEMORY` (no tile, or the old tile kept). Tiles above about 72 cells
-//! do not fit, nor do very busy layers. This port allocates what it needs; the model only
-//! decides whether C++ would have failed and what the demo's `high` figure reads.
+//! do not fit, nor do very busy layers. This port works in buffers it keeps between builds;
+//! the model only decides whether C++ would have failed and what the demo's `high` figure
+//! reads.
 
 use super::WorkLayer;
 use super::contours::Contour;
@@ -22,14 +23,15 @@ const POLY_MESH: usize = 48;
 const EDGE: usize = 12;
 const NVP: usize = 6;
 
-/// The allocations of one successful build, in C++'s order: the decompressed layer, the
-/// region sweep, the contours and the polygon mesh with its adjacency.
+/// The allocations of one successful build into `sizes`, in C++'s order: the decompressed
+/// layer, the region sweep, the contours and the polygon mesh with its adjacency.
 pub(super) fn allocations(
     work: &WorkLayer,
     contours: &[Contour],
     order: &[usize],
     mesh: &LayerPolyMesh,
-) -> Vec<usize> {
+    sizes: &mut Vec<usize>,
+) {
     let (w, h) = (work.width, work.height);
     let max_temp_verts = (w + h) * 2 * 2;
     let usable = || contours.iter().filter(|c| c.verts.len() >= 3);
@@ -37,7 +39,8 @@ pub(super) fn allocations(
     let max_tris: usize = usable().map(|c| c.verts.len() - 2).sum();
     let max_per_contour = usable().map(|c| c.verts.len()).max().unwrap_or(0);
     let edges = mesh.poly_count() * NVP;
-    let mut sizes = vec![
+    sizes.clear();
+    sizes.extend([
         LAYER_STRUCT + LAYER_HEADER + w * h * 4,
         SWEEP_SPAN * w,
         MONOTONE_REGION * work.sweep_region_count,
@@ -45,7 +48,7 @@ pub(super) fn allocations(
         CONTOUR * work.region_count,
         max_temp_verts * 4,
         max_temp_verts * 2,
-    ];
+    ]);
     sizes.extend(order.iter().map(|&r| contours[r].verts.len() * 4));
     sizes.extend([
         POLY_MESH,
@@ -61,7 +64,6 @@ pub(super) fn allocations(
         2 * (mesh.vert_count() + edges),
         EDGE * edges,
     ]);
-    sizes
 }
 
 /// RecastDemo's `LinearAllocator` as the tile builds use it: reset at each build, its `high`
