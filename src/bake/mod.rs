@@ -12,6 +12,7 @@ pub mod dump;
 pub mod export;
 pub mod merge;
 pub mod nothing_walkable;
+pub mod progress;
 pub mod prune;
 pub mod sample_areas;
 pub mod settings;

@@ -93,60 +93,30 @@ fn walkable_top_color(area: u8) -> Rgba {
 /// covers them completely, and the undersides of the lowest spans, are left out: RecastDemo draws
 /// every face, which makes large terrains needlessly heavy.
 pub fn heightfield(hf: &Heightfield, coloring: VoxelColoring) -> DebugDraw {
-    let white = rgba(255, 255, 255, 255);
-    let mut fcol = match coloring {
-        VoxelColoring::Solid => box_colors(white, white),
-        VoxelColoring::Walkable => box_colors(white, rgba(217, 217, 217, 255)),
-    };
-    let (cs, ch) = (hf.cs, hf.ch);
-    let orig = hf.bmin;
+    span_boxes_triangles(&heightfield_boxes(hf, coloring))
+}
+
+/// Span boxes as triangles, each face shaded as the GPU path shades it (`duCalcBoxColors`
+/// from the side colour, the top as given) and only the faces the box lists: what a renderer
+/// that cannot expand boxes itself draws.
+pub fn span_boxes_triangles(boxes: &[SpanBox]) -> DebugDraw {
     let mut tris = TriangleBatch::default();
-    for z in 0..hf.height {
-        for x in 0..hf.width {
-            let fx = orig[0] + x as f32 * cs;
-            let fz = orig[2] + z as f32 * cs;
-            for (layer, span) in hf.column(x, z).enumerate() {
-                if coloring == VoxelColoring::Walkable {
-                    fcol[0] = walkable_top_color(span.area);
-                }
-                let y0 = orig[1] + span.smin as f32 * ch;
-                let y1 = orig[1] + span.smax as f32 * ch;
-                let (x0, x1, z0, z1) = (fx, fx + cs, fz, fz + cs);
-                tris.quad(
-                    [[x0, y1, z1], [x1, y1, z1], [x1, y1, z0], [x0, y1, z0]],
-                    fcol[0],
-                );
-                if layer > 0 {
-                    tris.quad(
-                        [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]],
-                        fcol[1],
-                    );
-                }
-                let hidden = |dx: i32, dz: i32| span_covered(hf, x + dx, z + dz, span);
-                if !hidden(1, 0) {
-                    tris.quad(
-                        [[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]],
-                        fcol[2],
-                    );
-                }
-                if !hidden(-1, 0) {
-                    tris.quad(
-                        [[x0, y0, z1], [x0, y1, z1], [x0, y1, z0], [x0, y0, z0]],
-                        fcol[3],
-                    );
-                }
-                if !hidden(0, 1) {
-                    tris.quad(
-                        [[x1, y0, z1], [x1, y1, z1], [x0, y1, z1], [x0, y0, z1]],
-                        fcol[4],
-                    );
-                }
-                if !hidden(0, -1) {
-                    tris.quad(
-                        [[x0, y0, z0], [x0, y1, z0], [x1, y1, z0], [x1, y0, z0]],
-                        fcol[5],
-                    );
-                }
+    for b in boxes {
+        let [x0, y0, z0] = b.corner;
+        let (x1, y1, z1) = (x0 + b.size, b.top, z0 + b.size);
+        let shades = box_colors(b.top_color, b.side_color);
+        let faces = [
+            [[x0, y1, z1], [x1, y1, z1], [x1, y1, z0], [x0, y1, z0]],
+            [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]],
+            [[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]],
+            [[x0, y0, z1], [x0, y1, z1], [x0, y1, z0], [x0, y0, z0]],
+            [[x1, y0, z1], [x1, y1, z1], [x0, y1, z1], [x0, y0, z1]],
+            [[x0, y0, z0], [x0, y1, z0], [x1, y1, z0], [x1, y0, z0]],
+        ];
+        for (face, corners) in faces.into_iter().enumerate() {
+            if b.faces & (1 << face) != 0 {
+                let color = if face == 0 { b.top_color } else { shades[face] };
+                tris.quad(corners, color);
             }
         }
     }
@@ -226,28 +196,43 @@ pub enum CompactColoring {
     Regions,
 }
 
-/// One quad per compact span, at its floor.
-pub fn compact_heightfield(chf: &CompactHeightfield, coloring: CompactColoring) -> DebugDraw {
-    compact_heightfield_with(chf, coloring, |i| chf.spans[i].reg)
-}
-
-/// Like [`compact_heightfield`], with region ids taken from `region_of(span index)` (lets a
-/// viewer show an intermediate partition).
-pub fn compact_heightfield_with(
+/// The compact heightfield as RecastDemo draws it, a floor quad per span coloured by
+/// `coloring` (region ids from `region_of(span index)`, so a viewer can show an intermediate
+/// partition): each quad a span box of no height showing only its top, which the GPU expands
+/// from a few bytes ([`span_boxes_triangles`] draws them without one).
+pub fn compact_heightfield_boxes(
     chf: &CompactHeightfield,
     coloring: CompactColoring,
     region_of: impl Fn(usize) -> u16,
-) -> DebugDraw {
-    let mut tris = TriangleBatch::default();
+) -> Vec<SpanBox> {
+    let mut boxes = Vec::with_capacity(chf.spans.len());
+    for_each_compact_quad(chf, coloring, region_of, |corner, color| {
+        boxes.push(SpanBox {
+            corner,
+            size: chf.cs,
+            top: corner[1],
+            top_color: color,
+            side_color: color,
+            faces: 1,
+        });
+    });
+    boxes
+}
+
+/// Each span's floor quad as RecastDemo colours it: its minimum corner (raised a cell except
+/// for regions) and colour. Nothing for a distance view without a distance field.
+fn for_each_compact_quad(
+    chf: &CompactHeightfield,
+    coloring: CompactColoring,
+    region_of: impl Fn(usize) -> u16,
+    mut emit: impl FnMut([f32; 3], Rgba),
+) {
     if coloring == CompactColoring::Distance && chf.dist.len() != chf.spans.len() {
-        return DebugDraw::default();
+        return;
     }
     let (cs, ch) = (chf.cs, chf.ch);
     let max_dist = (chf.max_distance as f32).max(1.0);
     let dscale = 255.0 / max_dist;
-    tris.positions.reserve(chf.spans.len() * 4);
-    tris.colors.reserve(chf.spans.len() * 4);
-    tris.indices.reserve(chf.spans.len() * 6);
     for z in 0..chf.height {
         for x in 0..chf.width {
             let fx = chf.bmin[0] + x as f32 * cs;
@@ -279,21 +264,9 @@ pub fn compact_heightfield_with(
                     }
                 };
                 let fy = chf.bmin[1] + (span.y as i32 + lift) as f32 * ch;
-                tris.quad(
-                    [
-                        [fx, fy, fz],
-                        [fx, fy, fz + cs],
-                        [fx + cs, fy, fz + cs],
-                        [fx + cs, fy, fz],
-                    ],
-                    color,
-                );
+                emit([fx, fy, fz], color);
             }
         }
-    }
-    DebugDraw {
-        triangles: tris,
-        ..Default::default()
     }
 }
 

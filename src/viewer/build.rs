@@ -11,6 +11,7 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 
+use crate::bake::progress::BuildProgress;
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, Stage};
 use crate::bake::temp_obstacles::{self, TempObstaclesBuild};
@@ -273,6 +274,8 @@ pub struct BuildState {
     /// Per stage, bumped whenever that stage's output on screen changes.
     pub stage_versions: [u64; Stage::ALL.len()],
     pub status: BuildStatus,
+    /// How far the running job has got (a fresh one per job).
+    pub progress: Arc<BuildProgress>,
     /// The stage the last shown build started from, and its wall time.
     pub last_build: Option<(Stage, Duration)>,
     /// Builds whose results were dropped because a newer request came in.
@@ -362,6 +365,7 @@ impl BuildState {
             authored_version: 1,
             stage_versions: [0; Stage::ALL.len()],
             status: BuildStatus::Idle,
+            progress: Arc::default(),
             last_build: None,
             superseded: 0,
             finished: 0,
@@ -500,6 +504,8 @@ impl BuildState {
         let Some(pending) = self.pending.take() else {
             return;
         };
+        let progress = Arc::new(BuildProgress::default());
+        self.progress = progress.clone();
         let settings = self.settings.clone();
         let now = Instant::now();
         let target = match self.sample {
@@ -519,7 +525,7 @@ impl BuildState {
                 };
                 self.status = BuildStatus::Loading { name, since: now };
                 AsyncComputeTaskPool::get()
-                    .spawn(async move { load_and_build(source, settings, target) })
+                    .spawn(async move { load_and_build(source, settings, target, &progress) })
             }
             None if matches!(target, Target::TempObstacles(_)) => {
                 self.status = BuildStatus::Building {
@@ -561,7 +567,7 @@ impl BuildState {
                             .spawn(async move { edit_tiles(scene, base, edits, inspect) })
                     }
                     None => AsyncComputeTaskPool::get().spawn(async move {
-                        build_tiles(scene, None, settings, tile_size, inspect)
+                        build_tiles(scene, None, settings, tile_size, inspect, &progress)
                     }),
                 }
             }
@@ -802,7 +808,12 @@ fn log_build(
     ));
 }
 
-fn load_and_build(source: SceneSource, settings: BuildSettings, target: Target) -> JobOutcome {
+fn load_and_build(
+    source: SceneSource,
+    settings: BuildSettings,
+    target: Target,
+    progress: &BuildProgress,
+) -> JobOutcome {
     let started = Instant::now();
     let scene = match source {
         SceneSource::Loaded(scene) => scene,
@@ -818,7 +829,14 @@ fn load_and_build(source: SceneSource, settings: BuildSettings, target: Target) 
     };
     match target {
         Target::Tiles(size) => {
-            return build_tiles(scene.clone(), Some(scene), settings, Some(size), None);
+            return build_tiles(
+                scene.clone(),
+                Some(scene),
+                settings,
+                Some(size),
+                None,
+                progress,
+            );
         }
         Target::TempObstacles(size) => {
             return build_temp_obstacles(scene.clone(), Some(scene), settings, size, Vec::new());
@@ -839,18 +857,21 @@ fn load_and_build(source: SceneSource, settings: BuildSettings, target: Target) 
     }
 }
 
-/// The Tile Mesh sample: every tile, in parallel. `new_scene` is the scene to switch to, if the
-/// build belongs to a newly opened one.
+/// The Tile Mesh sample: every tile, in parallel, counted into `progress`. `new_scene` is the
+/// scene to switch to, if the build belongs to a newly opened one.
 fn build_tiles(
     scene: Arc<SceneData>,
     new_scene: Option<Arc<SceneData>>,
     settings: BuildSettings,
     tile_size: Option<i32>,
     inspect: Option<(i32, i32)>,
+    progress: &BuildProgress,
 ) -> JobOutcome {
     let started = Instant::now();
     let tile_size = tile_size.unwrap_or(DEFAULT_TILE_SIZE);
-    let built = TiledBuild::new(&scene.input, settings, tile_size).and_then(|mut tiled| {
+    let count = |done, total| progress.tiles(done, total);
+    let built = TiledBuild::new_part(&scene.input, settings, tile_size, None, &count);
+    let built = built.and_then(|mut tiled| {
         // The inspected tile keeps showing its stages with the new settings.
         let inspected = match inspect.filter(|&(x, y)| tiled.tile(x, y).is_some()) {
             Some((x, y)) => Some(inspect_tile(&mut tiled, &scene.input, x, y)?),

@@ -655,24 +655,49 @@ fn status(ui: &mut egui::Ui, state: &BuildState) {
             None => ui.label(""),
         },
         BuildStatus::Loading { name, since } => {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label(format!("Loading {name}… {}", elapsed_ms(*since)));
-            })
-            .response
+            let response = ui
+                .horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!("Loading {name}… {}", elapsed_ms(*since)));
+                })
+                .response;
+            progress_bar(ui, state);
+            response
         }
         BuildStatus::Building { from, since } => {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label(format!(
-                    "Building from {}… {}",
-                    from.name(),
-                    elapsed_ms(*since)
-                ));
-            })
-            .response
+            let response = ui
+                .horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!(
+                        "Building from {}… {}",
+                        from.name(),
+                        elapsed_ms(*since)
+                    ));
+                })
+                .response;
+            progress_bar(ui, state);
+            response
         }
     };
+}
+
+/// The running job's progress: its stage (k of n) and, for tiled builds, tiles done of total.
+fn progress_bar(ui: &mut egui::Ui, state: &BuildState) {
+    let view = state.progress.view();
+    let Some(fraction) = view.fraction() else {
+        return;
+    };
+    let stage = view.stage.and_then(|i| Stage::ALL.get(i)).map(|s| s.name());
+    let text = match (view.tiles, view.step, stage) {
+        (Some((done, total)), _, _) => format!("Tiles {done} of {total}"),
+        (None, Some((k, n)), Some(name)) => format!("Stage {k} of {n}: {name}"),
+        _ => String::new(),
+    };
+    ui.add(
+        egui::ProgressBar::new(fraction)
+            .desired_width(260.0)
+            .text(text),
+    );
 }
 
 /// Export and load buttons, and which navmesh is on screen.

@@ -1,13 +1,14 @@
 //! Draw plugin for the compact heightfield: "Compact" (areas after erosion), "Compact Distance"
 //! (the distance field as grey levels) and "Compact Regions" (region colours, also under
 //! "Region Connections"). Beyond RecastDemo, "Compact Regions" can show the watershed as it was
-//! after any flooding level.
+//! after any flooding level. Each span's floor quad is a box of no height the GPU expands
+//! ([`sync_span_layer`]), so a large map's compact views upload in seconds.
 
 use std::hash::{Hash, Hasher};
 
 use bevy::prelude::*;
 
-use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
+use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_span_layer};
 use crate::bake::solo::{Build, Stage};
 use crate::debug_draw::recast::{self as recast_draw, CompactColoring};
 use crate::recast::context::BuildContext;
@@ -142,14 +143,14 @@ fn sync_compact(
     ];
     for (name, shown, stage, coloring) in layers {
         let version = stage_layer_version(&state, shown, stage);
-        sync_layer(&mut params, name, version, || {
-            build.map_or_else(Default::default, |b| {
+        sync_span_layer(&mut params, name, version, || {
+            build.map_or_else(Vec::new, |b| {
                 let chf = if stage == Stage::Erode {
                     &b.compact_eroded
                 } else {
                     &b.regions
                 };
-                recast_draw::compact_heightfield(chf, coloring)
+                recast_draw::compact_heightfield_boxes(chf, coloring, |i| chf.spans[i].reg)
             })
         });
     }
@@ -158,14 +159,14 @@ fn sync_compact(
         (state.stage_version(Stage::Regions), view.step, flood.level).hash(&mut key);
         build.map(|_| key.finish())
     });
-    sync_layer(&mut params, "Watershed Flooding", version, || {
+    sync_span_layer(&mut params, "Watershed Flooding", version, || {
         match (build, flooding) {
             (Some(b), Some(flood)) => {
-                recast_draw::compact_heightfield_with(&b.regions, CompactColoring::Regions, |i| {
+                recast_draw::compact_heightfield_boxes(&b.regions, CompactColoring::Regions, |i| {
                     flood.regions[i]
                 })
             }
-            _ => Default::default(),
+            _ => Vec::new(),
         }
     });
 }

@@ -325,6 +325,7 @@ pub struct LayerParams<'w, 's> {
     stats: ResMut<'w, DrawStats>,
     /// The cube the GPU span boxes expand (absent without a renderer's assets).
     span_mesh: Option<Res<'w, span_boxes::SpanBoxMesh>>,
+    span_support: Option<Res<'w, span_boxes::SpanBoxSupport>>,
 }
 
 /// Makes layer `name` visible with the data of `version` (building it with `make` if the
@@ -408,6 +409,15 @@ pub fn sync_span_layer(
     let Some(mesh) = params.span_mesh.as_deref().cloned() else {
         return;
     };
+    if !params.span_support.as_ref().is_none_or(|s| s.available()) {
+        // The device cannot expand boxes: the same boxes as triangles (a distinct version, so
+        // a layer made before the device was checked is made again).
+        let version = version.map(|v| v ^ (1 << 63));
+        sync_layer(params, name, version, || {
+            debug_draw::recast::span_boxes_triangles(&make())
+        });
+        return;
+    }
     retain_layer(params, name, version, |params, root, version| {
         let started = Instant::now();
         let spans = make();

@@ -1,10 +1,14 @@
 //! GPU-expanded span boxes for the voxel views: each heightfield span is one instance of a few
 //! bytes (corner, cell size, top, two colours) that `shaders/voxel_boxes.wgsl` turns into a box
 //! of a unit cube, so no vertex is made per span on the CPU and a stage output is uploaded once.
-//! Adapted from Bevy's custom shader instancing example: one draw call per layer, in the
-//! transparent phase (the boxes are opaque; the phase only orders the draw).
+//! Adapted from Bevy's custom shader instancing example: one draw call per layer (per buffer
+//! the device allows, for layers larger than its biggest buffer), in the transparent phase,
+//! alpha-blended when the layer has translucent colours (the compact views' floor quads, boxes
+//! of no height). A device whose limits cannot take the instance layout is reported once in
+//! the log and the layers fall back to CPU-built triangles ([`SpanBoxSupport`]).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy::camera::visibility::NoFrustumCulling;
 use bevy::core_pipeline::core_3d::{Transparent3d, TransparentSortingInfo3d};
@@ -51,10 +55,13 @@ struct SpanInstance {
 pub struct SpanBoxes {
     boxes: Arc<Vec<SpanInstance>>,
     version: u64,
+    /// Some colour is translucent: the layer is drawn alpha-blended.
+    blended: bool,
 }
 
 impl SpanBoxes {
     pub fn new(spans: &[SpanBox], version: u64) -> Self {
+        let blended = spans.iter().any(|s| s.top_color >> 24 != 0xff);
         let boxes = spans
             .iter()
             .map(|s| SpanInstance {
@@ -67,6 +74,7 @@ impl SpanBoxes {
         Self {
             boxes: Arc::new(boxes),
             version,
+            blended,
         }
     }
 
@@ -92,6 +100,44 @@ impl ExtractComponent for SpanBoxes {
 /// The WGSL of the boxes, compiled into the binary.
 #[derive(Resource, Clone)]
 struct SpanBoxShader(Handle<Shader>);
+
+/// Whether the render device can draw the instanced boxes; shared by the main and render
+/// worlds (the render world learns it at start-up, the main world's layers read it).
+#[derive(Resource, Clone)]
+pub struct SpanBoxSupport(Arc<AtomicBool>);
+
+impl Default for SpanBoxSupport {
+    fn default() -> Self {
+        Self(Arc::new(AtomicBool::new(true)))
+    }
+}
+
+impl SpanBoxSupport {
+    pub fn available(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Vertex buffers and attributes the box pipeline binds: the cube's position, normal and uv,
+/// and the instance's three.
+const NEEDED_VERTEX_BUFFERS: u32 = 2;
+const NEEDED_VERTEX_ATTRIBUTES: u32 = 6;
+
+/// Checks the device once; one without the limits the instances need turns the GPU path off.
+fn check_support(device: Res<RenderDevice>, support: Res<SpanBoxSupport>) {
+    let limits = device.limits();
+    if limits.max_vertex_buffers < NEEDED_VERTEX_BUFFERS
+        || limits.max_vertex_attributes < NEEDED_VERTEX_ATTRIBUTES
+    {
+        warn!(
+            "navlab: the GPU offers {} vertex buffers and {} attributes, the instanced voxel \
+             boxes need {NEEDED_VERTEX_BUFFERS} and {NEEDED_VERTEX_ATTRIBUTES}; voxel views \
+             fall back to CPU-built boxes (slower on large maps)",
+            limits.max_vertex_buffers, limits.max_vertex_attributes
+        );
+        support.0.store(false, Ordering::Relaxed);
+    }
+}
 
 /// A unit cube for the boxes, and the components a span layer's entity needs.
 #[derive(Resource, Clone)]
@@ -124,6 +170,8 @@ impl Plugin for SpanBoxPlugin {
                     "shaders/voxel_boxes.wgsl",
                 ))
             });
+        let support = SpanBoxSupport::default();
+        app.insert_resource(support.clone());
         // Without a renderer (tests over bare asset storage) the layers stay in the main world.
         let Some(shader) = shader.filter(|_| app.get_sub_app(RenderApp).is_some()) else {
             return;
@@ -134,6 +182,8 @@ impl Plugin for SpanBoxPlugin {
         };
         render_app
             .insert_resource(SpanBoxShader(shader))
+            .insert_resource(support)
+            .add_systems(RenderStartup, check_support)
             .add_render_command::<Transparent3d, DrawSpanBoxes>()
             .init_resource::<SpecializedMeshPipelines<SpanBoxPipeline>>()
             .add_systems(RenderStartup, init_pipeline.after(MeshPipelineSystems))
@@ -210,7 +260,7 @@ fn queue_span_boxes(
     pipeline_cache: Res<PipelineCache>,
     meshes: Res<RenderAssets<RenderMesh>>,
     render_mesh_instances: Res<RenderMeshInstances>,
-    layers: Query<(Entity, &MainEntity), With<SpanBoxes>>,
+    layers: Query<(Entity, &MainEntity, &SpanBoxes)>,
     mut phases: ResMut<ViewSortedRenderPhases<Transparent3d>>,
     views: Query<&ExtractedView>,
     view_key_cache: Res<ViewKeyCache>,
@@ -223,18 +273,21 @@ fn queue_span_boxes(
         let Some(&view_key) = view_key_cache.get(&view.retained_view_entity) else {
             continue;
         };
-        for (entity, main_entity) in &layers {
+        for (entity, main_entity, boxes) in &layers {
             let Some(instance) = render_mesh_instances.render_mesh_queue_data(*main_entity) else {
                 continue;
             };
             let Some(mesh) = meshes.get(instance.mesh_asset_id()) else {
                 continue;
             };
-            let key = view_key
+            let mut key = view_key
                 | MeshPipelineKey::from_primitive_topology_and_strip_index(
                     mesh.primitive_topology(),
                     mesh.index_format(),
                 );
+            if boxes.blended {
+                key |= MeshPipelineKey::BLEND_ALPHA;
+            }
             let Ok(pipeline) = pipelines.specialize(&pipeline_cache, &pipeline, key, &mesh.layout)
             else {
                 continue;
@@ -256,11 +309,11 @@ fn queue_span_boxes(
     }
 }
 
-/// A layer's spans on the GPU and the version they came from.
+/// A layer's spans on the GPU, in buffers of at most the device's buffer size, each with its
+/// instance count, and the version they came from.
 #[derive(Component)]
 struct SpanBuffer {
-    buffer: Buffer,
-    length: usize,
+    chunks: Vec<(Buffer, u32)>,
     version: u64,
 }
 
@@ -269,18 +322,26 @@ fn prepare_span_buffers(
     layers: Query<(Entity, &SpanBoxes, Option<&SpanBuffer>)>,
     device: Res<RenderDevice>,
 ) {
+    let per_buffer = (device.limits().max_buffer_size / size_of::<SpanInstance>() as u64)
+        .clamp(1, u64::from(u32::MAX)) as usize;
     for (entity, boxes, uploaded) in &layers {
         if uploaded.is_some_and(|u| u.version == boxes.version) || boxes.boxes.is_empty() {
             continue;
         }
-        let buffer = device.create_buffer_with_data(&BufferInitDescriptor {
-            label: Some("span boxes"),
-            contents: bytemuck::cast_slice(boxes.boxes.as_slice()),
-            usage: BufferUsages::VERTEX,
-        });
+        let chunks = boxes
+            .boxes
+            .chunks(per_buffer)
+            .map(|chunk| {
+                let buffer = device.create_buffer_with_data(&BufferInitDescriptor {
+                    label: Some("span boxes"),
+                    contents: bytemuck::cast_slice(chunk),
+                    usage: BufferUsages::VERTEX,
+                });
+                (buffer, chunk.len() as u32)
+            })
+            .collect();
         commands.entity(entity).insert(SpanBuffer {
-            buffer,
-            length: boxes.boxes.len(),
+            chunks,
             version: boxes.version,
         });
     }
@@ -327,9 +388,7 @@ impl<P: PhaseItem> RenderCommand<P> for DrawInstancedBoxes {
             return RenderCommandResult::Skip;
         };
         pass.set_vertex_buffer(0, vertices.buffer.slice(..));
-        pass.set_vertex_buffer(1, spans.buffer.slice(..));
-        let instances = 0..spans.length as u32;
-        match &gpu_mesh.buffer_info {
+        let indices = match &gpu_mesh.buffer_info {
             RenderMeshBufferInfo::Indexed {
                 index_format,
                 count,
@@ -339,13 +398,18 @@ impl<P: PhaseItem> RenderCommand<P> for DrawInstancedBoxes {
                     return RenderCommandResult::Skip;
                 };
                 pass.set_index_buffer(indices.buffer.slice(..), *index_format);
-                pass.draw_indexed(
-                    indices.range.start..(indices.range.start + count),
-                    vertices.range.start as i32,
-                    instances,
-                );
+                Some(indices.range.start..(indices.range.start + count))
             }
-            RenderMeshBufferInfo::NonIndexed => pass.draw(vertices.range, instances),
+            RenderMeshBufferInfo::NonIndexed => None,
+        };
+        for (buffer, count) in &spans.chunks {
+            pass.set_vertex_buffer(1, buffer.slice(..));
+            match &indices {
+                Some(range) => {
+                    pass.draw_indexed(range.clone(), vertices.range.start as i32, 0..*count)
+                }
+                None => pass.draw(vertices.range.clone(), 0..*count),
+            }
         }
         RenderCommandResult::Success
     }

@@ -1,0 +1,96 @@
+//! How far a long build has got, for a progress bar: the stage running (k of n) and, for tiled
+//! work, tiles done of total. Kept in atomics, so the build's threads write it while the
+//! viewer's frame reads it, without locks.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A build's progress, shared between the build and whoever shows it.
+#[derive(Debug, Default)]
+pub struct BuildProgress {
+    /// The running stage's index in its pipeline, plus one (0: none yet).
+    stage: AtomicUsize,
+    /// The first stage of this run and the number of stages in the pipeline.
+    first_stage: AtomicUsize,
+    stage_count: AtomicUsize,
+    tiles_done: AtomicUsize,
+    tiles_total: AtomicUsize,
+}
+
+/// What a progress bar shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProgressView {
+    /// Index of the running stage in its pipeline.
+    pub stage: Option<usize>,
+    /// The running stage's number in this run and the run's stage count (both from 1).
+    pub step: Option<(usize, usize)>,
+    /// Tiles done of total, when the work is tiled.
+    pub tiles: Option<(usize, usize)>,
+}
+
+impl BuildProgress {
+    /// A run of the stages `first..count` of a pipeline begins.
+    pub fn start_run(&self, first: usize, count: usize) {
+        self.first_stage.store(first, Ordering::Relaxed);
+        self.stage_count.store(count, Ordering::Relaxed);
+    }
+
+    /// Stage `index` of the pipeline starts.
+    pub fn start_stage(&self, index: usize) {
+        self.stage.store(index + 1, Ordering::Relaxed);
+    }
+
+    /// `done` of `total` tiles are built (any thread may call it, in any order of `done`: the
+    /// highest count wins).
+    pub fn tiles(&self, done: usize, total: usize) {
+        self.tiles_total.store(total, Ordering::Relaxed);
+        self.tiles_done.fetch_max(done, Ordering::Relaxed);
+    }
+
+    pub fn view(&self) -> ProgressView {
+        let stage = self.stage.load(Ordering::Relaxed).checked_sub(1);
+        let (first, count) = (
+            self.first_stage.load(Ordering::Relaxed),
+            self.stage_count.load(Ordering::Relaxed),
+        );
+        let total = self.tiles_total.load(Ordering::Relaxed);
+        ProgressView {
+            stage,
+            step: stage
+                .filter(|&s| s >= first && s < count)
+                .map(|s| (s - first + 1, count - first)),
+            tiles: (total > 0).then(|| (self.tiles_done.load(Ordering::Relaxed), total)),
+        }
+    }
+}
+
+impl ProgressView {
+    /// The part done, tiles first (they move smoothly), else stages begun.
+    pub fn fraction(&self) -> Option<f32> {
+        match (self.tiles, self.step) {
+            (Some((done, total)), _) => Some(done as f32 / total as f32),
+            (None, Some((k, n))) => Some((k - 1) as f32 / n as f32),
+            (None, None) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_count_from_the_run_start_and_tiles_keep_the_highest_count() {
+        let progress = BuildProgress::default();
+        assert_eq!(progress.view(), ProgressView::default());
+        assert_eq!(progress.view().fraction(), None);
+        progress.start_run(2, 10);
+        progress.start_stage(4);
+        let view = progress.view();
+        assert_eq!((view.stage, view.step), (Some(4), Some((3, 8))));
+        assert_eq!(view.fraction(), Some(0.25));
+        progress.tiles(5, 20);
+        progress.tiles(3, 20);
+        assert_eq!(progress.view().tiles, Some((5, 20)));
+        assert_eq!(progress.view().fraction(), Some(0.25));
+    }
+}
