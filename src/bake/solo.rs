@@ -451,7 +451,7 @@ impl Build {
                     &self.mesh.tris,
                     &mut areas,
                 )?;
-                rasterize::rasterize_triangles(
+                rasterize::rasterize_triangles_parallel(
                     ctx,
                     &self.mesh.verts,
                     &self.mesh.tris,

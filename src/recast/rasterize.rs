@@ -9,6 +9,8 @@ use std::cmp::Ordering;
 use std::fmt::Display;
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 use crate::math::{clamp_i32, fmax, fmin, vcross, vmax, vmin, vnormalize, vsub};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
@@ -200,6 +202,144 @@ fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
     result
 }
 
+/// Fewest grid rows per band of [`rasterize_triangles_parallel`]: thinner bands would spend
+/// more on clipping the rows before them than they save.
+const MIN_BAND_ROWS: i32 = 32;
+
+/// [`rasterize_triangles`] on rayon's threads, for a heightfield with no spans yet (spans
+/// already there are an error).
+///
+/// The grid is cut into bands of rows; each band rasterizes, in input order, every triangle
+/// reaching it into a heightfield of its own, so each column receives the same spans in the
+/// same order as in one pass. The bands' spans are then written into one pool column by column
+/// (x fastest, each column bottom to top, no free slots): the heightfield, pool included, is the
+/// same whatever the number of bands or threads. Only the pool's layout differs from
+/// [`rasterize_triangles`], whose pool follows the order spans were added in.
+pub fn rasterize_triangles_parallel(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    tris: &[i32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    const STAGE: &str = "rcRasterizeTriangles";
+    check_triangle_arrays(ctx, STAGE, tris.len(), areas.len())?;
+    if !hf.pool.is_empty() {
+        return Err(fail(
+            ctx,
+            STAGE,
+            "the heightfield already has spans.".into(),
+        ));
+    }
+    // The triangles before a bad index are rasterized, as in one pass.
+    let valid = tris
+        .chunks_exact(3)
+        .position(|tri| corner_values(verts, tri).is_none())
+        .unwrap_or(tris.len() / 3);
+    ctx.start_timer(TimerLabel::RasterizeTriangles);
+    let result = rasterize_bands(verts, &tris[..valid * 3], areas, hf, flag_merge_threshold);
+    ctx.stop_timer(TimerLabel::RasterizeTriangles);
+    if let Err(spans) = result {
+        ctx.error(format!("{STAGE}: Out of memory."));
+        return Err(out_of_memory(hf, spans));
+    }
+    match tris.chunks_exact(3).nth(valid) {
+        Some(tri) => corners(ctx, STAGE, verts, tri, valid).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// The bands of [`rasterize_triangles_parallel`], joined into `hf`; on failure, the number of
+/// spans reached.
+fn rasterize_bands(
+    verts: &[f32],
+    tris: &[i32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<(), usize> {
+    let (w, h) = (hf.width.max(0), hf.height.max(0));
+    let bands = rayon::current_num_threads() as i32 * 4;
+    let band_rows = ((h + bands - 1) / bands).max(MIN_BAND_ROWS);
+    let rasterize_band = |first_row: i32| -> Result<Heightfield, usize> {
+        let rows = band_rows.min(h - first_row);
+        let mut band =
+            Heightfield::try_new(w, rows, hf.bmin, hf.bmax, hf.cs, hf.ch).map_err(|_| 0usize)?;
+        let mut rasterizer = Rasterizer::for_rows(&band, h, first_row);
+        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
+            // Indices were checked by the caller.
+            let [v0, v1, v2] = corner_values(verts, tri).unwrap_or_default();
+            rasterizer
+                .triangle(&mut band, &v0, &v1, &v2, area, flag_merge_threshold)
+                .map_err(|PoolFull| band.pool.len())?;
+        }
+        Ok(band)
+    };
+    let bands: Vec<Heightfield> = (0..h)
+        .step_by(band_rows as usize)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(rasterize_band)
+        .collect::<Result<_, _>>()?;
+
+    // Each band's spans go to a slice of the pool starting at the band's running span count.
+    let counts: Vec<usize> = bands.iter().map(|band| band.span_counts().0).collect();
+    let total: usize = counts.iter().sum();
+    if u32::try_from(total).is_err() {
+        return Err(total);
+    }
+    let unused = Span {
+        smin: 0,
+        smax: 0,
+        area: NULL_AREA,
+        next: NO_SPAN,
+    };
+    let mut pool = crate::memory::try_filled(total, unused, String::new).map_err(|_| total)?;
+    let mut slices = Vec::with_capacity(bands.len());
+    let (mut rest, mut base) = (pool.as_mut_slice(), 0);
+    for &count in &counts {
+        let (slice, tail) = rest.split_at_mut(count);
+        slices.push((slice, base as u32));
+        (rest, base) = (tail, base + count);
+    }
+    hf.columns
+        .par_chunks_mut((band_rows * w).max(1) as usize)
+        .zip(slices)
+        .zip(&bands)
+        .for_each(|((heads, (slice, base)), band)| {
+            write_column_by_column(band, heads, slice, base);
+        });
+    hf.pool = pool;
+    hf.free_head = NO_SPAN;
+    Ok(())
+}
+
+/// Writes the spans of `band` into `pool` column by column, each bottom to top, as pool
+/// indices from `base`, and each column's lowest into `heads`.
+fn write_column_by_column(band: &Heightfield, heads: &mut [u32], pool: &mut [Span], base: u32) {
+    let mut next = 0usize;
+    for (head, &band_head) in heads.iter_mut().zip(&band.columns) {
+        let mut index = band_head;
+        if index != NO_SPAN {
+            *head = base + next as u32;
+        }
+        while index != NO_SPAN {
+            let span = band.pool[index as usize];
+            next += 1;
+            pool[next - 1] = Span {
+                next: if span.next == NO_SPAN {
+                    NO_SPAN
+                } else {
+                    base + next as u32
+                },
+                ..span
+            };
+            index = span.next;
+        }
+    }
+}
+
 /// The span pool cannot take another span: it would not fit in memory, or its `u32` indices
 /// are used up (Recast runs out of memory there).
 #[derive(Debug)]
@@ -208,7 +348,11 @@ struct PoolFull;
 /// Logs Recast's out-of-memory error and reports how large the span pool has grown.
 fn pool_full(ctx: &mut BuildContext, stage: &'static str, hf: &Heightfield) -> NavlabError {
     ctx.error(format!("{stage}: Out of memory."));
-    let spans = hf.pool.len();
+    out_of_memory(hf, hf.pool.len())
+}
+
+/// The error of a heightfield whose pool could not grow past `spans` spans.
+fn out_of_memory(hf: &Heightfield, spans: usize) -> NavlabError {
     let bytes = crate::memory::bytes_of::<Span>(spans.saturating_mul(2))
         .saturating_add(crate::memory::bytes_of::<u32>(hf.columns.len()));
     NavlabError::OutOfMemory {
@@ -251,14 +395,9 @@ fn corners<I: Copy + TryInto<usize> + Display>(
     tri: &[I],
     t: usize,
 ) -> Result<[[f32; 3]; 3]> {
-    let corner = |index: I| -> Option<[f32; 3]> {
-        let i: usize = index.try_into().ok()?;
-        let v = verts.get(i.checked_mul(3)?..)?.get(..3)?;
-        Some([v[0], v[1], v[2]])
-    };
-    match (corner(tri[0]), corner(tri[1]), corner(tri[2])) {
-        (Some(v0), Some(v1), Some(v2)) => Ok([v0, v1, v2]),
-        _ => {
+    match corner_values(verts, tri) {
+        Some(corners) => Ok(corners),
+        None => {
             let message = format!(
                 "Triangle {t} ({}, {}, {}) refers to a vertex outside 0..{}.",
                 tri[0],
@@ -269,6 +408,16 @@ fn corners<I: Copy + TryInto<usize> + Display>(
             Err(fail(ctx, stage, message))
         }
     }
+}
+
+/// The corners of the triangle with indices `tri`, or `None` when one is out of range.
+fn corner_values<I: Copy + TryInto<usize>>(verts: &[f32], tri: &[I]) -> Option<[[f32; 3]; 3]> {
+    let corner = |index: I| -> Option<[f32; 3]> {
+        let i: usize = index.try_into().ok()?;
+        let v = verts.get(i.checked_mul(3)?..)?.get(..3)?;
+        Some([v[0], v[1], v[2]])
+    };
+    Some([corner(tri[0])?, corner(tri[1])?, corner(tri[2])?])
 }
 
 /// The smallest normal y of a walkable triangle: cos of the slope limit.
@@ -370,6 +519,10 @@ struct Rasterizer {
     cs: f32,
     inverse_cs: f32,
     inverse_ch: f32,
+    /// Rows of the whole grid: triangles are clipped against all of them.
+    grid_height: i32,
+    /// The grid row of the target heightfield's first row (non-zero for a band of rows).
+    first_row: i32,
     /// The triangle part not yet cut into rows (current and next).
     remaining: [Poly3; 2],
     /// The part of the current row not yet cut into cells (current and next).
@@ -378,12 +531,20 @@ struct Rasterizer {
 
 impl Rasterizer {
     fn new(hf: &Heightfield) -> Self {
+        Self::for_rows(hf, hf.height, 0)
+    }
+
+    /// A rasterizer into `band`, which holds rows `first_row..` of a grid of `grid_height`
+    /// rows with `band`'s bounds and cell sizes.
+    fn for_rows(band: &Heightfield, grid_height: i32, first_row: i32) -> Self {
         Self {
-            bmin: hf.bmin,
-            bmax: hf.bmax,
-            cs: hf.cs,
-            inverse_cs: 1.0 / hf.cs,
-            inverse_ch: 1.0 / hf.ch,
+            bmin: band.bmin,
+            bmax: band.bmax,
+            cs: band.cs,
+            inverse_cs: 1.0 / band.cs,
+            inverse_ch: 1.0 / band.ch,
+            grid_height,
+            first_row,
             remaining: [[[0.0; 3]; CLIP_BUFFER]; 2],
             rows: [[[0.0; 2]; CLIP_BUFFER]; 2],
         }
@@ -404,8 +565,9 @@ impl Rasterizer {
         area: u8,
         flag_merge_threshold: i32,
     ) -> Result<(), PoolFull> {
-        let (w, h) = (hf.width, hf.height);
-        if w <= 0 || h <= 0 {
+        let (w, h) = (hf.width, self.grid_height);
+        let first_row = self.first_row;
+        if w <= 0 || h <= 0 || hf.height <= 0 {
             return Ok(());
         }
         let (bmin, bmax, cs) = (self.bmin, self.bmax, self.cs);
@@ -423,7 +585,10 @@ impl Rasterizer {
 
         // Row -1 is clipped too, so that the part before the grid is cut off properly.
         let z0 = clamp_i32(((tri_min[2] - bmin[2]) * inverse_cs) as i32, -1, h - 1);
-        let z1 = clamp_i32(((tri_max[2] - bmin[2]) * inverse_cs) as i32, 0, h - 1);
+        // Rows past the target's are not needed; the ones before it are clipped (and skipped)
+        // so that the target's rows get the very values a whole-grid pass gives them.
+        let z1 = clamp_i32(((tri_max[2] - bmin[2]) * inverse_cs) as i32, 0, h - 1)
+            .min(first_row + hf.height - 1);
 
         let [remaining, next_remaining] = &mut self.remaining;
         let (mut remaining, mut next_remaining) = (remaining, next_remaining);
@@ -440,7 +605,7 @@ impl Rasterizer {
                 split_row(remaining, remaining_count, cell_z + cs, row, next_remaining);
             std::mem::swap(&mut remaining, &mut next_remaining);
             remaining_count = rest_count;
-            if row_count < 3 || z < 0 {
+            if row_count < 3 || z < first_row {
                 continue;
             }
 
@@ -503,7 +668,7 @@ impl Rasterizer {
                     smin + 1,
                     max_height,
                 );
-                let column = (x + z * w) as usize;
+                let column = (x + (z - first_row) * w) as usize;
                 insert_span(
                     hf,
                     column,

@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::memory::try_filled;
@@ -357,6 +358,61 @@ fn watershed(
     Ok(())
 }
 
+/// Stack entries per task of a parallel expansion step: smaller stacks (and all stacks on one
+/// thread) run on the calling thread. The result does not depend on it.
+const PARALLEL_CHUNK: usize = 16 * 1024;
+
+/// The state one expansion step reads.
+struct Step<'a> {
+    links: &'a SpanLinks,
+    regs: &'a [u16],
+    dists: &'a [u16],
+    areas: &'a [u8],
+}
+
+impl Step<'_> {
+    /// Lets each span of `stack` join the same-area neighbour region whose seed is nearest,
+    /// pushing what it finds to `assignments`; returns the number of spans left without one.
+    fn run(&self, stack: &mut [u32], assignments: &mut Vec<Assignment>) -> usize {
+        let mut failed = 0;
+        for span in stack.iter_mut() {
+            if *span == DONE {
+                failed += 1;
+                continue;
+            }
+            let i = *span as usize;
+            let mut region = self.regs[i];
+            let mut best_dist = u16::MAX;
+            let area = self.areas[i];
+            for dir in 0..4 {
+                let Some(ai) = self.links.get(i, dir) else {
+                    continue;
+                };
+                if self.areas[ai] != area {
+                    continue;
+                }
+                let nr = self.regs[ai];
+                if nr > 0 && nr & BORDER_REG == 0 && (self.dists[ai] as u32 + 2) < best_dist as u32
+                {
+                    region = nr;
+                    best_dist = self.dists[ai] + 2;
+                }
+            }
+            if region != 0 {
+                *span = DONE;
+                assignments.push(Assignment {
+                    span: i,
+                    region,
+                    dist: best_dist,
+                });
+            } else {
+                failed += 1;
+            }
+        }
+        failed
+    }
+}
+
 impl Watershed {
     /// Distributes the spans without a region into the level stacks: stack `k` gets the spans
     /// whose distance level is `k` two-level steps below `start_level` (higher ones go to stack
@@ -421,45 +477,7 @@ impl Watershed {
 
         let mut iter = 0;
         while !stack.is_empty() {
-            let mut failed = 0;
-            self.assignments.clear();
-            for span in stack.iter_mut() {
-                if *span == DONE {
-                    failed += 1;
-                    continue;
-                }
-                let i = *span as usize;
-                let mut region = self.regs[i];
-                let mut best_dist = u16::MAX;
-                let area = chf.areas[i];
-                for dir in 0..4 {
-                    let Some(ai) = self.links.get(i, dir) else {
-                        continue;
-                    };
-                    if chf.areas[ai] != area {
-                        continue;
-                    }
-                    let nr = self.regs[ai];
-                    if nr > 0
-                        && nr & BORDER_REG == 0
-                        && (self.dists[ai] as u32 + 2) < best_dist as u32
-                    {
-                        region = nr;
-                        best_dist = self.dists[ai] + 2;
-                    }
-                }
-                if region != 0 {
-                    *span = DONE;
-                    self.assignments.push(Assignment {
-                        span: i,
-                        region,
-                        dist: best_dist,
-                    });
-                } else {
-                    failed += 1;
-                }
-            }
-
+            let failed = self.expand_step(chf, stack);
             for a in &self.assignments {
                 self.regs[a.span] = a.region;
                 self.dists[a.span] = a.dist;
@@ -475,6 +493,37 @@ impl Watershed {
                 }
             }
         }
+    }
+
+    /// One expansion step: finds the region each span of `stack` joins, marks those spans
+    /// [`DONE`], fills `self.assignments` in stack order and returns how many spans stayed
+    /// without a region. The step reads only the state before it, so big stacks are split into
+    /// chunks for rayon's threads; the chunks' assignments are concatenated in stack order.
+    fn expand_step(&mut self, chf: &CompactHeightfield, stack: &mut [u32]) -> usize {
+        let step = Step {
+            links: &self.links,
+            regs: &self.regs,
+            dists: &self.dists,
+            areas: &chf.areas,
+        };
+        self.assignments.clear();
+        if stack.len() <= PARALLEL_CHUNK || rayon::current_num_threads() == 1 {
+            return step.run(stack, &mut self.assignments);
+        }
+        let chunks: Vec<(Vec<Assignment>, usize)> = stack
+            .par_chunks_mut(PARALLEL_CHUNK)
+            .map(|chunk| {
+                let mut assignments = Vec::new();
+                let failed = step.run(chunk, &mut assignments);
+                (assignments, failed)
+            })
+            .collect();
+        let mut failed = 0;
+        for (assignments, chunk_failed) in chunks {
+            self.assignments.extend(assignments);
+            failed += chunk_failed;
+        }
+        failed
     }
 
     /// Floods a new region `region` from span `seed` over connected same-area spans at or above
