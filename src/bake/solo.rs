@@ -466,7 +466,7 @@ impl Build {
                 self.intermediates_held = match self.retention {
                     Retention::Final => false,
                     Retention::Everything => {
-                        let copies = intermediate_copies_bytes(&hf);
+                        let copies = intermediate_copies_bytes(&hf, rasterized);
                         let fits = copies <= INTERMEDIATE_BUDGET;
                         if !fits {
                             ctx.warning(format!(
@@ -698,15 +698,16 @@ fn take_or_copy<T: Clone>(slot: &mut Arc<T>, held: bool, empty: impl FnOnce() ->
 }
 
 /// The memory [`Retention::Everything`] spends beyond [`Retention::Final`] after rasterizing
-/// `hf`: a second heightfield and two more compact heightfields, estimated from the span pool
-/// (every span walkable, the upper bound).
-fn intermediate_copies_bytes(hf: &Heightfield) -> u64 {
+/// `hf` into `spans` spans: a second heightfield and two more compact heightfields (every span
+/// walkable, the upper bound). Counted from the spans rather than the pool, whose free slots
+/// depend on how many threads rasterized.
+fn intermediate_copies_bytes(hf: &Heightfield, spans: usize) -> u64 {
     use crate::memory::bytes_of;
     use crate::recast::compact::{CompactCell, CompactSpan};
-    let heightfield = bytes_of::<crate::recast::heightfield::Span>(hf.pool.len())
-        + bytes_of::<u32>(hf.columns.len());
-    let compact = bytes_of::<CompactSpan>(hf.pool.len())
-        + bytes_of::<u8>(hf.pool.len())
+    let heightfield =
+        bytes_of::<crate::recast::heightfield::Span>(spans) + bytes_of::<u32>(hf.columns.len());
+    let compact = bytes_of::<CompactSpan>(spans)
+        + bytes_of::<u8>(spans)
         + bytes_of::<CompactCell>(hf.columns.len());
     heightfield + 2 * compact
 }

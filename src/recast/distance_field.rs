@@ -3,6 +3,8 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
+use rayon::prelude::*;
+
 use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
@@ -11,6 +13,8 @@ use crate::{NavlabError, Result};
 /// Distances at or below this value (in half-cells) are left unblurred, so thin corridors keep
 /// their exact border distance.
 const BLUR_THRESHOLD: u16 = 2;
+/// Fewest spans per task of the per-span passes; the result does not depend on it.
+const SPANS_PER_TASK: usize = 16 * 1024;
 
 /// Computes `chf.dist` (blurred border distance per span, in units of half a cell: 2 per straight
 /// step, 3 per diagonal step) and `chf.max_distance` (the largest distance before blurring).
@@ -156,16 +160,23 @@ impl SpanLinks {
     }
 }
 
-/// Sets the distance of every border span to zero (the others are already `u16::MAX`).
+/// Sets the distance of every border span to zero (the others are already `u16::MAX`), span
+/// by span on rayon's threads.
 fn mark_borders(links: &SpanLinks, areas: &[u8], dist: &mut [u16]) {
-    for ((l, &area), d) in links.all().iter().zip(areas).zip(dist.iter_mut()) {
-        let enclosed = l
-            .iter()
-            .all(|&n| n != SpanLinks::NONE && areas[n as usize] == area);
-        if !enclosed {
-            *d = 0;
-        }
-    }
+    links
+        .all()
+        .par_iter()
+        .zip(areas)
+        .zip(dist)
+        .with_min_len(SPANS_PER_TASK)
+        .for_each(|((l, &area), d)| {
+            let enclosed = l
+                .iter()
+                .all(|&n| n != SpanLinks::NONE && areas[n as usize] == area);
+            if !enclosed {
+                *d = 0;
+            }
+        });
 }
 
 /// Lowers `dist[i]` to the distance through `from` plus `step`, if that is shorter.
@@ -213,26 +224,30 @@ fn relax_span<const A: usize, const A2: usize, const B: usize, const B2: usize>(
 }
 
 /// Averages each span's distance with its eight neighbours (missing ones count as the span
-/// itself), leaving spans close to a border untouched.
+/// itself), leaving spans close to a border untouched; span by span on rayon's threads.
 fn box_blur(links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
-    for (i, d) in dst.iter_mut().enumerate() {
-        let own = src[i];
-        *d = if own <= BLUR_THRESHOLD {
-            own
-        } else {
-            let own = own as u32;
-            let mut sum = own;
-            for dir in 0..4 {
-                sum += match links.get(i, dir) {
-                    Some(a) => {
-                        src[a] as u32 + links.get(a, (dir + 1) & 3).map_or(own, |aa| src[aa] as u32)
-                    }
-                    None => own * 2,
-                };
-            }
-            ((sum + 5) / 9) as u16
-        };
-    }
+    dst.par_iter_mut()
+        .enumerate()
+        .with_min_len(SPANS_PER_TASK)
+        .for_each(|(i, d)| {
+            let own = src[i];
+            *d = if own <= BLUR_THRESHOLD {
+                own
+            } else {
+                let own = own as u32;
+                let mut sum = own;
+                for dir in 0..4 {
+                    sum += match links.get(i, dir) {
+                        Some(a) => {
+                            src[a] as u32
+                                + links.get(a, (dir + 1) & 3).map_or(own, |aa| src[aa] as u32)
+                        }
+                        None => own * 2,
+                    };
+                }
+                ((sum + 5) / 9) as u16
+            };
+        });
 }
 
 #[cfg(test)]

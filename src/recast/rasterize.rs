@@ -209,12 +209,11 @@ const MIN_BAND_ROWS: i32 = 32;
 /// [`rasterize_triangles`] on rayon's threads, for a heightfield with no spans yet (spans
 /// already there are an error).
 ///
-/// The grid is cut into bands of rows; each band rasterizes, in input order, every triangle
-/// reaching it into a heightfield of its own, so each column receives the same spans in the
-/// same order as in one pass. The bands' spans are then written into one pool column by column
-/// (x fastest, each column bottom to top, no free slots): the heightfield, pool included, is the
-/// same whatever the number of bands or threads. Only the pool's layout differs from
-/// [`rasterize_triangles`], whose pool follows the order spans were added in.
+/// The grid is cut into bands of rows, a few per thread; each band rasterizes, in input order,
+/// every triangle reaching it into a heightfield of its own, so each column receives the same
+/// spans in the same order as in one pass, and the bands' pools are joined in band order. The
+/// columns are therefore the same whatever the number of threads; the pool's layout (which no
+/// later stage reads) follows the bands, and on one thread it is [`rasterize_triangles`]'s.
 pub fn rasterize_triangles_parallel(
     ctx: &mut BuildContext,
     verts: &[f32],
@@ -260,16 +259,28 @@ fn rasterize_bands(
     flag_merge_threshold: i32,
 ) -> Result<(), usize> {
     let (w, h) = (hf.width.max(0), hf.height.max(0));
+    // Indices were checked by the caller.
+    let corners_of = |tri: &[i32]| corner_values(verts, tri).unwrap_or_default();
+    // A few bands per thread even out bands of unequal work.
     let bands = rayon::current_num_threads() as i32 * 4;
     let band_rows = ((h + bands - 1) / bands).max(MIN_BAND_ROWS);
+    if band_rows >= h {
+        let mut rasterizer = Rasterizer::new(hf);
+        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
+            let [v0, v1, v2] = corners_of(tri);
+            rasterizer
+                .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
+                .map_err(|PoolFull| hf.pool.len())?;
+        }
+        return Ok(());
+    }
     let rasterize_band = |first_row: i32| -> Result<Heightfield, usize> {
         let rows = band_rows.min(h - first_row);
         let mut band =
             Heightfield::try_new(w, rows, hf.bmin, hf.bmax, hf.cs, hf.ch).map_err(|_| 0usize)?;
         let mut rasterizer = Rasterizer::for_rows(&band, h, first_row);
         for (tri, &area) in tris.chunks_exact(3).zip(areas) {
-            // Indices were checked by the caller.
-            let [v0, v1, v2] = corner_values(verts, tri).unwrap_or_default();
+            let [v0, v1, v2] = corners_of(tri);
             rasterizer
                 .triangle(&mut band, &v0, &v1, &v2, area, flag_merge_threshold)
                 .map_err(|PoolFull| band.pool.len())?;
@@ -283,61 +294,63 @@ fn rasterize_bands(
         .map(rasterize_band)
         .collect::<Result<_, _>>()?;
 
-    // Each band's spans go to a slice of the pool starting at the band's running span count.
-    let counts: Vec<usize> = bands.iter().map(|band| band.span_counts().0).collect();
-    let total: usize = counts.iter().sum();
-    if u32::try_from(total).is_err() {
+    // Band k's pool indices move up by the pool sizes of the bands before it.
+    let mut offsets = Vec::with_capacity(bands.len());
+    let mut total = 0usize;
+    for band in &bands {
+        offsets.push(total as u32);
+        total += band.pool.len();
+    }
+    if total >= NO_SPAN as usize {
         return Err(total);
     }
-    let unused = Span {
-        smin: 0,
-        smax: 0,
-        area: NULL_AREA,
-        next: NO_SPAN,
+    let moved = |index: u32, offset: u32| {
+        if index == NO_SPAN {
+            NO_SPAN
+        } else {
+            index + offset
+        }
     };
-    let mut pool = crate::memory::try_filled(total, unused, String::new).map_err(|_| total)?;
-    let mut slices = Vec::with_capacity(bands.len());
-    let (mut rest, mut base) = (pool.as_mut_slice(), 0);
-    for &count in &counts {
-        let (slice, tail) = rest.split_at_mut(count);
-        slices.push((slice, base as u32));
-        (rest, base) = (tail, base + count);
-    }
     hf.columns
         .par_chunks_mut((band_rows * w).max(1) as usize)
-        .zip(slices)
         .zip(&bands)
-        .for_each(|((heads, (slice, base)), band)| {
-            write_column_by_column(band, heads, slice, base);
+        .zip(&offsets)
+        .for_each(|((heads, band), &offset)| {
+            for (head, &band_head) in heads.iter_mut().zip(&band.columns) {
+                *head = moved(band_head, offset);
+            }
         });
-    hf.pool = pool;
-    hf.free_head = NO_SPAN;
-    Ok(())
-}
-
-/// Writes the spans of `band` into `pool` column by column, each bottom to top, as pool
-/// indices from `base`, and each column's lowest into `heads`.
-fn write_column_by_column(band: &Heightfield, heads: &mut [u32], pool: &mut [Span], base: u32) {
-    let mut next = 0usize;
-    for (head, &band_head) in heads.iter_mut().zip(&band.columns) {
-        let mut index = band_head;
-        if index != NO_SPAN {
-            *head = base + next as u32;
+    // The pools follow each other in band order (the first band's becomes the whole pool), and
+    // so do the free lists.
+    let mut pool: Vec<Span> = Vec::new();
+    let (mut free_head, mut free_tail): (u32, Option<usize>) = (NO_SPAN, None);
+    for (band, offset) in bands.into_iter().zip(offsets) {
+        if pool.is_empty() {
+            pool = band.pool;
+        } else {
+            pool.extend(band.pool.iter().map(|span| Span {
+                next: moved(span.next, offset),
+                ..*span
+            }));
         }
-        while index != NO_SPAN {
-            let span = band.pool[index as usize];
-            next += 1;
-            pool[next - 1] = Span {
-                next: if span.next == NO_SPAN {
-                    NO_SPAN
-                } else {
-                    base + next as u32
-                },
-                ..span
-            };
-            index = span.next;
+        pool.try_reserve_exact(total - pool.len())
+            .map_err(|_| total)?;
+        let head = moved(band.free_head, offset);
+        if head != NO_SPAN {
+            match free_tail {
+                None => free_head = head,
+                Some(tail) => pool[tail].next = head,
+            }
+            let mut tail = head as usize;
+            while pool[tail].next != NO_SPAN {
+                tail = pool[tail].next as usize;
+            }
+            free_tail = Some(tail);
         }
     }
+    hf.pool = pool;
+    hf.free_head = free_head;
+    Ok(())
 }
 
 /// The span pool cannot take another span: it would not fit in memory, or its `u32` indices

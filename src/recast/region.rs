@@ -360,7 +360,7 @@ fn watershed(
 
 /// Stack entries per task of a parallel expansion step: smaller stacks (and all stacks on one
 /// thread) run on the calling thread. The result does not depend on it.
-const PARALLEL_CHUNK: usize = 16 * 1024;
+const PARALLEL_CHUNK: usize = 4 * 1024;
 
 /// The state one expansion step reads.
 struct Step<'a> {
