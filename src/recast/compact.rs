@@ -145,10 +145,10 @@ const MAX_LAYERS: usize = NOT_CONNECTED as usize - 1;
 /// Grid rows per task of the parallel passes below; the result does not depend on it.
 const ROWS_PER_TASK: usize = 16;
 
-/// Builds the compact heightfield in three passes over bands of rows, each band on any of
-/// rayon's threads: count the walkable spans, write each band's cells and spans from its running
-/// span count, then link every span to its neighbours (a link depends only on the floors and
-/// heights of the two columns, which linking never changes).
+/// Builds the compact heightfield in passes over bands of rows, each band on any of rayon's
+/// threads: count the walkable spans, write each band's cells and spans from its running span
+/// count, then link neighbour columns. A link depends only on the floors and heights of its two
+/// columns, which linking never changes, so the order the pairs are linked in does not matter.
 fn build(
     ctx: &mut BuildContext,
     walkable_height: i32,
