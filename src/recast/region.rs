@@ -372,15 +372,16 @@ struct Step<'a> {
 
 impl Step<'_> {
     /// Lets each span of `stack` join the same-area neighbour region whose seed is nearest,
-    /// pushing what it finds to `assignments`; returns the number of spans left without one.
+    /// pushing what it finds to `assignments`, and moves the spans left without one, in order,
+    /// to the front of `stack`; returns their number.
     fn run(&self, stack: &mut [u32], assignments: &mut Vec<Assignment>) -> usize {
-        let mut failed = 0;
-        for span in stack.iter_mut() {
-            if *span == DONE {
-                failed += 1;
+        let mut kept = 0;
+        for k in 0..stack.len() {
+            let span = stack[k];
+            if span == DONE {
                 continue;
             }
-            let i = *span as usize;
+            let i = span as usize;
             let mut region = self.regs[i];
             let mut best_dist = u16::MAX;
             let area = self.areas[i];
@@ -399,17 +400,17 @@ impl Step<'_> {
                 }
             }
             if region != 0 {
-                *span = DONE;
                 assignments.push(Assignment {
                     span: i,
                     region,
                     dist: best_dist,
                 });
             } else {
-                failed += 1;
+                stack[kept] = span;
+                kept += 1;
             }
         }
-        failed
+        kept
     }
 }
 
@@ -477,13 +478,13 @@ impl Watershed {
 
         let mut iter = 0;
         while !stack.is_empty() {
-            let failed = self.expand_step(chf, stack);
+            self.expand_step(chf, stack);
             for a in &self.assignments {
                 self.regs[a.span] = a.region;
                 self.dists[a.span] = a.dist;
             }
 
-            if failed == stack.len() {
+            if self.assignments.is_empty() {
                 break;
             }
             if level > 0 {
@@ -495,11 +496,13 @@ impl Watershed {
         }
     }
 
-    /// One expansion step: finds the region each span of `stack` joins, marks those spans
-    /// [`DONE`], fills `self.assignments` in stack order and returns how many spans stayed
-    /// without a region. The step reads only the state before it, so big stacks are split into
-    /// chunks for rayon's threads; the chunks' assignments are concatenated in stack order.
-    fn expand_step(&mut self, chf: &CompactHeightfield, stack: &mut [u32]) -> usize {
+    /// One expansion step: finds the region each span of `stack` joins, fills
+    /// `self.assignments` in stack order and leaves in `stack`, in order, only the spans still
+    /// without a region (every later use of the stack skips the others, so dropping them
+    /// changes nothing but the time later steps take). The step reads only the state before it,
+    /// so big stacks are split into chunks for rayon's threads; the chunks' assignments and
+    /// spans are joined in stack order.
+    fn expand_step(&mut self, chf: &CompactHeightfield, stack: &mut Vec<u32>) {
         let step = Step {
             links: &self.links,
             regs: &self.regs,
@@ -508,22 +511,26 @@ impl Watershed {
         };
         self.assignments.clear();
         if stack.len() <= PARALLEL_CHUNK || rayon::current_num_threads() == 1 {
-            return step.run(stack, &mut self.assignments);
+            let kept = step.run(stack, &mut self.assignments);
+            stack.truncate(kept);
+            return;
         }
         let chunks: Vec<(Vec<Assignment>, usize)> = stack
             .par_chunks_mut(PARALLEL_CHUNK)
             .map(|chunk| {
                 let mut assignments = Vec::new();
-                let failed = step.run(chunk, &mut assignments);
-                (assignments, failed)
+                let kept = step.run(chunk, &mut assignments);
+                (assignments, kept)
             })
             .collect();
-        let mut failed = 0;
-        for (assignments, chunk_failed) in chunks {
+        let mut end = 0;
+        for (chunk, (assignments, kept)) in chunks.into_iter().enumerate() {
             self.assignments.extend(assignments);
-            failed += chunk_failed;
+            let start = chunk * PARALLEL_CHUNK;
+            stack.copy_within(start..start + kept, end);
+            end += kept;
         }
-        failed
+        stack.truncate(end);
     }
 
     /// Floods a new region `region` from span `seed` over connected same-area spans at or above
