@@ -20,6 +20,15 @@
 //! What a build holds on to is its [`Retention`]: the viewer keeps every stage (within
 //! [`INTERMEDIATE_BUDGET`]), `navlab bake` only what the later stages need, so that a big map
 //! needs one heightfield or one compact heightfield at a time instead of five copies.
+//!
+//! The stages run on rayon's current pool (the global one, sized by `RAYON_NUM_THREADS`, or one
+//! a caller `install`s): rasterization by bands of rows, the ledge filter, the compact
+//! heightfield, the distance field's per-span passes, the watershed's expansion steps, the
+//! contours' boundary marking and the detail meshes are split into parts whose results are
+//! joined in order, so every output is the same on any number of threads (only the span pool's
+//! layout follows the rasterization bands; on one thread it is the sequential one). The rest,
+//! whose steps depend on each other (the chamfer sweeps, erosion, region floods and merges,
+//! contour walks, the poly mesh), stays sequential.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
