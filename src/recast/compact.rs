@@ -368,32 +368,53 @@ impl Linker {
     ) -> usize {
         let mut max_layer_index = 0;
         for z in rows.clone() {
+            let last_row = z + 1 == rows.end;
             for x in 0..w {
                 let column = x + z * w;
                 let cell = cells[column];
                 if cell.count == 0 {
                     continue;
                 }
-                let mut neighbours = [None, None];
                 if x + 1 < w {
-                    neighbours[0] = Some((cells[column + 1], 2));
+                    let neighbour = cells[column + 1];
+                    self.link_later(spans, base, cell, neighbour, 2, &mut max_layer_index);
                 }
-                if z + 1 < rows.end {
-                    neighbours[1] = Some((cells[column + w], 1));
-                }
-                for (neighbour, dir) in neighbours.into_iter().flatten() {
-                    if neighbour.count == 0 {
-                        continue;
-                    }
-                    // A neighbour at higher x or z comes later in the span array.
-                    let (here, there) = spans.split_at_mut(neighbour.index as usize - base);
-                    let a = &mut here[cell.index as usize - base..][..cell.count as usize];
-                    let b = &mut there[..neighbour.count as usize];
-                    self.link(a, b, dir, &mut max_layer_index);
+                if !last_row {
+                    let neighbour = cells[column + w];
+                    self.link_later(spans, base, cell, neighbour, 1, &mut max_layer_index);
                 }
             }
         }
         max_layer_index
+    }
+
+    /// [`Self::link`] for column `a` and its neighbour `b` at higher x or z, which comes later
+    /// in `spans` (from span index `base`).
+    #[inline(always)]
+    fn link_later(
+        &self,
+        spans: &mut [CompactSpan],
+        base: usize,
+        a: CompactCell,
+        b: CompactCell,
+        dir: usize,
+        max_layer_index: &mut usize,
+    ) {
+        if b.count == 0 {
+            return;
+        }
+        let (i, j) = (a.index as usize - base, b.index as usize - base);
+        if a.count == 1 && b.count == 1 {
+            // The test is symmetric: one span each links both ways or not at all.
+            if self.connects(&spans[i], &spans[j]) {
+                set_layer(&mut spans[i].con, dir, 0);
+                set_layer(&mut spans[j].con, (dir + 2) & 3, 0);
+            }
+            return;
+        }
+        let (here, there) = spans.split_at_mut(j);
+        let a = &mut here[i..i + a.count as usize];
+        self.link(a, &mut there[..b.count as usize], dir, max_layer_index);
     }
 
     /// Links the columns of row `z` (spans `below`, from span index `below_base`) to those of
