@@ -20,6 +20,15 @@
 //! What a build holds on to is its [`Retention`]: the viewer keeps every stage (within
 //! [`INTERMEDIATE_BUDGET`]), `navlab bake` only what the later stages need, so that a big map
 //! needs one heightfield or one compact heightfield at a time instead of five copies.
+//!
+//! The stages run on rayon's current pool (the global one, sized by `RAYON_NUM_THREADS`, or one
+//! a caller `install`s): rasterization by bands of rows, the ledge filter, the compact
+//! heightfield, the distance field's per-span passes, the watershed's expansion steps, the
+//! contours' boundary marking and the detail meshes are split into parts whose results are
+//! joined in order, so every output is the same on any number of threads (only the span pool's
+//! layout follows the rasterization bands; on one thread it is the sequential one). The rest,
+//! whose steps depend on each other (the chamfer sweeps, erosion, region floods and merges,
+//! contour walks, the poly mesh), stays sequential.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -451,7 +460,7 @@ impl Build {
                     &self.mesh.tris,
                     &mut areas,
                 )?;
-                rasterize::rasterize_triangles(
+                rasterize::rasterize_triangles_parallel(
                     ctx,
                     &self.mesh.verts,
                     &self.mesh.tris,
@@ -466,7 +475,7 @@ impl Build {
                 self.intermediates_held = match self.retention {
                     Retention::Final => false,
                     Retention::Everything => {
-                        let copies = intermediate_copies_bytes(&hf);
+                        let copies = intermediate_copies_bytes(&hf, rasterized);
                         let fits = copies <= INTERMEDIATE_BUDGET;
                         if !fits {
                             ctx.warning(format!(
@@ -698,15 +707,16 @@ fn take_or_copy<T: Clone>(slot: &mut Arc<T>, held: bool, empty: impl FnOnce() ->
 }
 
 /// The memory [`Retention::Everything`] spends beyond [`Retention::Final`] after rasterizing
-/// `hf`: a second heightfield and two more compact heightfields, estimated from the span pool
-/// (every span walkable, the upper bound).
-fn intermediate_copies_bytes(hf: &Heightfield) -> u64 {
+/// `hf` into `spans` spans: a second heightfield and two more compact heightfields (every span
+/// walkable, the upper bound). Counted from the spans rather than the pool, whose free slots
+/// depend on how many threads rasterized.
+fn intermediate_copies_bytes(hf: &Heightfield, spans: usize) -> u64 {
     use crate::memory::bytes_of;
     use crate::recast::compact::{CompactCell, CompactSpan};
-    let heightfield = bytes_of::<crate::recast::heightfield::Span>(hf.pool.len())
-        + bytes_of::<u32>(hf.columns.len());
-    let compact = bytes_of::<CompactSpan>(hf.pool.len())
-        + bytes_of::<u8>(hf.pool.len())
+    let heightfield =
+        bytes_of::<crate::recast::heightfield::Span>(spans) + bytes_of::<u32>(hf.columns.len());
+    let compact = bytes_of::<CompactSpan>(spans)
+        + bytes_of::<u8>(spans)
         + bytes_of::<CompactCell>(hf.columns.len());
     heightfield + 2 * compact
 }

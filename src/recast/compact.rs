@@ -1,7 +1,9 @@
 //! The compact heightfield: only the open space above walkable spans, stored column-major in
 //! flat arrays, with 6-bit links to the neighbouring spans (Recast's `rcCompactHeightfield`).
 
-use crate::memory::try_with_capacity;
+use rayon::prelude::*;
+
+use crate::memory::try_filled;
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN};
 use crate::{NavlabError, Result, recast::NULL_AREA};
@@ -140,6 +142,13 @@ const OPEN_SKY: i32 = 0xffff;
 /// The highest neighbour layer index a 6-bit connection can hold.
 const MAX_LAYERS: usize = NOT_CONNECTED as usize - 1;
 
+/// Grid rows per task of the parallel passes below; the result does not depend on it.
+const ROWS_PER_TASK: usize = 16;
+
+/// Builds the compact heightfield in passes over bands of rows, each band on any of rayon's
+/// threads: count the walkable spans, write each band's cells and spans from its running span
+/// count, then link neighbour columns. A link depends only on the floors and heights of its two
+/// columns, which linking never changes, so the order the pairs are linked in does not matter.
 fn build(
     ctx: &mut BuildContext,
     walkable_height: i32,
@@ -147,93 +156,115 @@ fn build(
     hf: &Heightfield,
 ) -> Result<CompactHeightfield> {
     let (width, height) = (hf.width, hf.height);
-    // Counting the walkable spans first would cost a pass: the pool bounds them, and the
-    // excess capacity is given back below.
-    if u32::try_from(hf.pool.len()).is_err() {
-        let span_count = hf.walkable_span_count();
-        if u32::try_from(span_count).is_err() {
-            let message = format!("Out of memory 'chf.spans' ({span_count})");
-            ctx.error(format!("rcBuildCompactHeightfield: {message}"));
-            return Err(NavlabError::Stage {
-                stage: "rcBuildCompactHeightfield",
-                message,
-            });
+    let (w, h) = (width.max(0) as usize, height.max(0) as usize);
+    let band_cells = (ROWS_PER_TASK * w).max(1);
+    let walkable_in = |&head: &u32| {
+        let mut count = 0;
+        let mut index = head;
+        while index != NO_SPAN {
+            let span = &hf.pool[index as usize];
+            count += usize::from(span.area != NULL_AREA);
+            index = span.next;
         }
+        count
+    };
+    let row_counts: Vec<usize> = hf
+        .columns
+        .par_chunks(w.max(1))
+        .map(|heads| heads.iter().map(walkable_in).sum())
+        .collect();
+    let counts: Vec<usize> = row_counts
+        .chunks(ROWS_PER_TASK)
+        .map(|rows| rows.iter().sum())
+        .collect();
+    let span_count: usize = counts.iter().sum();
+    if u32::try_from(span_count).is_err() {
+        let message = format!("Out of memory 'chf.spans' ({span_count})");
+        ctx.error(format!("rcBuildCompactHeightfield: {message}"));
+        return Err(NavlabError::Stage {
+            stage: "rcBuildCompactHeightfield",
+            message,
+        });
     }
     let mut bmax = hf.bmax;
     bmax[1] += walkable_height as f32 * hf.ch;
 
-    let what = || {
-        format!(
-            "the compact heightfield of {width} x {height} cells and up to {} spans",
-            hf.pool.len()
-        )
+    let what =
+        || format!("the compact heightfield of {width} x {height} cells and {span_count} spans");
+    let unlinked = CompactSpan {
+        con: UNLINKED,
+        ..CompactSpan::default()
     };
-    let mut spans = try_with_capacity(hf.pool.len(), what)?;
-    let mut areas = try_with_capacity(hf.pool.len(), what)?;
-    let mut cells: Vec<CompactCell> = try_with_capacity(hf.columns.len(), what)?;
-    cells.extend(hf.columns.iter().map(|&head| {
-        // Empty columns keep index 0; columns with only unwalkable spans get the running
-        // index.
-        if head == NO_SPAN {
-            return CompactCell::default();
-        }
-        let index = spans.len() as u32;
-        let mut span = &hf.pool[head as usize];
-        loop {
-            let above = (span.next != NO_SPAN).then(|| &hf.pool[span.next as usize]);
-            if span.area != NULL_AREA {
-                let bottom = i32::from(span.smax);
-                let top = above.map_or(OPEN_SKY, |above| i32::from(above.smin));
-                spans.push(CompactSpan {
-                    y: span.smax,
-                    reg: 0,
-                    con: UNLINKED,
-                    h: (top - bottom).clamp(0, 0xff) as u8,
-                });
-                areas.push(span.area);
-            }
-            match above {
-                Some(above) => span = above,
-                None => break,
-            }
-        }
-        CompactCell {
-            index,
-            count: spans.len() as u32 - index,
-        }
-    }));
+    let mut spans = try_filled(span_count, unlinked, what)?;
+    let mut areas = try_filled(span_count, NULL_AREA, what)?;
+    let mut cells = try_filled(hf.columns.len(), CompactCell::default(), what)?;
+    let mut bases = Vec::with_capacity(counts.len());
+    let mut base = 0;
+    for &count in &counts {
+        bases.push(base);
+        base += count;
+    }
+    let mut band_spans = split_by_counts(&mut spans, &counts);
+    let band_areas = split_by_counts(&mut areas, &counts);
+    cells
+        .par_chunks_mut(band_cells)
+        .zip(hf.columns.par_chunks(band_cells))
+        .zip(band_spans.par_iter_mut().zip(band_areas).zip(&bases))
+        .for_each(|((cells, heads), ((spans, areas), &base))| {
+            fill_band(hf, heads, cells, spans, areas, base as u32);
+        });
 
-    // Every pair of neighbour columns is linked both ways at once, from the column with the
-    // lower x or z; links start out as "not connected".
+    // Each pair of neighbour columns is linked both ways at once, from the column with the
+    // lower x or z: first the pairs within each band, then those across band boundaries (the
+    // last row of a band and the first of the next), each band or boundary on any thread.
     let linker = Linker {
         walkable_height,
         walkable_climb,
     };
-    let (w, h) = (width.max(0) as usize, height.max(0) as usize);
-    let mut max_layer_index = 0;
-    for z in 0..h {
-        for x in 0..w {
-            let column = x + z * w;
-            let cell = cells[column];
-            if cell.count == 0 {
-                continue;
-            }
-            if x + 1 < w {
-                linker.link(&mut spans, cell, cells[column + 1], 2, &mut max_layer_index);
-            }
-            if z + 1 < h {
-                linker.link(&mut spans, cell, cells[column + w], 1, &mut max_layer_index);
-            }
+    let rows_of = |band: usize| band * ROWS_PER_TASK..((band + 1) * ROWS_PER_TASK).min(h);
+    let within = band_spans
+        .par_iter_mut()
+        .zip(&bases)
+        .enumerate()
+        .map(|(band, (spans, &base))| linker.link_band(&cells, spans, base, w, rows_of(band)))
+        .max()
+        .unwrap_or(0);
+    let band_count = band_spans.len();
+    let (mut lasts, mut firsts) = (Vec::new(), Vec::new());
+    for (band, spans) in band_spans.into_iter().enumerate() {
+        let rows = rows_of(band);
+        let first_len = if band > 0 { row_counts[rows.start] } else { 0 };
+        let last_len = if band + 1 < band_count {
+            row_counts[rows.end - 1]
+        } else {
+            0
+        };
+        let (first, rest) = spans.split_at_mut(first_len);
+        let rest_len = rest.len();
+        let (_, last) = rest.split_at_mut(rest_len - last_len);
+        if band > 0 {
+            firsts.push((first, bases[band]));
+        }
+        if band + 1 < band_count {
+            lasts.push((last, bases[band] + counts[band] - last_len));
         }
     }
+    let across = lasts
+        .into_par_iter()
+        .zip(firsts)
+        .enumerate()
+        .map(|(band, (below, above))| {
+            let z = rows_of(band).end - 1;
+            linker.link_rows(&cells, below, above, w, z)
+        })
+        .max()
+        .unwrap_or(0);
+    let max_layer_index = within.max(across);
     if max_layer_index > MAX_LAYERS {
         ctx.error(format!(
             "rcBuildCompactHeightfield: Heightfield has too many layers {max_layer_index} (max: {MAX_LAYERS})"
         ));
     }
-    spans.shrink_to_fit();
-    areas.shrink_to_fit();
 
     Ok(CompactHeightfield {
         width,
@@ -254,6 +285,59 @@ fn build(
     })
 }
 
+/// `items` cut into consecutive slices of `counts` items.
+fn split_by_counts<'a, T>(mut items: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
+    counts
+        .iter()
+        .map(|&count| {
+            let (band, rest) = std::mem::take(&mut items).split_at_mut(count);
+            items = rest;
+            band
+        })
+        .collect()
+}
+
+/// Writes the cells of columns `heads` and the open space above their walkable spans, the first
+/// at span index `base`.
+fn fill_band(
+    hf: &Heightfield,
+    heads: &[u32],
+    cells: &mut [CompactCell],
+    spans: &mut [CompactSpan],
+    areas: &mut [u8],
+    base: u32,
+) {
+    let mut next = 0;
+    for (cell, &head) in cells.iter_mut().zip(heads) {
+        // Empty columns keep index 0; columns with only unwalkable spans get the running
+        // index.
+        if head == NO_SPAN {
+            continue;
+        }
+        let first = next;
+        let mut span = &hf.pool[head as usize];
+        loop {
+            let above = (span.next != NO_SPAN).then(|| &hf.pool[span.next as usize]);
+            if span.area != NULL_AREA {
+                let bottom = i32::from(span.smax);
+                let top = above.map_or(OPEN_SKY, |above| i32::from(above.smin));
+                spans[next].y = span.smax;
+                spans[next].h = (top - bottom).clamp(0, 0xff) as u8;
+                areas[next] = span.area;
+                next += 1;
+            }
+            match above {
+                Some(above) => span = above,
+                None => break,
+            }
+        }
+        *cell = CompactCell {
+            index: base + first as u32,
+            count: (next - first) as u32,
+        };
+    }
+}
+
 /// A span's connections before any link is found: [`NOT_CONNECTED`] in every direction.
 const UNLINKED: u32 = 0xff_ffff;
 
@@ -263,13 +347,54 @@ struct Linker {
     walkable_climb: i32,
 }
 
+/// The spans of `cell` within `spans`, which start at span index `base`.
+#[inline]
+fn column_in(spans: &mut [CompactSpan], base: usize, cell: CompactCell) -> &mut [CompactSpan] {
+    let first = cell.index as usize - base;
+    &mut spans[first..first + cell.count as usize]
+}
+
 impl Linker {
-    /// Links the spans of column `a` to those of its neighbour `b` in direction `dir`, and
-    /// back. Layers too deep to encode raise `max_layer_index` instead.
+    /// Links the columns of `rows` (a grid `w` cells wide) whose spans are `spans` (from span
+    /// index `base`) to their +x neighbours and, but in the last row, their +z ones. Returns the
+    /// deepest layer too deep to encode, or 0.
+    fn link_band(
+        &self,
+        cells: &[CompactCell],
+        spans: &mut [CompactSpan],
+        base: usize,
+        w: usize,
+        rows: std::ops::Range<usize>,
+    ) -> usize {
+        let mut max_layer_index = 0;
+        for z in rows.clone() {
+            let last_row = z + 1 == rows.end;
+            for x in 0..w {
+                let column = x + z * w;
+                let cell = cells[column];
+                if cell.count == 0 {
+                    continue;
+                }
+                if x + 1 < w {
+                    let neighbour = cells[column + 1];
+                    self.link_later(spans, base, cell, neighbour, 2, &mut max_layer_index);
+                }
+                if !last_row {
+                    let neighbour = cells[column + w];
+                    self.link_later(spans, base, cell, neighbour, 1, &mut max_layer_index);
+                }
+            }
+        }
+        max_layer_index
+    }
+
+    /// [`Self::link`] for column `a` and its neighbour `b` at higher x or z, which comes later
+    /// in `spans` (from span index `base`).
     #[inline(always)]
-    fn link(
+    fn link_later(
         &self,
         spans: &mut [CompactSpan],
+        base: usize,
         a: CompactCell,
         b: CompactCell,
         dir: usize,
@@ -278,42 +403,70 @@ impl Linker {
         if b.count == 0 {
             return;
         }
-        let back = (dir + 2) & 3;
-        let (a_first, b_first) = (a.index as usize, b.index as usize);
+        let (i, j) = (a.index as usize - base, b.index as usize - base);
         if a.count == 1 && b.count == 1 {
             // The test is symmetric: one span each links both ways or not at all.
-            if self.connects(&spans[a_first], &spans[b_first]) {
-                set_layer(&mut spans[a_first], dir, 0);
-                set_layer(&mut spans[b_first], back, 0);
+            if self.connects(&spans[i], &spans[j]) {
+                set_layer(&mut spans[i].con, dir, 0);
+                set_layer(&mut spans[j].con, (dir + 2) & 3, 0);
             }
             return;
         }
-        self.link_layers(spans, a, b, dir, max_layer_index);
+        let (here, there) = spans.split_at_mut(j);
+        let a = &mut here[i..i + a.count as usize];
+        self.link(a, &mut there[..b.count as usize], dir, max_layer_index);
     }
 
-    /// [`Self::link`] for columns with several spans.
-    fn link_layers(
+    /// Links the columns of row `z` (spans `below`, from span index `below_base`) to those of
+    /// row `z + 1` (`above`, from `above_base`).
+    fn link_rows(
         &self,
-        spans: &mut [CompactSpan],
-        a: CompactCell,
-        b: CompactCell,
+        cells: &[CompactCell],
+        (below, below_base): (&mut [CompactSpan], usize),
+        (above, above_base): (&mut [CompactSpan], usize),
+        w: usize,
+        z: usize,
+    ) -> usize {
+        let mut max_layer_index = 0;
+        for x in 0..w {
+            let (cell, neighbour) = (cells[x + z * w], cells[x + (z + 1) * w]);
+            if cell.count == 0 || neighbour.count == 0 {
+                continue;
+            }
+            let a = column_in(below, below_base, cell);
+            let b = column_in(above, above_base, neighbour);
+            self.link(a, b, 1, &mut max_layer_index);
+        }
+        max_layer_index
+    }
+
+    /// Links the spans `a` of a column to those, `b`, of its neighbour in direction `dir`, and
+    /// back. Layers too deep to encode raise `max_layer_index` instead.
+    #[inline(always)]
+    fn link(
+        &self,
+        a: &mut [CompactSpan],
+        b: &mut [CompactSpan],
         dir: usize,
         max_layer_index: &mut usize,
     ) {
         let back = (dir + 2) & 3;
-        let (a_first, b_first) = (a.index as usize, b.index as usize);
-        let a_spans = a_first..a_first + a.count as usize;
-        let b_spans = b_first..b_first + b.count as usize;
-        for (from, to, dir) in [
-            (a_spans.clone(), b_spans.clone(), dir),
-            (b_spans, a_spans, back),
-        ] {
-            for i in from {
-                if let Some(layer) =
-                    self.first_layer(&spans[i], &spans[to.clone()], max_layer_index)
-                {
-                    set_layer(&mut spans[i], dir, layer);
-                }
+        if let ([a], [b]) = (&mut *a, &mut *b) {
+            // The test is symmetric: one span each links both ways or not at all.
+            if self.connects(a, b) {
+                set_layer(&mut a.con, dir, 0);
+                set_layer(&mut b.con, back, 0);
+            }
+            return;
+        }
+        for span in a.iter_mut() {
+            if let Some(layer) = self.first_layer(span, b, max_layer_index) {
+                set_layer(&mut span.con, dir, layer);
+            }
+        }
+        for span in b.iter_mut() {
+            if let Some(layer) = self.first_layer(span, a, max_layer_index) {
+                set_layer(&mut span.con, back, layer);
             }
         }
     }
@@ -349,10 +502,10 @@ impl Linker {
     }
 }
 
-/// Sets the link of a still unlinked direction.
+/// Sets the link of a still unlinked direction in packed links `con`.
 #[inline]
-fn set_layer(span: &mut CompactSpan, dir: usize, layer: u32) {
-    span.con ^= (NOT_CONNECTED ^ layer) << (dir * 6);
+fn set_layer(con: &mut u32, dir: usize, layer: u32) {
+    *con ^= (NOT_CONNECTED ^ layer) << (dir * 6);
 }
 
 #[cfg(test)]

@@ -257,6 +257,17 @@ impl BuildContext {
         self.started = [None; TimerLabel::ALL.len()];
     }
 
+    /// A context for one part of a stage run on another thread: it logs if this one does and
+    /// times nothing (the stage's timer covers its parts). [`BuildContext::absorb`] the parts
+    /// in order to get the log of one pass.
+    pub fn for_task(&self) -> Self {
+        Self {
+            log_enabled: self.log_enabled,
+            timers_enabled: false,
+            ..Self::new()
+        }
+    }
+
     /// Adds another context's log lines and timer totals to this one (used when tiles or
     /// partial rebuilds run with their own context).
     pub fn absorb(&mut self, other: BuildContext) {

@@ -1,5 +1,7 @@
 //! Region outlines: traced raw contours and their simplified versions (Recast's `rcContourSet`).
 
+use rayon::prelude::*;
+
 use crate::error::{NavlabError, Result};
 use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
@@ -237,12 +239,36 @@ struct WalkStart {
 /// contour walk must visit. Spans outside any region, or in the tile border, get 0; so do spans
 /// cut off on all four sides, whose one-cell outline no walk reaches and none is kept for.
 /// Also lists, in span order, the spans left with edges: where [`build_contours`] starts walks.
+///
+/// Bands of rows are marked on rayon's threads, each listing its starts with their edges.
 fn mark_region_boundaries(chf: &CompactHeightfield) -> Result<(Vec<u8>, Vec<WalkStart>)> {
     let mut edge_flags = try_filled(chf.spans.len(), 0u8, || chf.describe("contour edge flags"))?;
+    let band_starts: Vec<Vec<(WalkStart, u8)>> = (0..chf.height.max(0))
+        .step_by(ROWS_PER_TASK)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|first| boundaries_in_rows(chf, first..(first + ROWS_PER_TASK as i32).min(chf.height)))
+        .collect();
+    let mut starts = Vec::with_capacity(band_starts.iter().map(Vec::len).sum());
+    for (start, open) in band_starts.into_iter().flatten() {
+        edge_flags[start.span as usize] = open;
+        starts.push(start);
+    }
+    Ok((edge_flags, starts))
+}
+
+/// Grid rows per task of [`mark_region_boundaries`]; the result does not depend on it.
+const ROWS_PER_TASK: usize = 16;
+
+/// The spans of grid rows `rows` with region edges to walk, in span order, with their edges.
+fn boundaries_in_rows(
+    chf: &CompactHeightfield,
+    rows: std::ops::Range<i32>,
+) -> Vec<(WalkStart, u8)> {
     let mut starts = Vec::new();
     let width = chf.width as usize;
     let steps = cell_steps(chf);
-    for z in 0..chf.height {
+    for z in rows {
         let row = z as usize * width;
         for x in 0..chf.width {
             let c = row + x as usize;
@@ -266,13 +292,12 @@ fn mark_region_boundaries(chf: &CompactHeightfield) -> Result<(Vec<u8>, Vec<Walk
                     }
                 }
                 if open != 0 && open != 0xf {
-                    edge_flags[i as usize] = open;
-                    starts.push(WalkStart { x, z, span: i });
+                    starts.push((WalkStart { x, z, span: i }, open));
                 }
             }
         }
     }
-    Ok((edge_flags, starts))
+    starts
 }
 
 /// Region id combined with area id, so that corners between two areas are told apart.

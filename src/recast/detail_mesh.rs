@@ -1,6 +1,8 @@
 //! The detail mesh: per polygon, a triangle mesh that follows the surface height (Recast's
 //! `rcPolyMeshDetail`).
 
+use rayon::prelude::*;
+
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::poly_mesh::PolyMesh;
@@ -1543,6 +1545,22 @@ pub fn build_poly_mesh_detail(
     result
 }
 
+/// Polygons per task of the parallel detail build; the result does not depend on it.
+const POLYS_PER_TASK: usize = 16;
+
+/// The detail meshes of consecutive polygons, built on one of rayon's threads.
+struct DetailPart {
+    /// Their log lines.
+    ctx: BuildContext,
+    /// Per polygon: its vertex and triangle counts.
+    counts: Vec<[usize; 2]>,
+    verts: Vec<f32>,
+    tris: Vec<u8>,
+}
+
+/// Builds the polygons' detail meshes in parts of [`POLYS_PER_TASK`] on rayon's threads (each
+/// polygon's mesh depends only on the polygon and the heightfield), then joins the parts and
+/// their logs in polygon order.
 fn build_details(
     ctx: &mut BuildContext,
     mesh: &PolyMesh,
@@ -1572,61 +1590,83 @@ fn build_details(
         verts: Vec::with_capacity(vert_capacity * 3),
         tris: Vec::with_capacity(vert_capacity * 2 * 4),
     };
-    let mut scratch = DetailScratch::default();
+    let task_ctx = ctx.for_task();
+    let parts: Vec<DetailPart> = bounds
+        .par_chunks(POLYS_PER_TASK)
+        .enumerate()
+        .map_init(DetailScratch::default, |scratch, (chunk, bounds)| {
+            let mut part = DetailPart {
+                ctx: task_ctx.clone(),
+                counts: Vec::with_capacity(bounds.len()),
+                verts: Vec::new(),
+                tris: Vec::new(),
+            };
+            for (k, poly_bounds) in bounds.iter().enumerate() {
+                let i = chunk * POLYS_PER_TASK + k;
+                let poly = mesh.poly(i);
+                let npoly = poly[..mesh.nvp]
+                    .iter()
+                    .take_while(|&&v| v != MESH_NULL_IDX)
+                    .count();
+                let poly = &poly[..npoly];
 
-    for (i, poly_bounds) in bounds.iter().enumerate() {
-        let poly = mesh.poly(i);
-        let npoly = poly[..mesh.nvp]
-            .iter()
-            .take_while(|&&v| v != MESH_NULL_IDX)
-            .count();
-        let poly = &poly[..npoly];
+                scratch.poly.clear();
+                scratch.poly.extend(poly.iter().map(|&vi| {
+                    let v = &mesh.verts[usize::from(vi) * 3..usize::from(vi) * 3 + 3];
+                    [
+                        f32::from(v[0]) * cs,
+                        f32::from(v[1]) * ch,
+                        f32::from(v[2]) * cs,
+                    ]
+                }));
 
-        scratch.poly.clear();
-        scratch.poly.extend(poly.iter().map(|&vi| {
-            let v = &mesh.verts[usize::from(vi) * 3..usize::from(vi) * 3 + 3];
-            [
-                f32::from(v[0]) * cs,
-                f32::from(v[1]) * ch,
-                f32::from(v[2]) * cs,
-            ]
-        }));
+                scratch.patch.reset(poly_bounds, UNSET_HEIGHT);
+                gather_heights(
+                    &mut part.ctx,
+                    chf,
+                    mesh,
+                    poly,
+                    mesh.regs[i],
+                    &mut scratch.patch,
+                    &mut scratch.queue,
+                );
 
-        scratch.patch.reset(poly_bounds, UNSET_HEIGHT);
-        gather_heights(
-            ctx,
-            chf,
-            mesh,
-            poly,
-            mesh.regs[i],
-            &mut scratch.patch,
-            &mut scratch.queue,
-        );
+                build_poly_detail(&mut part.ctx, scratch, &sampling);
 
-        build_poly_detail(ctx, &mut scratch, &sampling);
+                part.counts.push([scratch.verts.len(), scratch.tris.len()]);
+                // Detail vertices sit one cell height above the voxel floor, in world space.
+                let y_offset = orig[1] + chf.ch;
+                for v in &scratch.verts {
+                    part.verts
+                        .extend([v[0] + orig[0], v[1] + y_offset, v[2] + orig[2]]);
+                }
+                // Vertex indices are below MAX_VERTS and flags use 6 bits, so bytes hold them.
+                for t in &scratch.tris {
+                    part.tris
+                        .extend([t[0] as u8, t[1] as u8, t[2] as u8, t[3] as u8]);
+                }
+            }
+            part
+        })
+        .collect();
 
-        let to_u32 = |n: usize| {
-            u32::try_from(n).map_err(|_| invalid(format!("detail mesh too large ({n}).")))
-        };
-        dmesh.meshes.extend([
-            to_u32(dmesh.nverts())?,
-            to_u32(scratch.verts.len())?,
-            to_u32(dmesh.ntris())?,
-            to_u32(scratch.tris.len())?,
-        ]);
-        // Detail vertices sit one cell height above the voxel floor, in world space.
-        let y_offset = orig[1] + chf.ch;
-        for v in &scratch.verts {
-            dmesh
-                .verts
-                .extend([v[0] + orig[0], v[1] + y_offset, v[2] + orig[2]]);
+    let to_u32 =
+        |n: usize| u32::try_from(n).map_err(|_| invalid(format!("detail mesh too large ({n}).")));
+    for part in parts {
+        ctx.absorb(part.ctx);
+        let (mut vert_base, mut tri_base) = (dmesh.nverts(), dmesh.ntris());
+        for [nverts, ntris] in part.counts {
+            dmesh.meshes.extend([
+                to_u32(vert_base)?,
+                to_u32(nverts)?,
+                to_u32(tri_base)?,
+                to_u32(ntris)?,
+            ]);
+            vert_base += nverts;
+            tri_base += ntris;
         }
-        // Vertex indices are below MAX_VERTS and flags use 6 bits, so bytes hold them.
-        for t in &scratch.tris {
-            dmesh
-                .tris
-                .extend([t[0] as u8, t[1] as u8, t[2] as u8, t[3] as u8]);
-        }
+        dmesh.verts.extend(part.verts);
+        dmesh.tris.extend(part.tris);
     }
     Ok(dmesh)
 }

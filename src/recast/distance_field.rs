@@ -3,14 +3,22 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
+use rayon::prelude::*;
+
 use crate::memory::try_filled;
-use crate::recast::compact::{CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use std::ops::Range;
+
+use crate::recast::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::{NavlabError, Result};
 
 /// Distances at or below this value (in half-cells) are left unblurred, so thin corridors keep
 /// their exact border distance.
 const BLUR_THRESHOLD: u16 = 2;
+/// Fewest spans per task of the per-span passes; the result does not depend on it.
+const SPANS_PER_TASK: usize = 16 * 1024;
+/// Grid rows per task of [`SpanLinks::new`]; the result does not depend on it.
+const ROWS_PER_TASK: usize = 16;
 
 /// Computes `chf.dist` (blurred border distance per span, in units of half a cell: 2 per straight
 /// step, 3 per diagonal step) and `chf.max_distance` (the largest distance before blurring).
@@ -102,17 +110,83 @@ impl SpanLinks {
     const NONE: u32 = u32::MAX;
 
     /// Resolves the links of `chf`; links leading outside the grid count as missing.
+    ///
+    /// Bands of rows whose spans lie in disjoint, increasing parts of the span array (as
+    /// every compact heightfield built here has them) are resolved on rayon's threads.
     pub(crate) fn new(chf: &CompactHeightfield) -> Result<Self> {
         let span_count = chf.spans.len();
-        let width = chf.width.max(0) as usize;
         let mut links = try_filled(span_count, [Self::NONE; 4], || chf.describe("span links"))?;
-        for (cell, c) in chf.cells.iter().enumerate() {
-            let column = c.index as usize..(c.index + c.count) as usize;
-            let (Some(spans), Some(out)) = (chf.spans.get(column.clone()), links.get_mut(column))
-            else {
+        let band_cells = (ROWS_PER_TASK * chf.width.max(0) as usize).max(1);
+        let ranges: Vec<Range<usize>> = chf
+            .cells
+            .par_chunks(band_cells)
+            .map(|cells| {
+                let mut columns = cells.iter().filter_map(|c| Self::column(c, span_count));
+                let first = columns.next().unwrap_or_default();
+                columns.fold(first, |band, column| {
+                    band.start.min(column.start)..band.end.max(column.end)
+                })
+            })
+            .collect();
+        let disjoint = ranges
+            .iter()
+            .filter(|range| !range.is_empty())
+            .try_fold(0, |end, range| (range.start >= end).then_some(range.end))
+            .is_some();
+        if !disjoint {
+            Self::resolve_cells(chf, 0, &mut links, 0);
+            return Ok(Self { links });
+        }
+        let mut previous_end = 0;
+        let mut parts = Vec::with_capacity(ranges.len());
+        let mut rest = links.as_mut_slice();
+        for range in &ranges {
+            if range.is_empty() {
+                parts.push((&mut [][..], 0));
+                continue;
+            }
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(range.start - previous_end);
+            let (part, tail) = tail.split_at_mut(range.len());
+            parts.push((part, range.start));
+            (rest, previous_end) = (tail, range.end);
+        }
+        parts
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(band, (part, first_span))| {
+                Self::resolve_cells(chf, band * band_cells, part, first_span);
+            });
+        Ok(Self { links })
+    }
+
+    /// The span range of cell `c`, if it lies within `span_count` spans.
+    fn column(c: &CompactCell, span_count: usize) -> Option<Range<usize>> {
+        let column = c.index as usize..c.index as usize + c.count as usize;
+        (!column.is_empty() && column.end <= span_count).then_some(column)
+    }
+
+    /// Resolves the links of the spans of the cells from `first_cell` on whose spans lie in
+    /// `out`, which starts at span `first_span`.
+    fn resolve_cells(
+        chf: &CompactHeightfield,
+        first_cell: usize,
+        out: &mut [[u32; 4]],
+        first_span: usize,
+    ) {
+        let width = chf.width.max(0) as usize;
+        let span_count = chf.spans.len();
+        for (cell, c) in chf.cells.iter().enumerate().skip(first_cell) {
+            let Some(column) = Self::column(c, span_count) else {
                 continue;
             };
-            for (span, out) in spans.iter().zip(out) {
+            let Some(out) = column
+                .start
+                .checked_sub(first_span)
+                .and_then(|start| out.get_mut(start..column.end - first_span))
+            else {
+                break;
+            };
+            for (span, out) in chf.spans[column].iter().zip(out) {
                 *out = [
                     Self::resolve::<0>(chf, span, cell, width),
                     Self::resolve::<1>(chf, span, cell, width),
@@ -121,7 +195,6 @@ impl SpanLinks {
                 ];
             }
         }
-        Ok(Self { links })
     }
 
     /// The link of `span` (in `cell`) in direction `DIR`, or [`Self::NONE`].
@@ -156,16 +229,23 @@ impl SpanLinks {
     }
 }
 
-/// Sets the distance of every border span to zero (the others are already `u16::MAX`).
+/// Sets the distance of every border span to zero (the others are already `u16::MAX`), span
+/// by span on rayon's threads.
 fn mark_borders(links: &SpanLinks, areas: &[u8], dist: &mut [u16]) {
-    for ((l, &area), d) in links.all().iter().zip(areas).zip(dist.iter_mut()) {
-        let enclosed = l
-            .iter()
-            .all(|&n| n != SpanLinks::NONE && areas[n as usize] == area);
-        if !enclosed {
-            *d = 0;
-        }
-    }
+    links
+        .all()
+        .par_iter()
+        .zip(areas)
+        .zip(dist)
+        .with_min_len(SPANS_PER_TASK)
+        .for_each(|((l, &area), d)| {
+            let enclosed = l
+                .iter()
+                .all(|&n| n != SpanLinks::NONE && areas[n as usize] == area);
+            if !enclosed {
+                *d = 0;
+            }
+        });
 }
 
 /// Lowers `dist[i]` to the distance through `from` plus `step`, if that is shorter.
@@ -213,26 +293,30 @@ fn relax_span<const A: usize, const A2: usize, const B: usize, const B2: usize>(
 }
 
 /// Averages each span's distance with its eight neighbours (missing ones count as the span
-/// itself), leaving spans close to a border untouched.
+/// itself), leaving spans close to a border untouched; span by span on rayon's threads.
 fn box_blur(links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
-    for (i, d) in dst.iter_mut().enumerate() {
-        let own = src[i];
-        *d = if own <= BLUR_THRESHOLD {
-            own
-        } else {
-            let own = own as u32;
-            let mut sum = own;
-            for dir in 0..4 {
-                sum += match links.get(i, dir) {
-                    Some(a) => {
-                        src[a] as u32 + links.get(a, (dir + 1) & 3).map_or(own, |aa| src[aa] as u32)
-                    }
-                    None => own * 2,
-                };
-            }
-            ((sum + 5) / 9) as u16
-        };
-    }
+    dst.par_iter_mut()
+        .enumerate()
+        .with_min_len(SPANS_PER_TASK)
+        .for_each(|(i, d)| {
+            let own = src[i];
+            *d = if own <= BLUR_THRESHOLD {
+                own
+            } else {
+                let own = own as u32;
+                let mut sum = own;
+                for dir in 0..4 {
+                    sum += match links.get(i, dir) {
+                        Some(a) => {
+                            src[a] as u32
+                                + links.get(a, (dir + 1) & 3).map_or(own, |aa| src[aa] as u32)
+                        }
+                        None => own * 2,
+                    };
+                }
+                ((sum + 5) / 9) as u16
+            };
+        });
 }
 
 #[cfg(test)]

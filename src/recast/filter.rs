@@ -1,6 +1,8 @@
 //! Walkability filters on the solid heightfield (Recast's `RecastFilter.cpp`). Each one only
 //! clears or copies span area ids; the spans themselves stay.
 
+use rayon::prelude::*;
+
 use crate::recast::NULL_AREA;
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN, Span};
@@ -53,47 +55,30 @@ pub fn filter_ledge_spans(
     hf: &mut Heightfield,
 ) {
     ctx.start_timer(TimerLabel::FilterBorder);
-    let (width, height) = (hf.width.max(0) as usize, hf.height.max(0) as usize);
+    let height = hf.height.max(0) as usize;
     let limits = LedgeLimits {
         walkable_height,
         walkable_climb,
     };
-    // The open space of rows z - 1, z and z + 1 at slots (z - 1) % 3, z % 3 and (z + 1) % 3:
-    // three rows stay in cache where a whole-grid summary would not.
-    let mut rows: [RowSpace; 3] = Default::default();
-    if height >= 3 && width >= 3 {
-        rows[0].fill(hf, 0, width, walkable_height);
-        rows[1].fill(hf, width, width, walkable_height);
-    }
-    for z in 0..height {
-        let row = z * width;
-        if z == 0 || z + 1 == height || width < 3 {
-            // A border column has a neighbour outside the grid: a ledge for every span.
-            (row..row + width).for_each(|column| clear_walkable(hf, column));
-            continue;
-        }
-        rows[(z + 1) % 3].fill(hf, row + width, width, walkable_height);
-        let [below, here, above] = [z - 1, z, z + 1].map(|r| &rows[r % 3]);
-        clear_walkable(hf, row);
-        clear_walkable(hf, row + width - 1);
-        for x in 1..width - 1 {
-            let mut index = hf.columns[row + x];
-            while index != NO_SPAN {
-                let span = hf.pool[index as usize];
-                if span.area != NULL_AREA {
-                    let floor = i32::from(span.smax);
-                    let ceiling = span_floor_or_sky(&hf.pool, span.next);
-                    let neighbours = [(here, x - 1), (above, x), (here, x + 1), (below, x)];
-                    if limits.is_ledge(floor, ceiling, neighbours) {
-                        hf.pool[index as usize].area = NULL_AREA;
-                    }
-                }
-                index = span.next;
-            }
-        }
+    // Bands of rows find their ledges on rayon's threads, reading only span heights and the
+    // areas of their own spans, which is all the test reads; the areas change afterwards.
+    let ledges: Vec<Vec<u32>> = (0..height)
+        .step_by(LEDGE_ROWS_PER_TASK)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|first| {
+            let rows = first..(first + LEDGE_ROWS_PER_TASK).min(height);
+            limits.ledges_in_rows(hf, rows)
+        })
+        .collect();
+    for index in ledges.into_iter().flatten() {
+        hf.pool[index as usize].area = NULL_AREA;
     }
     ctx.stop_timer(TimerLabel::FilterBorder);
 }
+
+/// Grid rows per task of the ledge filter; the result does not depend on it.
+const LEDGE_ROWS_PER_TASK: usize = 32;
 
 /// Open space above a span: from its top to the bottom of the span above.
 #[derive(Clone, Copy)]
@@ -171,12 +156,14 @@ impl RowSpace {
     }
 }
 
-/// Marks every span of a column as not walkable.
-fn clear_walkable(hf: &mut Heightfield, column: usize) {
+/// Pushes the walkable spans of a column to `out`.
+fn walkable_spans(hf: &Heightfield, column: usize, out: &mut Vec<u32>) {
     let mut index = hf.columns[column];
     while index != NO_SPAN {
-        let span = &mut hf.pool[index as usize];
-        span.area = NULL_AREA;
+        let span = &hf.pool[index as usize];
+        if span.area != NULL_AREA {
+            out.push(index);
+        }
         index = span.next;
     }
 }
@@ -191,6 +178,49 @@ struct LedgeLimits {
 }
 
 impl LedgeLimits {
+    /// The walkable spans of grid rows `rows` that are ledges (border columns have a
+    /// neighbour outside the grid: a ledge for every span).
+    fn ledges_in_rows(&self, hf: &Heightfield, rows: std::ops::Range<usize>) -> Vec<u32> {
+        let (width, height) = (hf.width.max(0) as usize, hf.height.max(0) as usize);
+        let mut ledges = Vec::new();
+        // The open space of rows z - 1, z and z + 1 at slots (z - 1) % 3, z % 3 and
+        // (z + 1) % 3: three rows stay in cache where a whole-grid summary would not.
+        let mut space: [RowSpace; 3] = Default::default();
+        if height >= 3 && width >= 3 {
+            let before = rows.start.max(1) - 1;
+            for r in before..before + 2 {
+                space[r % 3].fill(hf, r * width, width, self.walkable_height);
+            }
+        }
+        for z in rows {
+            let row = z * width;
+            if z == 0 || z + 1 == height || width < 3 {
+                (row..row + width).for_each(|column| walkable_spans(hf, column, &mut ledges));
+                continue;
+            }
+            space[(z + 1) % 3].fill(hf, row + width, width, self.walkable_height);
+            let [below, here, above] = [z - 1, z, z + 1].map(|r| &space[r % 3]);
+            walkable_spans(hf, row, &mut ledges);
+            walkable_spans(hf, row + width - 1, &mut ledges);
+            for x in 1..width - 1 {
+                let mut index = hf.columns[row + x];
+                while index != NO_SPAN {
+                    let span = hf.pool[index as usize];
+                    if span.area != NULL_AREA {
+                        let floor = i32::from(span.smax);
+                        let ceiling = span_floor_or_sky(&hf.pool, span.next);
+                        let neighbours = [(here, x - 1), (above, x), (here, x + 1), (below, x)];
+                        if self.is_ledge(floor, ceiling, neighbours) {
+                            ledges.push(index);
+                        }
+                    }
+                    index = span.next;
+                }
+            }
+        }
+        ledges
+    }
+
     /// Whether a walkable span with open space `floor..ceiling` above it, inside the grid, is a
     /// ledge or on too steep a slope, given its `neighbours` columns.
     fn is_ledge(&self, floor: i32, ceiling: i32, neighbours: [(&RowSpace, usize); 4]) -> bool {

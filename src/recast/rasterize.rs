@@ -9,6 +9,8 @@ use std::cmp::Ordering;
 use std::fmt::Display;
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 use crate::math::{clamp_i32, fmax, fmin, vcross, vmax, vmin, vnormalize, vsub};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
@@ -200,6 +202,157 @@ fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
     result
 }
 
+/// Fewest grid rows per band of [`rasterize_triangles_parallel`]: thinner bands would spend
+/// more on clipping the rows before them than they save.
+const MIN_BAND_ROWS: i32 = 32;
+
+/// [`rasterize_triangles`] on rayon's threads, for a heightfield with no spans yet (spans
+/// already there are an error).
+///
+/// The grid is cut into bands of rows, a few per thread; each band rasterizes, in input order,
+/// every triangle reaching it into a heightfield of its own, so each column receives the same
+/// spans in the same order as in one pass, and the bands' pools are joined in band order. The
+/// columns are therefore the same whatever the number of threads; the pool's layout (which no
+/// later stage reads) follows the bands, and on one thread it is [`rasterize_triangles`]'s.
+pub fn rasterize_triangles_parallel(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    tris: &[i32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<()> {
+    const STAGE: &str = "rcRasterizeTriangles";
+    check_triangle_arrays(ctx, STAGE, tris.len(), areas.len())?;
+    if !hf.pool.is_empty() {
+        return Err(fail(
+            ctx,
+            STAGE,
+            "the heightfield already has spans.".into(),
+        ));
+    }
+    // The triangles before a bad index are rasterized, as in one pass.
+    let valid = tris
+        .chunks_exact(3)
+        .position(|tri| corner_values(verts, tri).is_none())
+        .unwrap_or(tris.len() / 3);
+    ctx.start_timer(TimerLabel::RasterizeTriangles);
+    let result = rasterize_bands(verts, &tris[..valid * 3], areas, hf, flag_merge_threshold);
+    ctx.stop_timer(TimerLabel::RasterizeTriangles);
+    if let Err(spans) = result {
+        ctx.error(format!("{STAGE}: Out of memory."));
+        return Err(out_of_memory(hf, spans));
+    }
+    match tris.chunks_exact(3).nth(valid) {
+        Some(tri) => corners(ctx, STAGE, verts, tri, valid).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// The bands of [`rasterize_triangles_parallel`], joined into `hf`; on failure, the number of
+/// spans reached.
+fn rasterize_bands(
+    verts: &[f32],
+    tris: &[i32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<(), usize> {
+    let (w, h) = (hf.width.max(0), hf.height.max(0));
+    // Indices were checked by the caller.
+    let corners_of = |tri: &[i32]| corner_values(verts, tri).unwrap_or_default();
+    // A few bands per thread even out bands of unequal work; one thread takes the grid whole.
+    let threads = rayon::current_num_threads() as i32;
+    let band_rows = ((h + threads * 4 - 1) / (threads * 4)).max(MIN_BAND_ROWS);
+    if threads == 1 || band_rows >= h {
+        let mut rasterizer = Rasterizer::new(hf);
+        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
+            let [v0, v1, v2] = corners_of(tri);
+            rasterizer
+                .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
+                .map_err(|PoolFull| hf.pool.len())?;
+        }
+        return Ok(());
+    }
+    let rasterize_band = |first_row: i32| -> Result<Heightfield, usize> {
+        let rows = band_rows.min(h - first_row);
+        let mut band =
+            Heightfield::try_new(w, rows, hf.bmin, hf.bmax, hf.cs, hf.ch).map_err(|_| 0usize)?;
+        let mut rasterizer = Rasterizer::for_rows(&band, h, first_row);
+        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
+            let [v0, v1, v2] = corners_of(tri);
+            rasterizer
+                .triangle(&mut band, &v0, &v1, &v2, area, flag_merge_threshold)
+                .map_err(|PoolFull| band.pool.len())?;
+        }
+        Ok(band)
+    };
+    let bands: Vec<Heightfield> = (0..h)
+        .step_by(band_rows as usize)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(rasterize_band)
+        .collect::<Result<_, _>>()?;
+
+    // Band k's pool indices move up by the pool sizes of the bands before it.
+    let mut offsets = Vec::with_capacity(bands.len());
+    let mut total = 0usize;
+    for band in &bands {
+        offsets.push(total as u32);
+        total += band.pool.len();
+    }
+    if total >= NO_SPAN as usize {
+        return Err(total);
+    }
+    let moved = |index: u32, offset: u32| {
+        if index == NO_SPAN {
+            NO_SPAN
+        } else {
+            index + offset
+        }
+    };
+    hf.columns
+        .par_chunks_mut((band_rows * w).max(1) as usize)
+        .zip(&bands)
+        .zip(&offsets)
+        .for_each(|((heads, band), &offset)| {
+            for (head, &band_head) in heads.iter_mut().zip(&band.columns) {
+                *head = moved(band_head, offset);
+            }
+        });
+    // The pools follow each other in band order (the first band's becomes the whole pool), and
+    // so do the free lists.
+    let mut pool: Vec<Span> = Vec::new();
+    let (mut free_head, mut free_tail): (u32, Option<usize>) = (NO_SPAN, None);
+    for (band, offset) in bands.into_iter().zip(offsets) {
+        if pool.is_empty() {
+            pool = band.pool;
+        } else {
+            pool.extend(band.pool.iter().map(|span| Span {
+                next: moved(span.next, offset),
+                ..*span
+            }));
+        }
+        pool.try_reserve_exact(total - pool.len())
+            .map_err(|_| total)?;
+        let head = moved(band.free_head, offset);
+        if head != NO_SPAN {
+            match free_tail {
+                None => free_head = head,
+                Some(tail) => pool[tail].next = head,
+            }
+            let mut tail = head as usize;
+            while pool[tail].next != NO_SPAN {
+                tail = pool[tail].next as usize;
+            }
+            free_tail = Some(tail);
+        }
+    }
+    hf.pool = pool;
+    hf.free_head = free_head;
+    Ok(())
+}
+
 /// The span pool cannot take another span: it would not fit in memory, or its `u32` indices
 /// are used up (Recast runs out of memory there).
 #[derive(Debug)]
@@ -208,7 +361,11 @@ struct PoolFull;
 /// Logs Recast's out-of-memory error and reports how large the span pool has grown.
 fn pool_full(ctx: &mut BuildContext, stage: &'static str, hf: &Heightfield) -> NavlabError {
     ctx.error(format!("{stage}: Out of memory."));
-    let spans = hf.pool.len();
+    out_of_memory(hf, hf.pool.len())
+}
+
+/// The error of a heightfield whose pool could not grow past `spans` spans.
+fn out_of_memory(hf: &Heightfield, spans: usize) -> NavlabError {
     let bytes = crate::memory::bytes_of::<Span>(spans.saturating_mul(2))
         .saturating_add(crate::memory::bytes_of::<u32>(hf.columns.len()));
     NavlabError::OutOfMemory {
@@ -251,14 +408,9 @@ fn corners<I: Copy + TryInto<usize> + Display>(
     tri: &[I],
     t: usize,
 ) -> Result<[[f32; 3]; 3]> {
-    let corner = |index: I| -> Option<[f32; 3]> {
-        let i: usize = index.try_into().ok()?;
-        let v = verts.get(i.checked_mul(3)?..)?.get(..3)?;
-        Some([v[0], v[1], v[2]])
-    };
-    match (corner(tri[0]), corner(tri[1]), corner(tri[2])) {
-        (Some(v0), Some(v1), Some(v2)) => Ok([v0, v1, v2]),
-        _ => {
+    match corner_values(verts, tri) {
+        Some(corners) => Ok(corners),
+        None => {
             let message = format!(
                 "Triangle {t} ({}, {}, {}) refers to a vertex outside 0..{}.",
                 tri[0],
@@ -269,6 +421,16 @@ fn corners<I: Copy + TryInto<usize> + Display>(
             Err(fail(ctx, stage, message))
         }
     }
+}
+
+/// The corners of the triangle with indices `tri`, or `None` when one is out of range.
+fn corner_values<I: Copy + TryInto<usize>>(verts: &[f32], tri: &[I]) -> Option<[[f32; 3]; 3]> {
+    let corner = |index: I| -> Option<[f32; 3]> {
+        let i: usize = index.try_into().ok()?;
+        let v = verts.get(i.checked_mul(3)?..)?.get(..3)?;
+        Some([v[0], v[1], v[2]])
+    };
+    Some([corner(tri[0])?, corner(tri[1])?, corner(tri[2])?])
 }
 
 /// The smallest normal y of a walkable triangle: cos of the slope limit.
@@ -370,6 +532,10 @@ struct Rasterizer {
     cs: f32,
     inverse_cs: f32,
     inverse_ch: f32,
+    /// Rows of the whole grid: triangles are clipped against all of them.
+    grid_height: i32,
+    /// The grid row of the target heightfield's first row (non-zero for a band of rows).
+    first_row: i32,
     /// The triangle part not yet cut into rows (current and next).
     remaining: [Poly3; 2],
     /// The part of the current row not yet cut into cells (current and next).
@@ -378,12 +544,20 @@ struct Rasterizer {
 
 impl Rasterizer {
     fn new(hf: &Heightfield) -> Self {
+        Self::for_rows(hf, hf.height, 0)
+    }
+
+    /// A rasterizer into `band`, which holds rows `first_row..` of a grid of `grid_height`
+    /// rows with `band`'s bounds and cell sizes.
+    fn for_rows(band: &Heightfield, grid_height: i32, first_row: i32) -> Self {
         Self {
-            bmin: hf.bmin,
-            bmax: hf.bmax,
-            cs: hf.cs,
-            inverse_cs: 1.0 / hf.cs,
-            inverse_ch: 1.0 / hf.ch,
+            bmin: band.bmin,
+            bmax: band.bmax,
+            cs: band.cs,
+            inverse_cs: 1.0 / band.cs,
+            inverse_ch: 1.0 / band.ch,
+            grid_height,
+            first_row,
             remaining: [[[0.0; 3]; CLIP_BUFFER]; 2],
             rows: [[[0.0; 2]; CLIP_BUFFER]; 2],
         }
@@ -404,8 +578,9 @@ impl Rasterizer {
         area: u8,
         flag_merge_threshold: i32,
     ) -> Result<(), PoolFull> {
-        let (w, h) = (hf.width, hf.height);
-        if w <= 0 || h <= 0 {
+        let (w, h) = (hf.width, self.grid_height);
+        let first_row = self.first_row;
+        if w <= 0 || h <= 0 || hf.height <= 0 {
             return Ok(());
         }
         let (bmin, bmax, cs) = (self.bmin, self.bmax, self.cs);
@@ -423,7 +598,10 @@ impl Rasterizer {
 
         // Row -1 is clipped too, so that the part before the grid is cut off properly.
         let z0 = clamp_i32(((tri_min[2] - bmin[2]) * inverse_cs) as i32, -1, h - 1);
-        let z1 = clamp_i32(((tri_max[2] - bmin[2]) * inverse_cs) as i32, 0, h - 1);
+        // Rows past the target's are not needed; the ones before it are clipped (and skipped)
+        // so that the target's rows get the very values a whole-grid pass gives them.
+        let z1 = clamp_i32(((tri_max[2] - bmin[2]) * inverse_cs) as i32, 0, h - 1)
+            .min(first_row + hf.height - 1);
 
         let [remaining, next_remaining] = &mut self.remaining;
         let (mut remaining, mut next_remaining) = (remaining, next_remaining);
@@ -440,7 +618,7 @@ impl Rasterizer {
                 split_row(remaining, remaining_count, cell_z + cs, row, next_remaining);
             std::mem::swap(&mut remaining, &mut next_remaining);
             remaining_count = rest_count;
-            if row_count < 3 || z < 0 {
+            if row_count < 3 || z < first_row {
                 continue;
             }
 
@@ -503,7 +681,7 @@ impl Rasterizer {
                     smin + 1,
                     max_height,
                 );
-                let column = (x + z * w) as usize;
+                let column = (x + (z - first_row) * w) as usize;
                 insert_span(
                     hf,
                     column,

@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::memory::try_filled;
@@ -357,6 +358,62 @@ fn watershed(
     Ok(())
 }
 
+/// Stack entries per task of a parallel expansion step: smaller stacks (and all stacks on one
+/// thread) run on the calling thread. The result does not depend on it.
+const PARALLEL_CHUNK: usize = 4 * 1024;
+
+/// The state one expansion step reads.
+struct Step<'a> {
+    links: &'a SpanLinks,
+    regs: &'a [u16],
+    dists: &'a [u16],
+    areas: &'a [u8],
+}
+
+impl Step<'_> {
+    /// Lets each span of `stack` join the same-area neighbour region whose seed is nearest,
+    /// pushing what it finds to `assignments`, and moves the spans left without one, in order,
+    /// to the front of `stack`; returns their number.
+    fn run(&self, stack: &mut [u32], assignments: &mut Vec<Assignment>) -> usize {
+        let mut kept = 0;
+        for k in 0..stack.len() {
+            let span = stack[k];
+            if span == DONE {
+                continue;
+            }
+            let i = span as usize;
+            let mut region = self.regs[i];
+            let mut best_dist = u16::MAX;
+            let area = self.areas[i];
+            for dir in 0..4 {
+                let Some(ai) = self.links.get(i, dir) else {
+                    continue;
+                };
+                if self.areas[ai] != area {
+                    continue;
+                }
+                let nr = self.regs[ai];
+                if nr > 0 && nr & BORDER_REG == 0 && (self.dists[ai] as u32 + 2) < best_dist as u32
+                {
+                    region = nr;
+                    best_dist = self.dists[ai] + 2;
+                }
+            }
+            if region != 0 {
+                assignments.push(Assignment {
+                    span: i,
+                    region,
+                    dist: best_dist,
+                });
+            } else {
+                stack[kept] = span;
+                kept += 1;
+            }
+        }
+        kept
+    }
+}
+
 impl Watershed {
     /// Distributes the spans without a region into the level stacks: stack `k` gets the spans
     /// whose distance level is `k` two-level steps below `start_level` (higher ones go to stack
@@ -421,51 +478,13 @@ impl Watershed {
 
         let mut iter = 0;
         while !stack.is_empty() {
-            let mut failed = 0;
-            self.assignments.clear();
-            for span in stack.iter_mut() {
-                if *span == DONE {
-                    failed += 1;
-                    continue;
-                }
-                let i = *span as usize;
-                let mut region = self.regs[i];
-                let mut best_dist = u16::MAX;
-                let area = chf.areas[i];
-                for dir in 0..4 {
-                    let Some(ai) = self.links.get(i, dir) else {
-                        continue;
-                    };
-                    if chf.areas[ai] != area {
-                        continue;
-                    }
-                    let nr = self.regs[ai];
-                    if nr > 0
-                        && nr & BORDER_REG == 0
-                        && (self.dists[ai] as u32 + 2) < best_dist as u32
-                    {
-                        region = nr;
-                        best_dist = self.dists[ai] + 2;
-                    }
-                }
-                if region != 0 {
-                    *span = DONE;
-                    self.assignments.push(Assignment {
-                        span: i,
-                        region,
-                        dist: best_dist,
-                    });
-                } else {
-                    failed += 1;
-                }
-            }
-
+            self.expand_step(chf, stack);
             for a in &self.assignments {
                 self.regs[a.span] = a.region;
                 self.dists[a.span] = a.dist;
             }
 
-            if failed == stack.len() {
+            if self.assignments.is_empty() {
                 break;
             }
             if level > 0 {
@@ -475,6 +494,43 @@ impl Watershed {
                 }
             }
         }
+    }
+
+    /// One expansion step: finds the region each span of `stack` joins, fills
+    /// `self.assignments` in stack order and leaves in `stack`, in order, only the spans still
+    /// without a region (every later use of the stack skips the others, so dropping them
+    /// changes nothing but the time later steps take). The step reads only the state before it,
+    /// so big stacks are split into chunks for rayon's threads; the chunks' assignments and
+    /// spans are joined in stack order.
+    fn expand_step(&mut self, chf: &CompactHeightfield, stack: &mut Vec<u32>) {
+        let step = Step {
+            links: &self.links,
+            regs: &self.regs,
+            dists: &self.dists,
+            areas: &chf.areas,
+        };
+        self.assignments.clear();
+        if stack.len() <= PARALLEL_CHUNK || rayon::current_num_threads() == 1 {
+            let kept = step.run(stack, &mut self.assignments);
+            stack.truncate(kept);
+            return;
+        }
+        let chunks: Vec<(Vec<Assignment>, usize)> = stack
+            .par_chunks_mut(PARALLEL_CHUNK)
+            .map(|chunk| {
+                let mut assignments = Vec::new();
+                let kept = step.run(chunk, &mut assignments);
+                (assignments, kept)
+            })
+            .collect();
+        let mut end = 0;
+        for (chunk, (assignments, kept)) in chunks.into_iter().enumerate() {
+            self.assignments.extend(assignments);
+            let start = chunk * PARALLEL_CHUNK;
+            stack.copy_within(start..start + kept, end);
+            end += kept;
+        }
+        stack.truncate(end);
     }
 
     /// Floods a new region `region` from span `seed` over connected same-area spans at or above
