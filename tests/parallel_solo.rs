@@ -1,7 +1,8 @@
-//! The solo build on rayon's threads equals the single-threaded one: every reference mesh and a
-//! small generated city, with all three partitions, built in a pool of one thread and in a pool
-//! of two, give the same stage outputs (the heightfields' columns, not their pools' layout), the
-//! same log and the same navmesh bytes.
+//! The solo build on rayon's threads equals the single-threaded one: every reference mesh and
+//! two generated cities (one under and one over the grid size from which stages split their
+//! work, `recast::parallel`), with all three partitions, built in a pool of one thread and in a
+//! pool of two, give the same stage outputs (the heightfields' columns, not their pools'
+//! layout), the same log and the same navmesh bytes.
 mod common;
 
 use std::sync::Arc;
@@ -100,4 +101,6 @@ fn reference_meshes_build_the_same_on_one_and_two_threads() {
 #[test]
 fn a_city_builds_the_same_on_one_and_two_threads() {
     check(navlab::input::scene::city(4), "city(4)");
+    // 1120 x 1120 cells: every stage that can splits its work.
+    check(navlab::input::scene::city(28), "city(28)");
 }

@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
+use crate::bake::progress::BuildProgress;
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::tiled::{Tile, TileStages};
@@ -218,6 +219,8 @@ pub struct Build {
     /// Whether the heightfields and the compact heightfields before `regions` are held (else
     /// they are empty, and re-running any stage before `Regions` starts from rasterization).
     intermediates_held: bool,
+    /// Where (re)builds report the stage they are running, for a progress bar.
+    pub progress: Option<Arc<BuildProgress>>,
 }
 
 impl Build {
@@ -238,6 +241,25 @@ impl Build {
         settings: BuildSettings,
         retention: Retention,
     ) -> Result<Self> {
+        Self::from_input_with(input, settings, retention, None)
+    }
+
+    /// [`Build::from_input`], reporting each stage it runs to `progress`, which it keeps for
+    /// its rebuilds.
+    pub fn from_input_reporting(
+        input: &InputGeom,
+        settings: BuildSettings,
+        progress: Arc<BuildProgress>,
+    ) -> Result<Self> {
+        Self::from_input_with(input, settings, Retention::Everything, Some(progress))
+    }
+
+    fn from_input_with(
+        input: &InputGeom,
+        settings: BuildSettings,
+        retention: Retention,
+        progress: Option<Arc<BuildProgress>>,
+    ) -> Result<Self> {
         let (bmin, bmax) = input.nav_mesh_bounds()?;
         let mut build = Self::unbuilt(
             input.mesh.clone(),
@@ -247,6 +269,7 @@ impl Build {
             BuildContext::new(),
         )?;
         build.retention = retention;
+        build.progress = progress;
         build.convex_volumes = input.geom_set.convex_volumes.clone();
         build.off_mesh_connections =
             crate::bake::detour_input::off_mesh_connections(&input.geom_set);
@@ -300,6 +323,7 @@ impl Build {
             retention: Retention::default(),
             span_counts: SpanCounts::default(),
             intermediates_held: false,
+            progress: None,
         })
     }
 
@@ -351,6 +375,7 @@ impl Build {
             retention: Retention::Everything,
             span_counts,
             intermediates_held: true,
+            progress: None,
             config,
         }
     }
@@ -423,10 +448,18 @@ impl Build {
         self.context.reset_timers();
         self.context.reset_log();
         self.context.start_timer(TimerLabel::Total);
+        if let Some(progress) = &self.progress {
+            progress.start_run(stage as usize, Stage::ALL.len());
+        }
         let result = Stage::ALL
             .into_iter()
             .filter(|&s| s >= stage)
-            .try_for_each(|s| self.run_stage(s));
+            .try_for_each(|s| {
+                if let Some(progress) = &self.progress {
+                    progress.start_stage(s as usize);
+                }
+                self.run_stage(s)
+            });
         self.context.stop_timer(TimerLabel::Total);
         result?;
         self.context.progress(format!(

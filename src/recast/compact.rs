@@ -1,11 +1,10 @@
 //! The compact heightfield: only the open space above walkable spans, stored column-major in
 //! flat arrays, with 6-bit links to the neighbouring spans (Recast's `rcCompactHeightfield`).
 
-use rayon::prelude::*;
-
 use crate::memory::try_filled;
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN};
+use crate::recast::parallel::Split;
 use crate::{NavlabError, Result, recast::NULL_AREA};
 
 /// Connection value meaning "no neighbour in this direction" (Recast's `RC_NOT_CONNECTED`).
@@ -168,11 +167,9 @@ fn build(
         }
         count
     };
-    let row_counts: Vec<usize> = hf
-        .columns
-        .par_chunks(w.max(1))
-        .map(|heads| heads.iter().map(walkable_in).sum())
-        .collect();
+    let split = Split::for_cells(hf.columns.len());
+    let rows: Vec<&[u32]> = hf.columns.chunks(w.max(1)).collect();
+    let row_counts: Vec<usize> = split.map(rows, |heads| heads.iter().map(walkable_in).sum());
     let counts: Vec<usize> = row_counts
         .chunks(ROWS_PER_TASK)
         .map(|rows| rows.iter().sum())
@@ -206,13 +203,14 @@ fn build(
     }
     let mut band_spans = split_by_counts(&mut spans, &counts);
     let band_areas = split_by_counts(&mut areas, &counts);
-    cells
-        .par_chunks_mut(band_cells)
-        .zip(hf.columns.par_chunks(band_cells))
-        .zip(band_spans.par_iter_mut().zip(band_areas).zip(&bases))
-        .for_each(|((cells, heads), ((spans, areas), &base))| {
-            fill_band(hf, heads, cells, spans, areas, base as u32);
-        });
+    let bands: Vec<_> = cells
+        .chunks_mut(band_cells)
+        .zip(hf.columns.chunks(band_cells))
+        .zip(band_spans.iter_mut().zip(band_areas).zip(&bases))
+        .collect();
+    split.for_each(bands, |((cells, heads), ((spans, areas), &base))| {
+        fill_band(hf, heads, cells, spans, areas, base as u32);
+    });
 
     // Each pair of neighbour columns is linked both ways at once, from the column with the
     // lower x or z: first the pairs within each band, then those across band boundaries (the
@@ -222,11 +220,12 @@ fn build(
         walkable_climb,
     };
     let rows_of = |band: usize| band * ROWS_PER_TASK..((band + 1) * ROWS_PER_TASK).min(h);
-    let within = band_spans
-        .par_iter_mut()
-        .zip(&bases)
-        .enumerate()
-        .map(|(band, (spans, &base))| linker.link_band(&cells, spans, base, w, rows_of(band)))
+    let bands: Vec<_> = band_spans.iter_mut().zip(&bases).enumerate().collect();
+    let within = split
+        .map(bands, |(band, (spans, &base))| {
+            linker.link_band(&cells, spans, base, w, rows_of(band))
+        })
+        .into_iter()
         .max()
         .unwrap_or(0);
     let band_count = band_spans.len();
@@ -249,14 +248,13 @@ fn build(
             lasts.push((last, bases[band] + counts[band] - last_len));
         }
     }
-    let across = lasts
-        .into_par_iter()
-        .zip(firsts)
-        .enumerate()
-        .map(|(band, (below, above))| {
+    let boundaries: Vec<_> = lasts.into_iter().zip(firsts).enumerate().collect();
+    let across = split
+        .map(boundaries, |(band, (below, above))| {
             let z = rows_of(band).end - 1;
             linker.link_rows(&cells, below, above, w, z)
         })
+        .into_iter()
         .max()
         .unwrap_or(0);
     let max_layer_index = within.max(across);

@@ -1,6 +1,6 @@
 //! Region outlines: traced raw contours and their simplified versions (Recast's `rcContourSet`).
 
-use rayon::prelude::*;
+use crate::recast::parallel::Split;
 
 use crate::error::{NavlabError, Result};
 use crate::memory::try_filled;
@@ -243,12 +243,11 @@ struct WalkStart {
 /// Bands of rows are marked on rayon's threads, each listing its starts with their edges.
 fn mark_region_boundaries(chf: &CompactHeightfield) -> Result<(Vec<u8>, Vec<WalkStart>)> {
     let mut edge_flags = try_filled(chf.spans.len(), 0u8, || chf.describe("contour edge flags"))?;
-    let band_starts: Vec<Vec<(WalkStart, u8)>> = (0..chf.height.max(0))
-        .step_by(ROWS_PER_TASK)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|first| boundaries_in_rows(chf, first..(first + ROWS_PER_TASK as i32).min(chf.height)))
-        .collect();
+    let firsts: Vec<i32> = (0..chf.height.max(0)).step_by(ROWS_PER_TASK).collect();
+    let band_starts: Vec<Vec<(WalkStart, u8)>> = Split::for_cells(chf.cells.len())
+        .map(firsts, |first| {
+            boundaries_in_rows(chf, first..(first + ROWS_PER_TASK as i32).min(chf.height))
+        });
     let mut starts = Vec::with_capacity(band_starts.iter().map(Vec::len).sum());
     for (start, open) in band_starts.into_iter().flatten() {
         edge_flags[start.span as usize] = open;

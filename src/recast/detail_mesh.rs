@@ -3,6 +3,8 @@
 
 use rayon::prelude::*;
 
+use crate::recast::parallel::Split;
+
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::poly_mesh::PolyMesh;
@@ -1591,64 +1593,76 @@ fn build_details(
         tris: Vec::with_capacity(vert_capacity * 2 * 4),
     };
     let task_ctx = ctx.for_task();
-    let parts: Vec<DetailPart> = bounds
-        .par_chunks(POLYS_PER_TASK)
-        .enumerate()
-        .map_init(DetailScratch::default, |scratch, (chunk, bounds)| {
-            let mut part = DetailPart {
-                ctx: task_ctx.clone(),
-                counts: Vec::with_capacity(bounds.len()),
-                verts: Vec::new(),
-                tris: Vec::new(),
-            };
-            for (k, poly_bounds) in bounds.iter().enumerate() {
-                let i = chunk * POLYS_PER_TASK + k;
-                let poly = mesh.poly(i);
-                let npoly = poly[..mesh.nvp]
-                    .iter()
-                    .take_while(|&&v| v != MESH_NULL_IDX)
-                    .count();
-                let poly = &poly[..npoly];
+    let build_part = |scratch: &mut DetailScratch, (chunk, bounds): (usize, &[[i32; 4]])| {
+        let mut part = DetailPart {
+            ctx: task_ctx.clone(),
+            counts: Vec::with_capacity(bounds.len()),
+            verts: Vec::new(),
+            tris: Vec::new(),
+        };
+        for (k, poly_bounds) in bounds.iter().enumerate() {
+            let i = chunk * POLYS_PER_TASK + k;
+            let poly = mesh.poly(i);
+            let npoly = poly[..mesh.nvp]
+                .iter()
+                .take_while(|&&v| v != MESH_NULL_IDX)
+                .count();
+            let poly = &poly[..npoly];
 
-                scratch.poly.clear();
-                scratch.poly.extend(poly.iter().map(|&vi| {
-                    let v = &mesh.verts[usize::from(vi) * 3..usize::from(vi) * 3 + 3];
-                    [
-                        f32::from(v[0]) * cs,
-                        f32::from(v[1]) * ch,
-                        f32::from(v[2]) * cs,
-                    ]
-                }));
+            scratch.poly.clear();
+            scratch.poly.extend(poly.iter().map(|&vi| {
+                let v = &mesh.verts[usize::from(vi) * 3..usize::from(vi) * 3 + 3];
+                [
+                    f32::from(v[0]) * cs,
+                    f32::from(v[1]) * ch,
+                    f32::from(v[2]) * cs,
+                ]
+            }));
 
-                scratch.patch.reset(poly_bounds, UNSET_HEIGHT);
-                gather_heights(
-                    &mut part.ctx,
-                    chf,
-                    mesh,
-                    poly,
-                    mesh.regs[i],
-                    &mut scratch.patch,
-                    &mut scratch.queue,
-                );
+            scratch.patch.reset(poly_bounds, UNSET_HEIGHT);
+            gather_heights(
+                &mut part.ctx,
+                chf,
+                mesh,
+                poly,
+                mesh.regs[i],
+                &mut scratch.patch,
+                &mut scratch.queue,
+            );
 
-                build_poly_detail(&mut part.ctx, scratch, &sampling);
+            build_poly_detail(&mut part.ctx, scratch, &sampling);
 
-                part.counts.push([scratch.verts.len(), scratch.tris.len()]);
-                // Detail vertices sit one cell height above the voxel floor, in world space.
-                let y_offset = orig[1] + chf.ch;
-                for v in &scratch.verts {
-                    part.verts
-                        .extend([v[0] + orig[0], v[1] + y_offset, v[2] + orig[2]]);
-                }
-                // Vertex indices are below MAX_VERTS and flags use 6 bits, so bytes hold them.
-                for t in &scratch.tris {
-                    part.tris
-                        .extend([t[0] as u8, t[1] as u8, t[2] as u8, t[3] as u8]);
-                }
+            part.counts.push([scratch.verts.len(), scratch.tris.len()]);
+            // Detail vertices sit one cell height above the voxel floor, in world space.
+            let y_offset = orig[1] + chf.ch;
+            for v in &scratch.verts {
+                part.verts
+                    .extend([v[0] + orig[0], v[1] + y_offset, v[2] + orig[2]]);
             }
-            part
-        })
-        .collect();
+            // Vertex indices are below MAX_VERTS and flags use 6 bits, so bytes hold them.
+            for t in &scratch.tris {
+                part.tris
+                    .extend([t[0] as u8, t[1] as u8, t[2] as u8, t[3] as u8]);
+            }
+        }
+        part
+    };
+    // Polygons in chunks on rayon's threads, each thread with its own scratch, for a large
+    // grid; in order on this thread otherwise.
+    let parts: Vec<DetailPart> = if Split::for_cells(chf.cells.len()).is_parallel() {
+        bounds
+            .par_chunks(POLYS_PER_TASK)
+            .enumerate()
+            .map_init(DetailScratch::default, build_part)
+            .collect()
+    } else {
+        let mut scratch = DetailScratch::default();
+        bounds
+            .chunks(POLYS_PER_TASK)
+            .enumerate()
+            .map(|item| build_part(&mut scratch, item))
+            .collect()
+    };
 
     let to_u32 =
         |n: usize| u32::try_from(n).map_err(|_| invalid(format!("detail mesh too large ({n}).")));

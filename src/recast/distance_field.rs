@@ -3,7 +3,7 @@
 //! partitioning floods regions outwards from the maxima of this field (Recast's
 //! `rcBuildDistanceField`).
 
-use rayon::prelude::*;
+use crate::recast::parallel::Split;
 
 use crate::memory::try_filled;
 use std::ops::Range;
@@ -39,13 +39,14 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
 
     ctx.start_timer(TimerLabel::BuildDistanceField);
     ctx.start_timer(TimerLabel::BuildDistanceFieldDist);
-    mark_borders(&links, &chf.areas, &mut dist);
+    let split = Split::for_cells(chf.cells.len());
+    mark_borders(split, &links, &chf.areas, &mut dist);
     chamfer_passes(&links, &mut dist);
     chf.max_distance = dist.iter().copied().max().unwrap_or(0);
     ctx.stop_timer(TimerLabel::BuildDistanceFieldDist);
 
     ctx.start_timer(TimerLabel::BuildDistanceFieldBlur);
-    box_blur(&links, &dist, &mut blurred);
+    box_blur(split, &links, &dist, &mut blurred);
     chf.dist = blurred;
     ctx.stop_timer(TimerLabel::BuildDistanceFieldBlur);
 
@@ -117,17 +118,15 @@ impl SpanLinks {
         let span_count = chf.spans.len();
         let mut links = try_filled(span_count, [Self::NONE; 4], || chf.describe("span links"))?;
         let band_cells = (ROWS_PER_TASK * chf.width.max(0) as usize).max(1);
-        let ranges: Vec<Range<usize>> = chf
-            .cells
-            .par_chunks(band_cells)
-            .map(|cells| {
-                let mut columns = cells.iter().filter_map(|c| Self::column(c, span_count));
-                let first = columns.next().unwrap_or_default();
-                columns.fold(first, |band, column| {
-                    band.start.min(column.start)..band.end.max(column.end)
-                })
+        let split = Split::for_cells(chf.cells.len());
+        let bands: Vec<&[CompactCell]> = chf.cells.chunks(band_cells).collect();
+        let ranges: Vec<Range<usize>> = split.map(bands, |cells| {
+            let mut columns = cells.iter().filter_map(|c| Self::column(c, span_count));
+            let first = columns.next().unwrap_or_default();
+            columns.fold(first, |band, column| {
+                band.start.min(column.start)..band.end.max(column.end)
             })
-            .collect();
+        });
         let disjoint = ranges
             .iter()
             .filter(|range| !range.is_empty())
@@ -150,12 +149,10 @@ impl SpanLinks {
             parts.push((part, range.start));
             (rest, previous_end) = (tail, range.end);
         }
-        parts
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(band, (part, first_span))| {
-                Self::resolve_cells(chf, band * band_cells, part, first_span);
-            });
+        let parts: Vec<_> = parts.into_iter().enumerate().collect();
+        split.for_each(parts, |(band, (part, first_span))| {
+            Self::resolve_cells(chf, band * band_cells, part, first_span);
+        });
         Ok(Self { links })
     }
 
@@ -231,21 +228,23 @@ impl SpanLinks {
 
 /// Sets the distance of every border span to zero (the others are already `u16::MAX`), span
 /// by span on rayon's threads.
-fn mark_borders(links: &SpanLinks, areas: &[u8], dist: &mut [u16]) {
-    links
+fn mark_borders(split: Split, links: &SpanLinks, areas: &[u8], dist: &mut [u16]) {
+    let chunks: Vec<_> = links
         .all()
-        .par_iter()
-        .zip(areas)
-        .zip(dist)
-        .with_min_len(SPANS_PER_TASK)
-        .for_each(|((l, &area), d)| {
+        .chunks(SPANS_PER_TASK)
+        .zip(areas.chunks(SPANS_PER_TASK))
+        .zip(dist.chunks_mut(SPANS_PER_TASK))
+        .collect();
+    split.for_each(chunks, |((links, own_areas), dist)| {
+        for ((l, &area), d) in links.iter().zip(own_areas).zip(dist) {
             let enclosed = l
                 .iter()
                 .all(|&n| n != SpanLinks::NONE && areas[n as usize] == area);
             if !enclosed {
                 *d = 0;
             }
-        });
+        }
+    });
 }
 
 /// Lowers `dist[i]` to the distance through `from` plus `step`, if that is shorter.
@@ -294,11 +293,11 @@ fn relax_span<const A: usize, const A2: usize, const B: usize, const B2: usize>(
 
 /// Averages each span's distance with its eight neighbours (missing ones count as the span
 /// itself), leaving spans close to a border untouched; span by span on rayon's threads.
-fn box_blur(links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
-    dst.par_iter_mut()
-        .enumerate()
-        .with_min_len(SPANS_PER_TASK)
-        .for_each(|(i, d)| {
+fn box_blur(split: Split, links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
+    let chunks: Vec<_> = dst.chunks_mut(SPANS_PER_TASK).enumerate().collect();
+    split.for_each(chunks, |(chunk, dst)| {
+        for (k, d) in dst.iter_mut().enumerate() {
+            let i = chunk * SPANS_PER_TASK + k;
             let own = src[i];
             *d = if own <= BLUR_THRESHOLD {
                 own
@@ -316,7 +315,8 @@ fn box_blur(links: &SpanLinks, src: &[u16], dst: &mut [u16]) {
                 }
                 ((sum + 5) / 9) as u16
             };
-        });
+        }
+    });
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Walkability filters on the solid heightfield (Recast's `RecastFilter.cpp`). Each one only
 //! clears or copies span area ids; the spans themselves stay.
 
-use rayon::prelude::*;
+use crate::recast::parallel::Split;
 
 use crate::recast::NULL_AREA;
 use crate::recast::context::{BuildContext, TimerLabel};
@@ -62,15 +62,11 @@ pub fn filter_ledge_spans(
     };
     // Bands of rows find their ledges on rayon's threads, reading only span heights and the
     // areas of their own spans, which is all the test reads; the areas change afterwards.
-    let ledges: Vec<Vec<u32>> = (0..height)
-        .step_by(LEDGE_ROWS_PER_TASK)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|first| {
-            let rows = first..(first + LEDGE_ROWS_PER_TASK).min(height);
-            limits.ledges_in_rows(hf, rows)
-        })
-        .collect();
+    let firsts: Vec<usize> = (0..height).step_by(LEDGE_ROWS_PER_TASK).collect();
+    let ledges: Vec<Vec<u32>> = Split::for_cells(hf.columns.len()).map(firsts, |first| {
+        let rows = first..(first + LEDGE_ROWS_PER_TASK).min(height);
+        limits.ledges_in_rows(hf, rows)
+    });
     for index in ledges.into_iter().flatten() {
         hf.pool[index as usize].area = NULL_AREA;
     }

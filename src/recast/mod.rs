@@ -15,6 +15,7 @@ pub mod distance_field;
 pub mod filter;
 pub mod heightfield;
 pub mod layers;
+pub(crate) mod parallel;
 pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;

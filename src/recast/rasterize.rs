@@ -11,6 +11,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::recast::parallel::Split;
+
 use crate::math::{clamp_i32, fmax, fmin, vcross, vmax, vmin, vnormalize, vsub};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::heightfield::{Heightfield, NO_SPAN, SPAN_MAX_HEIGHT, Span};
@@ -261,10 +263,15 @@ fn rasterize_bands(
     let (w, h) = (hf.width.max(0), hf.height.max(0));
     // Indices were checked by the caller.
     let corners_of = |tri: &[i32]| corner_values(verts, tri).unwrap_or_default();
-    // A few bands per thread even out bands of unequal work; one thread takes the grid whole.
-    let threads = rayon::current_num_threads() as i32;
-    let band_rows = ((h + threads * 4 - 1) / (threads * 4)).max(MIN_BAND_ROWS);
-    if threads == 1 || band_rows >= h {
+    // A few bands per thread even out bands of unequal work; a grid that does not split (see
+    // `Split`) is taken whole, without asking rayon for its threads.
+    let band_rows = if Split::for_cells(hf.columns.len()).is_parallel() {
+        let threads = rayon::current_num_threads() as i32;
+        ((h + threads * 4 - 1) / (threads * 4)).max(MIN_BAND_ROWS)
+    } else {
+        h
+    };
+    if band_rows >= h {
         let mut rasterizer = Rasterizer::new(hf);
         for (tri, &area) in tris.chunks_exact(3).zip(areas) {
             let [v0, v1, v2] = corners_of(tri);

@@ -15,6 +15,8 @@ use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
+
+use crate::recast::parallel::Split;
 use serde::{Deserialize, Serialize};
 
 use crate::memory::try_filled;
@@ -510,7 +512,7 @@ impl Watershed {
             areas: &chf.areas,
         };
         self.assignments.clear();
-        if stack.len() <= PARALLEL_CHUNK || rayon::current_num_threads() == 1 {
+        if stack.len() <= PARALLEL_CHUNK || !Split::for_cells(chf.cells.len()).is_parallel() {
             let kept = step.run(stack, &mut self.assignments);
             stack.truncate(kept);
             return;

@@ -525,7 +525,7 @@ impl BuildState {
                 };
                 self.status = BuildStatus::Loading { name, since: now };
                 AsyncComputeTaskPool::get()
-                    .spawn(async move { load_and_build(source, settings, target, &progress) })
+                    .spawn(async move { load_and_build(source, settings, target, progress) })
             }
             None if matches!(target, Target::TempObstacles(_)) => {
                 self.status = BuildStatus::Building {
@@ -594,7 +594,7 @@ impl BuildState {
                 self.status = BuildStatus::Building { from, since: now };
                 let scene = self.base_scene.clone();
                 AsyncComputeTaskPool::get()
-                    .spawn(async move { rebuild(&scene, base, settings, from) })
+                    .spawn(async move { rebuild(&scene, base, settings, from, progress) })
             }
         };
         self.job = Some(Job { task, started: now });
@@ -812,7 +812,7 @@ fn load_and_build(
     source: SceneSource,
     settings: BuildSettings,
     target: Target,
-    progress: &BuildProgress,
+    progress: Arc<BuildProgress>,
 ) -> JobOutcome {
     let started = Instant::now();
     let scene = match source {
@@ -835,7 +835,7 @@ fn load_and_build(
                 settings,
                 Some(size),
                 None,
-                progress,
+                &progress,
             );
         }
         Target::TempObstacles(size) => {
@@ -843,7 +843,7 @@ fn load_and_build(
         }
         Target::Solo => {}
     }
-    match Build::from_input(&scene.input, settings) {
+    match Build::from_input_reporting(&scene.input, settings, progress) {
         Ok(build) => JobOutcome::Built {
             scene: Some(scene),
             build: Box::new(build),
@@ -1079,17 +1079,19 @@ fn rebuild(
     base: Option<Arc<Build>>,
     settings: BuildSettings,
     from: Stage,
+    progress: Arc<BuildProgress>,
 ) -> JobOutcome {
     let started = Instant::now();
     let result = match base {
         // Copy the stage outputs before `from` and re-run the rest.
         Some(base) => {
             let mut build = (*base).clone();
+            build.progress = Some(progress);
             build
                 .update_authored(settings, &scene.input.geom_set)
                 .map(|stage| stage.map(|_| build))
         }
-        None => Build::from_input(&scene.input, settings).map(Some),
+        None => Build::from_input_reporting(&scene.input, settings, progress).map(Some),
     };
     match result {
         Ok(Some(build)) => JobOutcome::Built {
