@@ -438,15 +438,23 @@ struct DetailOut<'a> {
     tris: &'a mut Vec<[u8; 4]>,
 }
 
+impl DetailOut<'_> {
+    /// The arrays emptied, their memory kept.
+    fn cleared(self) -> Self {
+        self.meshes.clear();
+        self.verts.clear();
+        self.tris.clear();
+        self
+    }
+}
+
 /// Copies the detail mesh, dropping each sub-mesh's leading copies of the polygon vertices.
 fn copy_detail(detail: &DetailMeshParams, polys: &[Poly], out: DetailOut) {
     let DetailOut {
         meshes,
         verts,
         tris,
-    } = out;
-    meshes.clear();
-    verts.clear();
+    } = out.cleared();
     for (m, p) in detail.meshes.chunks_exact(4).zip(polys) {
         let (vb, ndv) = (m[0] as usize, m[1] as usize);
         let nv = usize::from(p.vert_count);
@@ -462,7 +470,6 @@ fn copy_detail(detail: &DetailMeshParams, polys: &[Poly], out: DetailOut) {
                 .map(|v| [v[0], v[1], v[2]]),
         );
     }
-    tris.clear();
     tris.extend(
         detail
             .tris
@@ -474,14 +481,7 @@ fn copy_detail(detail: &DetailMeshParams, polys: &[Poly], out: DetailOut) {
 /// Without a detail mesh each polygon is fanned from its first vertex, edges flagged as
 /// boundary where they lie on the polygon outline.
 fn fan_detail(polys: &[Poly], out: DetailOut) {
-    let DetailOut {
-        meshes,
-        verts,
-        tris,
-    } = out;
-    meshes.clear();
-    tris.clear();
-    verts.clear();
+    let DetailOut { meshes, tris, .. } = out.cleared();
     for p in polys {
         let nv = p.vert_count;
         meshes.push(PolyDetail {
