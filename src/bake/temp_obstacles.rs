@@ -54,6 +54,20 @@ pub fn rasterize_tile_layers(
     y: i32,
 ) -> Result<HeightfieldLayerSet> {
     let bounds = input.nav_mesh_bounds()?;
+    rasterize_tile_layers_in(ctx, input, bounds, settings, tile_size, x, y)
+}
+
+/// [`rasterize_tile_layers`] in the navmesh `bounds` of `input`, which a loop over every tile
+/// computes once (they take a pass over every vertex).
+fn rasterize_tile_layers_in(
+    ctx: &mut BuildContext,
+    input: &InputGeom,
+    bounds: ([f32; 3], [f32; 3]),
+    settings: &BuildSettings,
+    tile_size: i32,
+    x: i32,
+    y: i32,
+) -> Result<HeightfieldLayerSet> {
     let tile_world = tile_size as f32 * settings.cell_size;
     let (bmin, bmax) = grid_cell_bounds(bounds, tile_world, x, y);
     let cfg = tile_config(settings, tile_size, bmin, bmax)?;
@@ -164,10 +178,11 @@ pub fn build_tile_cache(
     };
     let mut cache = TileCache::new(params).map_err(cache_error)?;
     cache.set_off_mesh_links(off_mesh_connections(&input.geom_set));
+    let bounds = input.nav_mesh_bounds()?;
     for y in 0..tiles_y {
         for x in 0..tiles_x {
             let mut ctx = BuildContext::silent();
-            let set = rasterize_tile_layers(&mut ctx, input, settings, tile_size, x, y)?;
+            let set = rasterize_tile_layers_in(&mut ctx, input, bounds, settings, tile_size, x, y)?;
             for (i, layer) in set.layers.iter().enumerate() {
                 let data = compressed_layer(x, y, i as i32, layer)
                     .map_err(|e| cache_error(TileCacheError::BadLayer(e)))?;
