@@ -20,6 +20,11 @@ pub const fn rgba(r: u32, g: u32, b: u32, a: u32) -> Rgba {
     (r & 0xff) | ((g & 0xff) << 8) | ((b & 0xff) << 16) | ((a & 0xff) << 24)
 }
 
+/// Whether a packed colour has full alpha.
+pub const fn is_opaque(c: Rgba) -> bool {
+    c >> 24 == 0xff
+}
+
 /// The four channels of a packed colour.
 pub const fn channels(c: Rgba) -> [u8; 4] {
     c.to_le_bytes()
@@ -128,7 +133,7 @@ impl TriangleBatch {
 
     /// Whether every vertex is fully opaque (so the batch can skip blending).
     pub fn is_opaque(&self) -> bool {
-        self.colors.iter().all(|&c| c >> 24 == 0xff)
+        self.colors.iter().copied().all(is_opaque)
     }
 }
 

@@ -653,7 +653,6 @@ impl MeshTile {
         tile
     }
 
-    /// Resets the link free list so every link slot is unused, as `addTile` does.
     /// Makes this tile a copy of `source`, in the memory its arrays already have (a tile cache
     /// replacing a tile copies the new one into the old one's memory).
     pub fn assign_from(&mut self, source: &MeshTile) {
@@ -669,6 +668,7 @@ impl MeshTile {
         self.links_free_list = source.links_free_list;
     }
 
+    /// Resets the link free list so every link slot is unused, as `addTile` does.
     pub(crate) fn reset_links(&mut self) {
         let n = self.links.len();
         for (i, link) in self.links.iter_mut().enumerate() {

@@ -261,8 +261,17 @@ fn rasterize_bands(
     flag_merge_threshold: i32,
 ) -> Result<(), usize> {
     let (w, h) = (hf.width.max(0), hf.height.max(0));
-    // Indices were checked by the caller.
-    let corners_of = |tri: &[i32]| corner_values(verts, tri).unwrap_or_default();
+    // Every triangle in input order into `target` through `rasterizer`; on a full pool, the
+    // spans reached. Indices were checked by the caller.
+    let rasterize_all = |mut rasterizer: Rasterizer, target: &mut Heightfield| {
+        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
+            let [v0, v1, v2] = corner_values(verts, tri).unwrap_or_default();
+            rasterizer
+                .triangle(target, &v0, &v1, &v2, area, flag_merge_threshold)
+                .map_err(|PoolFull| target.pool.len())?;
+        }
+        Ok(())
+    };
     // A few bands per thread even out bands of unequal work; a grid that does not split (see
     // `Split`) is taken whole, without asking rayon for its threads.
     let band_rows = if Split::for_cells(hf.columns.len()).is_parallel() {
@@ -272,26 +281,13 @@ fn rasterize_bands(
         h
     };
     if band_rows >= h {
-        let mut rasterizer = Rasterizer::new(hf);
-        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
-            let [v0, v1, v2] = corners_of(tri);
-            rasterizer
-                .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
-                .map_err(|PoolFull| hf.pool.len())?;
-        }
-        return Ok(());
+        return rasterize_all(Rasterizer::new(hf), hf);
     }
     let rasterize_band = |first_row: i32| -> Result<Heightfield, usize> {
         let rows = band_rows.min(h - first_row);
         let mut band =
             Heightfield::try_new(w, rows, hf.bmin, hf.bmax, hf.cs, hf.ch).map_err(|_| 0usize)?;
-        let mut rasterizer = Rasterizer::for_rows(&band, h, first_row);
-        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
-            let [v0, v1, v2] = corners_of(tri);
-            rasterizer
-                .triangle(&mut band, &v0, &v1, &v2, area, flag_merge_threshold)
-                .map_err(|PoolFull| band.pool.len())?;
-        }
+        rasterize_all(Rasterizer::for_rows(&band, h, first_row), &mut band)?;
         Ok(band)
     };
     let bands: Vec<Heightfield> = (0..h)

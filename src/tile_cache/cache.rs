@@ -270,16 +270,7 @@ impl TileCache {
         }
         found.retain(|&r| {
             self.layer(r).is_some_and(|(h, _)| {
-                let tmin = [
-                    h.bmin[0] + f32::from(h.minx) * p.cs,
-                    h.bmin[1],
-                    h.bmin[2] + f32::from(h.miny) * p.cs,
-                ];
-                let tmax = [
-                    h.bmin[0] + (i32::from(h.maxx) + 1) as f32 * p.cs,
-                    h.bmax[1],
-                    h.bmin[2] + (i32::from(h.maxy) + 1) as f32 * p.cs,
-                ];
+                let (tmin, tmax) = self.tight_bounds(h);
                 (0..3).all(|k| bmin[k] <= tmax[k] && bmax[k] >= tmin[k])
             })
         });

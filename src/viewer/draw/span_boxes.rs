@@ -36,6 +36,7 @@ use bevy::render::view::ExtractedView;
 use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems};
 use bytemuck::{Pod, Zeroable};
 
+use crate::debug_draw;
 use crate::debug_draw::recast::SpanBox;
 
 /// One span as the shader reads it (32 bytes).
@@ -61,7 +62,7 @@ pub struct SpanBoxes {
 
 impl SpanBoxes {
     pub fn new(spans: &[SpanBox], version: u64) -> Self {
-        let blended = spans.iter().any(|s| s.top_color >> 24 != 0xff);
+        let blended = spans.iter().any(|s| !debug_draw::is_opaque(s.top_color));
         let boxes = spans
             .iter()
             .map(|s| SpanInstance {
