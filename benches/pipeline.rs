@@ -114,7 +114,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("filters", |b| {
                     b.iter_batched(
-                        || (*full.heightfield_rasterized).clone(),
+                        || full.heightfield_rasterized(),
                         |mut hf| {
                             let mut ctx = BuildContext::silent();
                             filter::filter_low_hanging_walkable_obstacles(
@@ -151,7 +151,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("erode", |b| {
                     b.iter_batched(
-                        || (*full.compact).clone(),
+                        || full.compact(),
                         |mut chf| {
                             area::erode_walkable_area(
                                 &mut BuildContext::silent(),
@@ -166,7 +166,7 @@ fn bench_stages(c: &mut Criterion) {
                 });
                 group.bench_function("distance_field", |b| {
                     b.iter_batched(
-                        || (*full.compact_eroded).clone(),
+                        || full.compact_eroded(),
                         |mut chf| {
                             distance_field::build_distance_field(
                                 &mut BuildContext::silent(),

@@ -1,21 +1,21 @@
-// One box per heightfield span, expanded from a unit cube by instance data: the voxel views
-// (Voxels, Walkable Voxels, Compact…) draw millions of spans without a vertex per span.
-// Faces are shaded as RecastDemo's duCalcBoxColors: the top in the top colour, the bottom and
-// the four sides from the side colour at fixed brightness.
+// One quad per run of visible span-box faces (neighbouring cells whose face lies in the same
+// plane with the same colour), expanded from 16 bytes of instance data: the voxel views
+// (Voxels, Walkable Voxels, Compact…) draw millions of spans with four vertices per run and no
+// vertex made on the CPU. A compact view's floor quad is the top of a box of no height. Faces come shaded as RecastDemo's duCalcBoxColors shades them.
 
 #import bevy_pbr::mesh_view_bindings::{view, fog}
 #import bevy_pbr::mesh_view_types::FOG_MODE_LINEAR
 
 struct Vertex {
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    // Span box: minimum corner x, y, z and the cell size.
-    @location(3) corner_and_size: vec4<f32>,
-    // The span's top (world y).
-    @location(4) top: f32,
-    // Top and side colours, packed as duRGBA (red in the lowest byte), sRGB; then the faces
-    // to draw, a bit each: top, bottom, +x, -x, +z, -z.
-    @location(5) colors_and_faces: vec3<u32>,
+    // The quad corner along the face's two axes: (0,0), (1,0), (0,1), (1,1) as a strip.
+    @location(0) corner: vec3<f32>,
+    // The grid: minimum corner x, y, z and the cell size; then the cell height.
+    @location(1) grid: vec4<f32>,
+    @location(2) cell_height: f32,
+    // The face: x | z << 16; bottom | top << 14 | face << 28 (heights in cell heights; faces
+    // top, bottom, +x, -x, +z, -z); the colour packed as duRGBA (red in the lowest byte), sRGB;
+    // the cells the run covers (along z for the ±x sides, else along x).
+    @location(3) face: vec4<u32>,
 };
 
 struct VertexOutput {
@@ -30,54 +30,36 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
     return select(high, low, c <= vec3<f32>(0.04045));
 }
 
-// duCalcBoxColors: the top as given (already shaded), the bottom at 140/256 of the side
-// colour, +x and +z faces at 165/256, -x and -z faces at 217/256 (duMultCol).
-fn face_color(n: vec3<f32>, top: vec4<f32>, side: vec4<f32>) -> vec4<f32> {
-    var scale = 217.0;
-    var base = side;
-    if (n.y > 0.5) {
-        base = top;
-        scale = 256.0;
-    } else if (n.y < -0.5) {
-        scale = 140.0;
-    } else if (n.x > 0.5 || n.z > 0.5) {
-        scale = 165.0;
-    }
-    return vec4<f32>(base.rgb * (scale / 256.0), base.a);
-}
-
-// The bit of the face a cube vertex belongs to, from its normal.
-fn face_bit(n: vec3<f32>) -> u32 {
-    if (n.y > 0.5) {
-        return 1u;
-    } else if (n.y < -0.5) {
-        return 2u;
-    } else if (n.x > 0.5) {
-        return 4u;
-    } else if (n.x < -0.5) {
-        return 8u;
-    } else if (n.z > 0.5) {
-        return 16u;
-    }
-    return 32u;
-}
-
 @vertex
 fn vertex(vertex: Vertex) -> VertexOutput {
-    let corner = vertex.corner_and_size.xyz;
-    let size = vertex.corner_and_size.w;
-    let extent = vec3<f32>(size, max(vertex.top - corner.y, 0.0), size);
-    let world = corner + (vertex.position + vec3<f32>(0.5)) * extent;
-    let top = unpack4x8unorm(vertex.colors_and_faces.x);
-    let side = unpack4x8unorm(vertex.colors_and_faces.y);
-    let shaded = face_color(vertex.normal, top, side);
+    let cs = vertex.grid.w;
+    let cell_x = vertex.face.x & 0xffffu;
+    let cell_z = vertex.face.x >> 16u;
+    let which = vertex.face.y >> 28u;
+    let along_z = which == 2u || which == 3u;
+    let x0 = vertex.grid.x + f32(cell_x) * cs;
+    let z0 = vertex.grid.z + f32(cell_z) * cs;
+    let x1 = vertex.grid.x + f32(cell_x + select(vertex.face.w, 1u, along_z)) * cs;
+    let z1 = vertex.grid.z + f32(cell_z + select(1u, vertex.face.w, along_z)) * cs;
+    let y0 = vertex.grid.y + f32(vertex.face.y & 0x3fffu) * vertex.cell_height;
+    let y1 = vertex.grid.y + f32((vertex.face.y >> 14u) & 0x3fffu) * vertex.cell_height;
+    // The strip's second corner steps along the first axis, its third along the second, so
+    // that (first × second) points out of the box: counter-clockwise seen from outside.
+    let s = vertex.corner.x > 0.5;
+    let t = vertex.corner.y > 0.5;
+    var world: vec3<f32>;
+    switch (which) {
+        case 0u: { world = vec3(select(x0, x1, t), y1, select(z0, z1, s)); }
+        case 1u: { world = vec3(select(x0, x1, s), y0, select(z0, z1, t)); }
+        case 2u: { world = vec3(x1, select(y0, y1, s), select(z0, z1, t)); }
+        case 3u: { world = vec3(x0, select(y0, y1, t), select(z0, z1, s)); }
+        case 4u: { world = vec3(select(x0, x1, s), select(y0, y1, t), z1); }
+        default: { world = vec3(select(x0, x1, t), select(y0, y1, s), z0); }
+    }
+    let color = unpack4x8unorm(vertex.face.z);
     var out: VertexOutput;
     out.clip_position = view.clip_from_world * vec4<f32>(world, 1.0);
-    if ((vertex.colors_and_faces.z & face_bit(vertex.normal)) == 0u) {
-        // A covered face: every corner outside the clip volume, so nothing is rasterized.
-        out.clip_position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
-    }
-    out.color = vec4<f32>(srgb_to_linear(shaded.rgb), shaded.a);
+    out.color = vec4<f32>(srgb_to_linear(color.rgb), color.a);
     out.world_position = world;
     return out;
 }

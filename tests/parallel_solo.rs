@@ -51,8 +51,8 @@ fn columns(hf: &Heightfield) -> (Vec<u32>, Vec<Column>) {
 fn assert_same_build(a: &Build, b: &Build, what: &str) {
     assert_eq!(a.triangle_areas, b.triangle_areas, "{what}: triangle areas");
     assert_eq!(
-        columns(&a.heightfield_rasterized),
-        columns(&b.heightfield_rasterized),
+        columns(&a.heightfield_rasterized()),
+        columns(&b.heightfield_rasterized()),
         "{what}: rasterized heightfield"
     );
     assert_eq!(
@@ -60,8 +60,8 @@ fn assert_same_build(a: &Build, b: &Build, what: &str) {
         columns(&b.heightfield_filtered),
         "{what}: filtered heightfield"
     );
-    assert_eq!(a.compact, b.compact, "{what}: compact heightfield");
-    assert_eq!(a.compact_eroded, b.compact_eroded, "{what}: eroded");
+    assert_eq!(a.compact(), b.compact(), "{what}: compact heightfield");
+    assert_eq!(a.compact_eroded(), b.compact_eroded(), "{what}: eroded");
     assert_eq!(a.regions, b.regions, "{what}: distance field and regions");
     assert_eq!(a.contours, b.contours, "{what}: contours");
     assert_eq!(a.poly_mesh, b.poly_mesh, "{what}: poly mesh");

@@ -3,7 +3,10 @@
 mod common;
 
 use common::{HeightfieldStage, as_i64s, assert_slices_eq, heightfield_stage, load_json};
+use std::sync::Arc;
+
 use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Build;
 use navlab::input::obj::load_obj;
 use navlab::recast::area::erode_walkable_area;
 use navlab::recast::compact::build_compact_heightfield;
@@ -86,6 +89,20 @@ fn check_mesh(mesh: &str) {
 
     let mut chf =
         build_compact_heightfield(&mut ctx, cfg.walkable_height, cfg.walkable_climb, &hf).unwrap();
+    // A whole build keeps one heightfield and one compact heightfield, and the earlier states
+    // as their areas: what it rebuilds from them is what each stage made.
+    let build = Build::new(Arc::new(tri_mesh.clone()), BuildSettings::default()).unwrap();
+    assert_heightfield_eq(
+        &format!("{mesh} build: rasterized"),
+        &build.heightfield_rasterized(),
+        &rasterized,
+    );
+    assert_heightfield_eq(
+        &format!("{mesh} build: filtered"),
+        &build.heightfield_filtered,
+        &filtered,
+    );
+    assert_eq!(build.compact(), chf, "{mesh} build: compact");
     let field = |name: &str| as_i64s(&compact[name]);
     assert_eq!(
         chf.span_count() as i64,
@@ -138,6 +155,7 @@ fn check_mesh(mesh: &str) {
         &ints(chf.areas.iter().copied()),
         &as_i64s(&eroded["areas"]),
     );
+    assert_eq!(build.compact_eroded(), chf, "{mesh} build: eroded");
 
     assert!(
         !ctx.entries()

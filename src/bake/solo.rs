@@ -3,10 +3,10 @@
 //!
 //! | Stage            | Output kept                      | Settings that make it the earliest stage to re-run |
 //! |------------------|----------------------------------|-----------------------------------------------------|
-//! | `Rasterize`      | triangle areas, `heightfield_rasterized` | input mesh, bounds, `cellSize`, `cellHeight`, `agentMaxSlope`, `agentMaxClimb` |
+//! | `Rasterize`      | triangle areas, the spans' areas as rasterized | input mesh, bounds, `cellSize`, `cellHeight`, `agentMaxSlope`, `agentMaxClimb` |
 //! | `Filter`         | `heightfield_filtered`           | `agentHeight`, the three filter switches            |
-//! | `Compact`        | `compact`                        | (only upstream changes)                             |
-//! | `Erode`          | `compact_eroded` (and volume areas) | `agentRadius`, convex volumes                    |
+//! | `Compact`        | the compact spans' areas as built | (only upstream changes)                            |
+//! | `Erode`          | `regions.areas` (and volume areas) | `agentRadius`, convex volumes                     |
 //! | `DistanceField`  | `regions.dist` (watershed only)  | `partitionType`                                     |
 //! | `Regions`        | `regions` (region id per span)   | `regionMinSize`, `regionMergeSize`                  |
 //! | `Contours`       | `contours`                       | `edgeMaxLen`, `edgeMaxError`                        |
@@ -17,9 +17,15 @@
 //! `agentMaxClimb` reaches back to rasterization because Recast merges spans whose tops are
 //! within the climb; `agentHeight` reaches back to filtering, which also re-runs everything after.
 //!
+//! The filters only clear span areas, and erosion, the distance field and region building only
+//! write areas, distances and region ids: so a build holds one heightfield and one compact
+//! heightfield, as RecastDemo does, and the earlier states as the areas they had
+//! ([`Build::heightfield_rasterized`], [`Build::compact`], [`Build::compact_eroded`] rebuild
+//! them). A stage re-run restores its input's areas and works in place.
+//!
 //! What a build holds on to is its [`Retention`]: the viewer keeps every stage (within
 //! [`INTERMEDIATE_BUDGET`]), `navlab bake` only what the later stages need, so that a big map
-//! needs one heightfield or one compact heightfield at a time instead of five copies.
+//! needs one heightfield or one compact heightfield at a time.
 //!
 //! The stages run on rayon's current pool (the global one, sized by `RAYON_NUM_THREADS`, or one
 //! a caller `install`s): rasterization by bands of rows, the ledge filter, the compact
@@ -194,14 +200,15 @@ pub struct Build {
     pub config: Config,
     /// Area id per input triangle after slope marking.
     pub triangle_areas: Vec<u8>,
-    pub heightfield_rasterized: Arc<Heightfield>,
+    /// The heightfield after the filters (the rasterized one has the same spans).
     pub heightfield_filtered: Arc<Heightfield>,
-    /// The compact heightfield as built, before erosion.
-    pub compact: Arc<CompactHeightfield>,
-    /// After eroding by the agent radius.
-    pub compact_eroded: Arc<CompactHeightfield>,
-    /// After the distance field (watershed only) and region partitioning.
+    /// Every pool slot's area as rasterized, before the filters cleared some.
+    rasterized_areas: Arc<Vec<u8>>,
+    /// The compact heightfield after erosion, the distance field (watershed only) and region
+    /// partitioning.
     pub regions: Arc<CompactHeightfield>,
+    /// Every compact span's area as built, before erosion and the convex volumes.
+    compact_areas: Arc<Vec<u8>>,
     pub contours: Arc<ContourSet>,
     pub poly_mesh: Arc<PolyMesh>,
     pub detail_mesh: Arc<PolyMeshDetail>,
@@ -216,8 +223,8 @@ pub struct Build {
     pub retention: Retention,
     /// Span counts for the stage summary.
     pub span_counts: SpanCounts,
-    /// Whether the heightfields and the compact heightfields before `regions` are held (else
-    /// they are empty, and re-running any stage before `Regions` starts from rasterization).
+    /// Whether the heightfield and the earlier stages' areas are held (else they are empty,
+    /// and re-running any stage before `Regions` starts from rasterization).
     intermediates_held: bool,
     /// Where (re)builds report the stage they are running, for a progress bar.
     pub progress: Option<Arc<BuildProgress>>,
@@ -301,6 +308,8 @@ impl Build {
         let config = settings.to_config(bmin, bmax)?;
         let empty_hf = Arc::new(empty_heightfield(&config));
         Ok(Build {
+            rasterized_areas: Arc::default(),
+            compact_areas: Arc::default(),
             mesh,
             bmin,
             bmax,
@@ -309,10 +318,7 @@ impl Build {
             settings,
             config,
             triangle_areas: Vec::new(),
-            heightfield_rasterized: empty_hf.clone(),
             heightfield_filtered: empty_hf,
-            compact: Arc::default(),
-            compact_eroded: Arc::default(),
             regions: Arc::default(),
             contours: Arc::default(),
             poly_mesh: Arc::default(),
@@ -337,9 +343,16 @@ impl Build {
         tile: &Tile,
         stages: TileStages,
     ) -> Self {
-        let heightfield =
-            |hf: Option<Heightfield>| Arc::new(hf.unwrap_or_else(|| empty_heightfield(&config)));
-        let compact = |chf: Option<CompactHeightfield>| Arc::new(chf.unwrap_or_default());
+        let rasterized_areas = stages
+            .rasterized
+            .as_ref()
+            .map(|hf| hf.pool.iter().map(|span| span.area).collect())
+            .unwrap_or_default();
+        let compact_areas = stages
+            .compact
+            .as_ref()
+            .map(|chf| chf.areas.clone())
+            .unwrap_or_default();
         let (poly_mesh, detail_mesh) = match &tile.output {
             Ok(output) => (output.poly_mesh.clone(), output.detail_mesh.clone()),
             Err(_) => Default::default(),
@@ -361,11 +374,14 @@ impl Build {
             off_mesh_connections: crate::bake::detour_input::off_mesh_connections(&input.geom_set),
             settings,
             triangle_areas: Vec::new(),
-            heightfield_rasterized: heightfield(stages.rasterized),
-            heightfield_filtered: heightfield(stages.filtered),
-            compact: compact(stages.compact),
-            compact_eroded: compact(stages.eroded),
-            regions: compact(stages.regions),
+            heightfield_filtered: Arc::new(
+                stages
+                    .filtered
+                    .unwrap_or_else(|| empty_heightfield(&config)),
+            ),
+            rasterized_areas: Arc::new(rasterized_areas),
+            regions: Arc::new(stages.regions.unwrap_or_default()),
+            compact_areas: Arc::new(compact_areas),
             contours: Arc::new(stages.contours.unwrap_or_default()),
             poly_mesh: Arc::new(poly_mesh),
             detail_mesh: Arc::new(detail_mesh),
@@ -380,10 +396,40 @@ impl Build {
         }
     }
 
-    /// Whether the intermediate stage outputs (both heightfields, `compact`, `compact_eroded`)
-    /// are held; when not, they are empty.
+    /// Whether the intermediate stage outputs (the heightfields, the compact heightfield before
+    /// erosion and before regions) are held; when not, they are empty.
     pub fn holds_intermediates(&self) -> bool {
         self.intermediates_held
+    }
+
+    /// The heightfield as rasterized: the filtered one with the areas it had before the
+    /// filters. Empty when intermediates are not held.
+    pub fn heightfield_rasterized(&self) -> Heightfield {
+        let mut hf = Heightfield::clone(&self.heightfield_filtered);
+        restore_heightfield_areas(&mut hf, &self.rasterized_areas);
+        hf
+    }
+
+    /// The compact heightfield as built, before erosion. Empty when intermediates are not
+    /// held.
+    pub fn compact(&self) -> CompactHeightfield {
+        let mut chf = self.compact_eroded();
+        if chf.areas.len() == self.compact_areas.len() {
+            chf.areas.copy_from_slice(&self.compact_areas);
+        }
+        chf
+    }
+
+    /// The compact heightfield after erosion and the convex volumes, before the distance
+    /// field and regions. Empty when intermediates are not held.
+    pub fn compact_eroded(&self) -> CompactHeightfield {
+        if !self.intermediates_held {
+            return CompactHeightfield::default();
+        }
+        let mut chf = CompactHeightfield::clone(&self.regions);
+        clear_distances(&mut chf);
+        clear_regions(&mut chf);
+        chf
     }
 
     /// Switches to `settings` and re-runs from the earliest stage they affect. Returns that
@@ -519,46 +565,52 @@ impl Build {
                         fits
                     }
                 };
-                self.heightfield_rasterized = Arc::new(hf);
-            }
-            Stage::Filter => {
-                let mut hf = take_or_copy(
-                    &mut self.heightfield_rasterized,
-                    self.intermediates_held,
-                    || empty_heightfield(cfg),
-                );
-                if self.settings.filter_low_hanging_obstacles {
-                    filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, &mut hf);
-                }
-                if self.settings.filter_ledge_spans {
-                    filter::filter_ledge_spans(
-                        ctx,
-                        cfg.walkable_height,
-                        cfg.walkable_climb,
-                        &mut hf,
-                    );
-                }
-                if self.settings.filter_walkable_low_height_spans {
-                    filter::filter_walkable_low_height_spans(ctx, cfg.walkable_height, &mut hf);
-                }
+                self.rasterized_areas = Arc::new(if self.intermediates_held {
+                    hf.pool.iter().map(|span| span.area).collect()
+                } else {
+                    Vec::new()
+                });
                 self.heightfield_filtered = Arc::new(hf);
             }
+            Stage::Filter => {
+                // Copies the heightfield only when an earlier build still shares it.
+                let hf = Arc::make_mut(&mut self.heightfield_filtered);
+                if self.intermediates_held {
+                    restore_heightfield_areas(hf, &self.rasterized_areas);
+                }
+                if self.settings.filter_low_hanging_obstacles {
+                    filter::filter_low_hanging_walkable_obstacles(ctx, cfg.walkable_climb, hf);
+                }
+                if self.settings.filter_ledge_spans {
+                    filter::filter_ledge_spans(ctx, cfg.walkable_height, cfg.walkable_climb, hf);
+                }
+                if self.settings.filter_walkable_low_height_spans {
+                    filter::filter_walkable_low_height_spans(ctx, cfg.walkable_height, hf);
+                }
+            }
             Stage::Compact => {
-                self.compact = Arc::new(build_compact_heightfield(
+                let chf = build_compact_heightfield(
                     ctx,
                     cfg.walkable_height,
                     cfg.walkable_climb,
                     &self.heightfield_filtered,
-                )?);
-                self.span_counts.filtered_walkable = self.compact.span_count();
-                if !self.intermediates_held {
+                )?;
+                self.span_counts.filtered_walkable = chf.span_count();
+                self.compact_areas = Arc::new(if self.intermediates_held {
+                    chf.areas.clone()
+                } else {
                     self.heightfield_filtered = Arc::new(empty_heightfield(cfg));
-                }
+                    Vec::new()
+                });
+                self.regions = Arc::new(chf);
             }
             Stage::Erode => {
-                let mut chf =
-                    take_or_copy(&mut self.compact, self.intermediates_held, Default::default);
-                area::erode_walkable_area(ctx, cfg.walkable_radius, &mut chf)?;
+                // Copies the field only when an earlier build still shares it.
+                let chf = Arc::make_mut(&mut self.regions);
+                if self.intermediates_held && chf.areas.len() == self.compact_areas.len() {
+                    chf.areas.copy_from_slice(&self.compact_areas);
+                }
+                area::erode_walkable_area(ctx, cfg.walkable_radius, chf)?;
                 for volume in &self.convex_volumes {
                     let verts: Vec<f32> = volume.verts.iter().flatten().copied().collect();
                     area::mark_convex_poly_area(
@@ -567,30 +619,22 @@ impl Build {
                         volume.hmin,
                         volume.hmax,
                         volume.area,
-                        &mut chf,
+                        chf,
                     );
                 }
                 self.span_counts.eroded_walkable = chf.walkable_span_count();
-                self.compact_eroded = Arc::new(chf);
             }
             Stage::DistanceField => {
-                let mut chf = take_or_copy(
-                    &mut self.compact_eroded,
-                    self.intermediates_held,
-                    Default::default,
-                );
+                let chf = Arc::make_mut(&mut self.regions);
                 if self.settings.partition_type == PartitionType::Watershed {
-                    distance_field::build_distance_field(ctx, &mut chf)?;
+                    distance_field::build_distance_field(ctx, chf)?;
+                } else {
+                    clear_distances(chf);
                 }
-                self.regions = Arc::new(chf);
             }
             Stage::Regions => {
-                // Copies the field only when an earlier build still shares it.
                 let chf = Arc::make_mut(&mut self.regions);
-                for span in &mut chf.spans {
-                    span.reg = 0;
-                }
-                chf.max_regions = 0;
+                clear_regions(chf);
                 match self.settings.partition_type {
                     PartitionType::Watershed => region::build_regions(
                         ctx,
@@ -729,29 +773,40 @@ fn empty_heightfield(cfg: &Config) -> Heightfield {
     Heightfield::new(0, 0, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch)
 }
 
-/// The input of an in-place stage: a copy of `slot` when intermediates are held, else `slot`'s
-/// own value (copied only if a clone of the build still shares it), leaving `empty()` behind.
-fn take_or_copy<T: Clone>(slot: &mut Arc<T>, held: bool, empty: impl FnOnce() -> T) -> T {
-    if held {
-        T::clone(slot)
-    } else {
-        Arc::unwrap_or_clone(std::mem::replace(slot, Arc::new(empty())))
+/// Gives every pool slot of `hf` its area from `areas` (a snapshot of the same pool); a
+/// mismatched snapshot (intermediates not held) leaves `hf` as it is.
+fn restore_heightfield_areas(hf: &mut Heightfield, areas: &[u8]) {
+    if hf.pool.len() == areas.len() {
+        for (span, &area) in hf.pool.iter_mut().zip(areas) {
+            span.area = area;
+        }
     }
 }
 
+/// The distance field as before [`distance_field::build_distance_field`] ran.
+fn clear_distances(chf: &mut CompactHeightfield) {
+    chf.dist = Vec::new();
+    chf.max_distance = 0;
+}
+
+/// Region ids as before region building ran.
+fn clear_regions(chf: &mut CompactHeightfield) {
+    for span in &mut chf.spans {
+        span.reg = 0;
+    }
+    chf.max_regions = 0;
+    chf.border_size = 0;
+}
+
 /// The memory [`Retention::Everything`] spends beyond [`Retention::Final`] after rasterizing
-/// `hf` into `spans` spans: a second heightfield and two more compact heightfields (every span
-/// walkable, the upper bound). Counted from the spans rather than the pool, whose free slots
-/// depend on how many threads rasterized.
+/// `hf` into `spans` spans: the heightfield past the compact build, and the areas as
+/// rasterized and as compacted (every span walkable, the upper bound). Counted from the spans
+/// rather than the pool, whose free slots depend on how many threads rasterized.
 fn intermediate_copies_bytes(hf: &Heightfield, spans: usize) -> u64 {
     use crate::memory::bytes_of;
-    use crate::recast::compact::{CompactCell, CompactSpan};
-    let heightfield =
-        bytes_of::<crate::recast::heightfield::Span>(spans) + bytes_of::<u32>(hf.columns.len());
-    let compact = bytes_of::<CompactSpan>(spans)
-        + bytes_of::<u8>(spans)
-        + bytes_of::<CompactCell>(hf.columns.len());
-    heightfield + 2 * compact
+    bytes_of::<crate::recast::heightfield::Span>(spans)
+        + bytes_of::<u32>(hf.columns.len())
+        + 2 * bytes_of::<u8>(spans)
 }
 
 /// The order and indentation of RecastDemo's build-time report.
@@ -803,10 +858,10 @@ mod tests {
         let hf = &build.heightfield_filtered;
         // The filters turn walkable spans unwalkable (under the tables and the canopy).
         assert!(
-            hf.walkable_span_count() < build.heightfield_rasterized.walkable_span_count(),
+            hf.walkable_span_count() < build.heightfield_rasterized().walkable_span_count(),
             "{} vs {}",
             hf.walkable_span_count(),
-            build.heightfield_rasterized.walkable_span_count()
+            build.heightfield_rasterized().walkable_span_count()
         );
         // The bridge and the spiral stairs stack walkable spans over the floor.
         let (x, z) = ((0.0 - hf.bmin[0]) / hf.cs, (-17.0 - hf.bmin[2]) / hf.cs);

@@ -253,5 +253,6 @@ pub fn run(args: ViewArgs) -> Result<()> {
             crowds: args.crowd_count,
             steps: args.crowd_steps,
         }),
+        ..ViewerOptions::default()
     })
 }

@@ -93,96 +93,251 @@ fn walkable_top_color(area: u8) -> Rgba {
 /// covers them completely, and the undersides of the lowest spans, are left out: RecastDemo draws
 /// every face, which makes large terrains needlessly heavy.
 pub fn heightfield(hf: &Heightfield, coloring: VoxelColoring) -> DebugDraw {
-    span_boxes_triangles(&heightfield_boxes(hf, coloring))
+    span_faces_triangles(&SpanGrid::of_heightfield(hf), |emit| {
+        heightfield_faces(hf, coloring, emit)
+    })
 }
 
-/// Span boxes as triangles, each face shaded as the GPU path shades it (`duCalcBoxColors`
-/// from the side colour, the top as given) and only the faces the box lists: what a renderer
-/// that cannot expand boxes itself draws.
-pub fn span_boxes_triangles(boxes: &[SpanBox]) -> DebugDraw {
-    let mut tris = TriangleBatch::default();
-    for b in boxes {
-        let [x0, y0, z0] = b.corner;
-        let (x1, y1, z1) = (x0 + b.size, b.top, z0 + b.size);
-        let shades = box_colors(b.top_color, b.side_color);
-        let faces = [
-            [[x0, y1, z1], [x1, y1, z1], [x1, y1, z0], [x0, y1, z0]],
-            [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]],
-            [[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]],
-            [[x0, y0, z1], [x0, y1, z1], [x0, y1, z0], [x0, y0, z0]],
-            [[x1, y0, z1], [x1, y1, z1], [x0, y1, z1], [x0, y0, z1]],
-            [[x0, y0, z0], [x0, y1, z0], [x1, y1, z0], [x1, y0, z0]],
-        ];
-        for (face, corners) in faces.into_iter().enumerate() {
-            if b.faces & (1 << face) != 0 {
-                let color = if face == 0 { b.top_color } else { shades[face] };
-                tris.quad(corners, color);
-            }
+/// Where a voxel view's faces sit: the grid's minimum corner, cell size and cell height.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpanGrid {
+    pub origin: [f32; 3],
+    pub cs: f32,
+    pub ch: f32,
+    /// Cells along x and z.
+    pub width: i32,
+    pub height: i32,
+}
+
+impl SpanGrid {
+    pub fn of_heightfield(hf: &Heightfield) -> Self {
+        Self {
+            origin: hf.bmin,
+            cs: hf.cs,
+            ch: hf.ch,
+            width: hf.width,
+            height: hf.height,
         }
     }
+
+    pub fn of_compact(chf: &CompactHeightfield) -> Self {
+        Self {
+            origin: chf.bmin,
+            cs: chf.cs,
+            ch: chf.ch,
+            width: chf.width,
+            height: chf.height,
+        }
+    }
+
+    /// Whether every cell and run fits [`SpanFace::packed`].
+    pub fn packable(&self) -> bool {
+        self.width <= i32::from(u16::MAX) && self.height <= i32::from(u16::MAX)
+    }
+
+    /// The world corners of `face`, counter-clockwise seen from outside in the order a
+    /// triangle strip takes them (0, 1, 2 and 2, 1, 3 are its two triangles).
+    pub fn corners(&self, face: &SpanFace) -> [[f32; 3]; 4] {
+        let x0 = self.origin[0] + f32::from(face.x) * self.cs;
+        let z0 = self.origin[2] + f32::from(face.z) * self.cs;
+        let y0 = self.origin[1] + f32::from(face.bottom) * self.ch;
+        let y1 = self.origin[1] + f32::from(face.top) * self.ch;
+        let (along_x, along_z) = if face.runs_along_z() {
+            (1, face.run)
+        } else {
+            (face.run, 1)
+        };
+        let x1 = self.origin[0] + f32::from(face.x + along_x) * self.cs;
+        let z1 = self.origin[2] + f32::from(face.z + along_z) * self.cs;
+        match face.face {
+            SpanFace::TOP => [[x0, y1, z0], [x0, y1, z1], [x1, y1, z0], [x1, y1, z1]],
+            SpanFace::BOTTOM => [[x0, y0, z0], [x1, y0, z0], [x0, y0, z1], [x1, y0, z1]],
+            SpanFace::POS_X => [[x1, y0, z0], [x1, y1, z0], [x1, y0, z1], [x1, y1, z1]],
+            SpanFace::NEG_X => [[x0, y0, z0], [x0, y0, z1], [x0, y1, z0], [x0, y1, z1]],
+            SpanFace::POS_Z => [[x0, y0, z1], [x1, y0, z1], [x0, y1, z1], [x1, y1, z1]],
+            _ => [[x0, y0, z0], [x0, y1, z0], [x1, y0, z0], [x1, y1, z0]],
+        }
+    }
+}
+
+/// One visible face of a span's box, already shaded (`duCalcBoxColors`), stretched over `run`
+/// neighbouring cells whose same face lies in the same plane with the same colour (along x,
+/// or along z for the ±x sides): a flat floor is one quad per row instead of one per cell,
+/// which is what lets a software renderer draw a city. A compact view's floor quad is the top
+/// of a box of no height. Renderers that expand faces on the GPU take it as 16 bytes
+/// ([`SpanFace::packed`]) instead of four vertices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpanFace {
+    /// The first cell.
+    pub x: u16,
+    pub z: u16,
+    /// Bottom and top of the box, in cell heights above the grid origin.
+    pub bottom: u16,
+    pub top: u16,
+    /// Which face: [`SpanFace::TOP`] … [`SpanFace::NEG_Z`].
+    pub face: u8,
+    pub color: Rgba,
+    /// Cells covered, at least 1.
+    pub run: u16,
+}
+
+impl SpanFace {
+    pub const TOP: u8 = 0;
+    pub const BOTTOM: u8 = 1;
+    pub const POS_X: u8 = 2;
+    pub const NEG_X: u8 = 3;
+    pub const POS_Z: u8 = 4;
+    pub const NEG_Z: u8 = 5;
+    /// The highest height [`SpanFace::packed`] keeps (14 bits; Recast's spans reach 8191).
+    pub const MAX_HEIGHT: u16 = (1 << 14) - 1;
+
+    /// Whether the run goes along z (the ±x sides) rather than along x.
+    pub fn runs_along_z(&self) -> bool {
+        matches!(self.face, Self::POS_X | Self::NEG_X)
+    }
+
+    /// Four words: `x | z << 16`; `bottom | top << 14 | face << 28`; the colour; the run.
+    pub fn packed(&self) -> [u32; 4] {
+        let height = |h: u16| u32::from(h.min(Self::MAX_HEIGHT));
+        [
+            u32::from(self.x) | u32::from(self.z) << 16,
+            height(self.bottom) | height(self.top) << 14 | u32::from(self.face) << 28,
+            self.color,
+            u32::from(self.run),
+        ]
+    }
+}
+
+/// Faces still growing along one row (or column) of cells: a face joins the run of the same
+/// plane and colour that ended in the cell before, else starts its own.
+#[derive(Default)]
+struct FaceRuns {
+    /// Open runs and the last cell each reached.
+    open: Vec<(SpanFace, u16)>,
+}
+
+impl FaceRuns {
+    /// Adds `face` of cell `at` along the run axis.
+    fn add(&mut self, face: SpanFace, at: u16) {
+        let same_plane = |(run, last): &&mut (SpanFace, u16)| {
+            *last + 1 == at
+                && run.face == face.face
+                && run.bottom == face.bottom
+                && run.top == face.top
+                && run.color == face.color
+        };
+        match self.open.iter_mut().find(same_plane) {
+            Some((run, last)) => {
+                run.run += 1;
+                *last = at;
+            }
+            None => self.open.push((face, at)),
+        }
+    }
+
+    /// Emits the runs that did not reach cell `at - 1` (before adding cell `at`'s faces).
+    fn close_before(&mut self, at: u16, emit: &mut dyn FnMut(SpanFace)) {
+        self.open.retain(|(run, last)| {
+            let open = *last + 1 >= at;
+            if !open {
+                emit(*run);
+            }
+            open
+        });
+    }
+
+    /// Emits every run (at the end of a row).
+    fn close_all(&mut self, emit: &mut dyn FnMut(SpanFace)) {
+        for (run, _) in self.open.drain(..) {
+            emit(run);
+        }
+    }
+}
+
+/// Faces as triangles, for a renderer that cannot expand them itself: `faces` hands each face
+/// to the closure it is given.
+pub fn span_faces_triangles(
+    grid: &SpanGrid,
+    faces: impl FnOnce(&mut dyn FnMut(SpanFace)),
+) -> DebugDraw {
+    let mut tris = TriangleBatch::default();
+    faces(&mut |face| {
+        let [a, b, c, d] = grid.corners(&face);
+        tris.quad([a, b, d, c], face.color);
+    });
     DebugDraw {
         triangles: tris,
         ..Default::default()
     }
 }
 
-/// One heightfield span as a box, for renderers that expand boxes on the GPU instead of taking
-/// [`heightfield`]'s triangles (a few bytes per span instead of up to 24 vertices).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SpanBox {
-    /// The minimum corner: cell corner and span bottom.
-    pub corner: [f32; 3],
-    /// The cell size (the box's width and depth).
-    pub size: f32,
-    /// The span's top.
-    pub top: f32,
-    /// The top face's colour as drawn, and the colour the bottom and sides are shaded from
-    /// (`duCalcBoxColors`' second colour).
-    pub top_color: Rgba,
-    pub side_color: Rgba,
-    /// The faces to draw, bit per face: top, bottom, +x, -x, +z, -z ([`heightfield`] leaves
-    /// out the bottom of a column's lowest span and sides its neighbours cover).
-    pub faces: u8,
-}
-
-/// [`heightfield`]'s spans as boxes with the same colours and the same faces left out.
-pub fn heightfield_boxes(hf: &Heightfield, coloring: VoxelColoring) -> Vec<SpanBox> {
+/// The visible faces of [`heightfield`]'s boxes, as runs: first row by row (tops, bottoms and
+/// the ±z sides), then column by column (the ±x sides). Grids must be
+/// [`SpanGrid::packable`].
+pub fn heightfield_faces(
+    hf: &Heightfield,
+    coloring: VoxelColoring,
+    emit: &mut dyn FnMut(SpanFace),
+) {
     let white = rgba(255, 255, 255, 255);
-    let (solid_top, side) = match coloring {
-        VoxelColoring::Solid => (box_colors(white, white)[0], white),
-        VoxelColoring::Walkable => (0, rgba(217, 217, 217, 255)),
+    let side = match coloring {
+        VoxelColoring::Solid => white,
+        VoxelColoring::Walkable => rgba(217, 217, 217, 255),
     };
-    let mut boxes = Vec::new();
+    let shades = box_colors(white, side);
+    let solid_top = box_colors(white, white)[0];
+    let mut runs = FaceRuns::default();
+    let face = |x: i32, z: i32, span: &Span, face: u8, color: Rgba| {
+        let (bottom, top) = match face {
+            SpanFace::TOP => (span.smax, span.smax),
+            SpanFace::BOTTOM => (span.smin, span.smin),
+            _ => (span.smin, span.smax),
+        };
+        SpanFace {
+            x: x as u16,
+            z: z as u16,
+            bottom,
+            top,
+            face,
+            color,
+            run: 1,
+        }
+    };
     for z in 0..hf.height {
         for x in 0..hf.width {
+            runs.close_before(x as u16, emit);
             for (layer, span) in hf.column(x, z).enumerate() {
-                let hidden = |dx: i32, dz: i32| span_covered(hf, x + dx, z + dz, span);
-                let faces = 1
-                    | u8::from(layer > 0) << 1
-                    | u8::from(!hidden(1, 0)) << 2
-                    | u8::from(!hidden(-1, 0)) << 3
-                    | u8::from(!hidden(0, 1)) << 4
-                    | u8::from(!hidden(0, -1)) << 5;
                 let top_color = match coloring {
                     VoxelColoring::Solid => solid_top,
                     VoxelColoring::Walkable => walkable_top_color(span.area),
                 };
-                boxes.push(SpanBox {
-                    corner: [
-                        hf.bmin[0] + x as f32 * hf.cs,
-                        hf.bmin[1] + span.smin as f32 * hf.ch,
-                        hf.bmin[2] + z as f32 * hf.cs,
-                    ],
-                    size: hf.cs,
-                    top: hf.bmin[1] + span.smax as f32 * hf.ch,
-                    top_color,
-                    side_color: side,
-                    faces,
-                });
+                runs.add(face(x, z, span, SpanFace::TOP, top_color), x as u16);
+                if layer > 0 {
+                    let f = SpanFace::BOTTOM;
+                    runs.add(face(x, z, span, f, shades[f as usize]), x as u16);
+                }
+                for (dz, f) in [(1, SpanFace::POS_Z), (-1, SpanFace::NEG_Z)] {
+                    if !span_covered(hf, x, z + dz, span) {
+                        runs.add(face(x, z, span, f, shades[f as usize]), x as u16);
+                    }
+                }
             }
         }
+        runs.close_all(emit);
     }
-    boxes
+    for x in 0..hf.width {
+        for z in 0..hf.height {
+            runs.close_before(z as u16, emit);
+            for span in hf.column(x, z) {
+                for (dx, f) in [(1, SpanFace::POS_X), (-1, SpanFace::NEG_X)] {
+                    if !span_covered(hf, x + dx, z, span) {
+                        runs.add(face(x, z, span, f, shades[f as usize]), z as u16);
+                    }
+                }
+            }
+        }
+        runs.close_all(emit);
+    }
 }
 
 /// How a compact-heightfield view colours each span's floor quad.
@@ -198,45 +353,51 @@ pub enum CompactColoring {
 
 /// The compact heightfield as RecastDemo draws it, a floor quad per span coloured by
 /// `coloring` (region ids from `region_of(span index)`, so a viewer can show an intermediate
-/// partition): each quad a span box of no height showing only its top, which the GPU expands
-/// from a few bytes ([`span_boxes_triangles`] draws them without one).
-pub fn compact_heightfield_boxes(
+/// partition): each quad the top face of a box of no height, merged into runs along x as
+/// [`heightfield_faces`] does.
+pub fn compact_heightfield_faces(
     chf: &CompactHeightfield,
     coloring: CompactColoring,
     region_of: impl Fn(usize) -> u16,
-) -> Vec<SpanBox> {
-    let mut boxes = Vec::with_capacity(chf.spans.len());
-    for_each_compact_quad(chf, coloring, region_of, |corner, color| {
-        boxes.push(SpanBox {
-            corner,
-            size: chf.cs,
-            top: corner[1],
-            top_color: color,
-            side_color: color,
-            faces: 1,
-        });
+    emit: &mut dyn FnMut(SpanFace),
+) {
+    let mut runs = FaceRuns::default();
+    let mut row = 0;
+    for_each_compact_quad(chf, coloring, region_of, |x, z, y, color| {
+        if z != row {
+            runs.close_all(emit);
+            row = z;
+        }
+        runs.close_before(x as u16, emit);
+        let face = SpanFace {
+            x: x as u16,
+            z: z as u16,
+            bottom: y,
+            top: y,
+            face: SpanFace::TOP,
+            color,
+            run: 1,
+        };
+        runs.add(face, x as u16);
     });
-    boxes
+    runs.close_all(emit);
 }
 
-/// Each span's floor quad as RecastDemo colours it: its minimum corner (raised a cell except
-/// for regions) and colour. Nothing for a distance view without a distance field.
+/// Each span's floor quad as RecastDemo colours it: its cell, height in cell heights (raised a
+/// cell except for regions) and colour. Nothing for a distance view without a distance field.
 fn for_each_compact_quad(
     chf: &CompactHeightfield,
     coloring: CompactColoring,
     region_of: impl Fn(usize) -> u16,
-    mut emit: impl FnMut([f32; 3], Rgba),
+    mut emit: impl FnMut(i32, i32, u16, Rgba),
 ) {
     if coloring == CompactColoring::Distance && chf.dist.len() != chf.spans.len() {
         return;
     }
-    let (cs, ch) = (chf.cs, chf.ch);
     let max_dist = (chf.max_distance as f32).max(1.0);
     let dscale = 255.0 / max_dist;
     for z in 0..chf.height {
         for x in 0..chf.width {
-            let fx = chf.bmin[0] + x as f32 * cs;
-            let fz = chf.bmin[2] + z as f32 * cs;
             let cell = chf.cell(x, z);
             for i in cell.index as usize..(cell.index + cell.count) as usize {
                 let span = &chf.spans[i];
@@ -263,8 +424,7 @@ fn for_each_compact_quad(
                         (color, 0)
                     }
                 };
-                let fy = chf.bmin[1] + (span.y as i32 + lift) as f32 * ch;
-                emit([fx, fy, fz], color);
+                emit(x, z, span.y.saturating_add(lift), color);
             }
         }
     }
@@ -508,8 +668,9 @@ mod tests {
             hf.columns[x] = span;
         }
         let draw = heightfield(&hf, VoxelColoring::Walkable);
-        // Per column: a top and three outer sides; the shared side and the bottoms are hidden.
-        assert_eq!(draw.triangles.triangle_count(), 2 * 4 * 2);
+        // One top and the ±z sides run over both columns, then the two outer x sides; the
+        // shared side and the bottoms are hidden.
+        assert_eq!(draw.triangles.triangle_count(), 5 * 2);
         assert_eq!(draw.triangles.colors[0], rgba(64, 128, 160, 255));
         assert!(draw.triangles.is_opaque());
     }

@@ -41,6 +41,7 @@ use crate::error::NavlabError;
 pub use bevy::math::UVec2;
 pub use build::{BuildPlugin, BuildRequest, BuildState, SceneData};
 pub use draw::DrawMode;
+pub use screenshot::FrameTimings;
 
 /// How `navlab view` was asked to run.
 #[derive(Clone, Debug)]
@@ -75,6 +76,8 @@ pub struct ViewerOptions {
     pub inspect_tile: Option<(i32, i32)>,
     /// Random agents the Create Crowds tool spawns once the navmesh is built.
     pub crowd: Option<tools::crowds::CrowdPreset>,
+    /// Receives a screenshot run's frame timings.
+    pub frame_timings: Arc<Mutex<Option<FrameTimings>>>,
 }
 
 impl Default for ViewerOptions {
@@ -95,6 +98,7 @@ impl Default for ViewerOptions {
             test_cases: None,
             inspect_tile: None,
             crowd: None,
+            frame_timings: Arc::default(),
         }
     }
 }
@@ -334,6 +338,7 @@ fn viewer_app(
             size: options.size,
             frames: options.frames,
             error: exit_error.clone(),
+            timings: options.frame_timings.clone(),
         });
     } else if let Some(path) = &options.self_test {
         app.add_plugins(self_test::SelfTestPlugin {

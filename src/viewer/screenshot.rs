@@ -1,5 +1,7 @@
 //! Screenshot mode: render the camera into an image (no window, no X server), wait for the first
-//! build and a few frames, save the image as PNG and exit.
+//! build and a few frames, save the image as PNG and exit. It logs how long the build, the first
+//! frame after it (where the draw mode's layer is made and uploaded) and the frames after took:
+//! the figures `examples/viewer_frames.rs` reports.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -22,6 +24,28 @@ pub struct ScreenshotPlugin {
     pub frames: u32,
     /// Receives an error message if the screenshot could not be taken.
     pub error: Arc<Mutex<Option<String>>>,
+    /// Receives the run's frame timings.
+    pub timings: Arc<Mutex<Option<FrameTimings>>>,
+}
+
+/// Where the time of a screenshot run went, from the app's start.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameTimings {
+    /// Until the first build was done.
+    pub build_ready: Duration,
+    /// The frame after it: the draw mode's layer made, uploaded and drawn.
+    pub first_frame: Duration,
+    /// Each later frame until the capture.
+    pub later_frames: Vec<Duration>,
+}
+
+impl FrameTimings {
+    /// The median of the later frames (zero without any).
+    pub fn steady_frame(&self) -> Duration {
+        let mut frames = self.later_frames.clone();
+        frames.sort_unstable();
+        frames.get(frames.len() / 2).copied().unwrap_or_default()
+    }
 }
 
 #[derive(Resource)]
@@ -33,6 +57,10 @@ struct ScreenshotJob {
     requested: bool,
     started: Instant,
     error: Arc<Mutex<Option<String>>>,
+    /// When the last frame ended, once the build was ready.
+    last_frame: Option<Instant>,
+    timings: FrameTimings,
+    report: Arc<Mutex<Option<FrameTimings>>>,
 }
 
 impl Plugin for ScreenshotPlugin {
@@ -45,6 +73,9 @@ impl Plugin for ScreenshotPlugin {
             requested: false,
             started: Instant::now(),
             error: self.error.clone(),
+            last_frame: None,
+            timings: FrameTimings::default(),
+            report: self.timings.clone(),
         })
         .add_systems(PostStartup, render_to_image)
         .add_systems(Last, capture_when_ready);
@@ -86,10 +117,25 @@ fn capture_when_ready(
         }
         return;
     }
+    let now = Instant::now();
+    match job.last_frame {
+        None => job.timings.build_ready = now - job.started,
+        Some(last) if job.timings.first_frame.is_zero() => job.timings.first_frame = now - last,
+        Some(last) => job.timings.later_frames.push(now - last),
+    }
+    job.last_frame = Some(now);
     if job.frames_left > 0 {
         job.frames_left -= 1;
         return;
     }
+    let timings = job.timings.clone();
+    info!(
+        "navlab: build ready after {:.2} s, first frame {:.2} s, then {:.0} ms per frame",
+        timings.build_ready.as_secs_f64(),
+        timings.first_frame.as_secs_f64(),
+        timings.steady_frame().as_secs_f64() * 1000.0
+    );
+    *job.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(timings);
     let Some(target) = job.target.clone() else {
         return;
     };

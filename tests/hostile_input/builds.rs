@@ -130,8 +130,8 @@ fn final_retention_gives_the_same_build() {
                 Build::from_input_keeping(&input, settings.clone(), Retention::Final).unwrap();
             let what = format!("{mesh} {}", partition.name());
             assert!(everything.holds_intermediates() && !last.holds_intermediates());
-            assert_eq!(last.heightfield_rasterized.columns.len(), 0, "{what}");
-            assert_eq!(last.compact.spans.len(), 0, "{what}");
+            assert_eq!(last.heightfield_rasterized().columns.len(), 0, "{what}");
+            assert_eq!(last.compact().spans.len(), 0, "{what}");
             assert_eq!(
                 stage_summary(mesh, &everything),
                 stage_summary(mesh, &last),

@@ -5,12 +5,14 @@
 //! ([`sync_span_layer`]), so a large map's compact views upload in seconds.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use bevy::prelude::*;
 
+use super::span_boxes::SpanSource;
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_span_layer};
 use crate::bake::solo::{Build, Stage};
-use crate::debug_draw::recast::{self as recast_draw, CompactColoring};
+use crate::debug_draw::recast::CompactColoring;
 use crate::recast::context::BuildContext;
 use crate::recast::region::PartitionType;
 use crate::viewer::build::BuildState;
@@ -44,7 +46,7 @@ pub struct FloodLevel {
     /// The distance level just flooded (0 for the final expansion).
     pub level: u16,
     /// Every span's region id.
-    pub regions: Vec<u16>,
+    pub regions: Arc<[u16]>,
     /// Number of distinct regions.
     pub count: usize,
 }
@@ -95,7 +97,7 @@ fn record_levels(build: &Build) -> Vec<FloodLevel> {
             ids.dedup();
             levels.push(FloodLevel {
                 level,
-                regions: regions.to_vec(),
+                regions: regions.into(),
                 count: ids.len(),
             });
         },
@@ -144,13 +146,11 @@ fn sync_compact(
     for (name, shown, stage, coloring) in layers {
         let version = stage_layer_version(&state, shown, stage);
         sync_span_layer(&mut params, name, version, || {
-            build.map_or_else(Vec::new, |b| {
-                let chf = if stage == Stage::Erode {
-                    &b.compact_eroded
-                } else {
-                    &b.regions
-                };
-                recast_draw::compact_heightfield_boxes(chf, coloring, |i| chf.spans[i].reg)
+            // The areas after erosion are the final field's (later stages keep them).
+            build.map(|b| SpanSource::Compact {
+                field: b.regions.clone(),
+                coloring,
+                regions: None,
             })
         });
     }
@@ -161,12 +161,12 @@ fn sync_compact(
     });
     sync_span_layer(&mut params, "Watershed Flooding", version, || {
         match (build, flooding) {
-            (Some(b), Some(flood)) => {
-                recast_draw::compact_heightfield_boxes(&b.regions, CompactColoring::Regions, |i| {
-                    flood.regions[i]
-                })
-            }
-            _ => Vec::new(),
+            (Some(b), Some(flood)) => Some(SpanSource::Compact {
+                field: b.regions.clone(),
+                coloring: CompactColoring::Regions,
+                regions: Some(flood.regions.clone()),
+            }),
+            _ => None,
         }
     });
 }

@@ -323,8 +323,7 @@ pub struct LayerParams<'w, 's> {
     gizmos: ResMut<'w, Assets<GizmoAsset>>,
     assets: Res<'w, DrawAssets>,
     stats: ResMut<'w, DrawStats>,
-    /// The cube the GPU span boxes expand (absent without a renderer's assets).
-    span_mesh: Option<Res<'w, span_boxes::SpanBoxMesh>>,
+    /// Whether the GPU expands span faces (absent without the span plugin).
     span_support: Option<Res<'w, span_boxes::SpanBoxSupport>>,
 }
 
@@ -399,34 +398,50 @@ fn retain_layer(
     );
 }
 
-/// Like [`sync_layer`] for a layer of span boxes, which the GPU expands (the voxel views).
+/// Like [`sync_layer`] for a layer of span faces, which the GPU expands (the voxel views) from
+/// `source`, made only when the layer needs it.
 pub fn sync_span_layer(
     params: &mut LayerParams,
     name: &'static str,
     version: Option<u64>,
-    make: impl FnOnce() -> Vec<debug_draw::recast::SpanBox>,
+    source: impl FnOnce() -> Option<span_boxes::SpanSource>,
 ) {
-    let Some(mesh) = params.span_mesh.as_deref().cloned() else {
+    let Some(support) = params.span_support.as_deref().cloned() else {
         return;
     };
-    if !params.span_support.as_ref().is_none_or(|s| s.available()) {
-        // The device cannot expand boxes: the same boxes as triangles (a distinct version, so
+    if !support.available() {
+        // The device cannot expand faces: the same faces as triangles (a distinct version, so
         // a layer made before the device was checked is made again).
         let version = version.map(|v| v ^ (1 << 63));
         sync_layer(params, name, version, || {
-            debug_draw::recast::span_boxes_triangles(&make())
+            source().map(|s| s.triangles()).unwrap_or_default()
         });
         return;
     }
     retain_layer(params, name, version, |params, root, version| {
         let started = Instant::now();
-        let spans = make();
-        let boxes = span_boxes::SpanBoxes::new(&spans, version);
-        let count = boxes.len();
-        params
-            .commands
-            .spawn((mesh.bundle(boxes), Transform::default(), ChildOf(root)));
-        params.stats.last_rebuild = Some((name, started.elapsed(), count * 12, 0));
+        let Some(source) = source() else {
+            return;
+        };
+        let triangles =
+            match span_boxes::SpanBoxes::bundle(source.clone(), version, &mut params.meshes) {
+                Some((bundle, faces)) => {
+                    params
+                        .commands
+                        .spawn((bundle, Transform::default(), ChildOf(root)));
+                    faces as usize * 2
+                }
+                None => {
+                    warn!(
+                        "navlab: {name}: the grid is too large for GPU faces; drawn as triangles"
+                    );
+                    let drawing = source.triangles();
+                    let triangles = drawing.triangles.triangle_count();
+                    spawn_drawing(params, root, drawing);
+                    triangles
+                }
+            };
+        params.stats.last_rebuild = Some((name, started.elapsed(), triangles, 0));
     });
 }
 

@@ -1,28 +1,37 @@
-//! GPU-expanded span boxes for the voxel views: each heightfield span is one instance of a few
-//! bytes (corner, cell size, top, two colours) that `shaders/voxel_boxes.wgsl` turns into a box
-//! of a unit cube, so no vertex is made per span on the CPU and a stage output is uploaded once.
+//! GPU-expanded span faces for the voxel views: each visible face of a heightfield span's box,
+//! merged with its neighbours in the same plane and colour into a run of cells (a compact
+//! view's floor quad is the top of a box of no height), is one instance of 16 bytes (cell,
+//! bottom, top, face, colour, run) that `shaders/voxel_boxes.wgsl` turns into a quad of four
+//! vertices, so no vertex is made per span on the CPU. The faces are written once per stage
+//! output, on the render thread, straight into the GPU buffers: the layer keeps only the stage
+//! output it reads until then, and nothing once uploaded. The grid's origin, cell size and
+//! cell height ride on the layer's own four-vertex mesh.
+//!
 //! Adapted from Bevy's custom shader instancing example: one draw call per layer (per buffer
 //! the device allows, for layers larger than its biggest buffer), in the transparent phase,
-//! alpha-blended when the layer has translucent colours (the compact views' floor quads, boxes
-//! of no height). A device whose limits cannot take the instance layout is reported once in
-//! the log and the layers fall back to CPU-built triangles ([`SpanBoxSupport`]).
+//! alpha-blended when the layer has translucent colours. A device whose limits cannot take the
+//! instance layout is reported once in the log and the layers fall back to CPU-built triangles
+//! ([`SpanBoxSupport`]).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
+use bevy::asset::RenderAssetUsages;
 use bevy::camera::visibility::NoFrustumCulling;
 use bevy::core_pipeline::core_3d::{Transparent3d, TransparentSortingInfo3d};
 use bevy::ecs::query::QueryItem;
 use bevy::ecs::system::{SystemParamItem, lifetimeless::*};
-use bevy::mesh::{MeshVertexBufferLayoutRef, VertexBufferLayout};
+use bevy::mesh::{
+    MeshVertexAttribute, MeshVertexBufferLayoutRef, PrimitiveTopology, VertexBufferLayout,
+};
 use bevy::pbr::{
     MeshPipeline, MeshPipelineKey, MeshPipelineSystems, RenderMeshInstances, SetMeshBindGroup,
     SetMeshViewBindGroup, SetMeshViewBindingArrayBindGroup, ViewKeyCache,
 };
 use bevy::prelude::*;
 use bevy::render::extract_component::{ExtractComponent, ExtractComponentPlugin};
+use bevy::render::mesh::RenderMesh;
 use bevy::render::mesh::allocator::MeshAllocator;
-use bevy::render::mesh::{RenderMesh, RenderMeshBufferInfo};
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_phase::{
     AddRenderCommand, DrawFunctions, PhaseItem, PhaseItemExtraIndex, RenderCommand,
@@ -34,53 +43,148 @@ use bevy::render::sync_component::SyncComponent;
 use bevy::render::sync_world::MainEntity;
 use bevy::render::view::ExtractedView;
 use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems};
-use bytemuck::{Pod, Zeroable};
 
-use crate::debug_draw;
-use crate::debug_draw::recast::SpanBox;
+use crate::debug_draw::DebugDraw;
+use crate::debug_draw::recast::{
+    self as recast_draw, CompactColoring, SpanFace, SpanGrid, VoxelColoring,
+};
+use crate::recast::compact::CompactHeightfield;
+use crate::recast::heightfield::Heightfield;
+use crate::recast::{NULL_AREA, WALKABLE_AREA};
 
-/// One span as the shader reads it (32 bytes).
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-#[repr(C)]
-struct SpanInstance {
-    corner: [f32; 3],
-    size: f32,
-    top: f32,
-    /// Top and side colours, then the faces to draw.
-    colors_and_faces: [u32; 3],
+/// Bytes of one face instance ([`SpanFace::packed`]).
+const FACE_BYTES: u64 = size_of::<[u32; 4]>() as u64;
+
+/// The stage output a span layer draws, and how it is coloured.
+#[derive(Clone)]
+pub enum SpanSource {
+    Heightfield(Arc<Heightfield>, VoxelColoring),
+    Compact {
+        field: Arc<CompactHeightfield>,
+        coloring: CompactColoring,
+        /// Region ids to show instead of the field's own (a watershed level).
+        regions: Option<Arc<[u16]>>,
+    },
 }
 
-/// The spans of one retained layer; `version` changes with the stage output, so the GPU buffer
-/// is made once per output.
+impl SpanSource {
+    pub fn grid(&self) -> SpanGrid {
+        match self {
+            SpanSource::Heightfield(hf, _) => SpanGrid::of_heightfield(hf),
+            SpanSource::Compact { field, .. } => SpanGrid::of_compact(field),
+        }
+    }
+
+    /// Hands every visible face to `emit`.
+    pub fn faces(&self, emit: &mut dyn FnMut(SpanFace)) {
+        match self {
+            SpanSource::Heightfield(hf, coloring) => {
+                recast_draw::heightfield_faces(hf, *coloring, emit)
+            }
+            SpanSource::Compact {
+                field,
+                coloring,
+                regions,
+            } => match regions {
+                Some(regions) => {
+                    recast_draw::compact_heightfield_faces(field, *coloring, |i| regions[i], emit)
+                }
+                None => recast_draw::compact_heightfield_faces(
+                    field,
+                    *coloring,
+                    |i| field.spans[i].reg,
+                    emit,
+                ),
+            },
+        }
+    }
+
+    /// Whether some face is translucent (RecastDemo's compact views draw walkable, null and
+    /// region-less spans at alpha 64), so the layer is alpha-blended.
+    fn blended(&self) -> bool {
+        match self {
+            SpanSource::Heightfield(..) => false,
+            SpanSource::Compact {
+                field,
+                coloring,
+                regions,
+            } => match coloring {
+                CompactColoring::Distance => false,
+                CompactColoring::Area => field
+                    .areas
+                    .iter()
+                    .any(|&a| a == WALKABLE_AREA || a == NULL_AREA),
+                CompactColoring::Regions => match regions {
+                    Some(regions) => regions.contains(&0),
+                    None => field.spans.iter().any(|s| s.reg == 0),
+                },
+            },
+        }
+    }
+
+    /// The faces as CPU triangles, for a device that cannot expand them.
+    pub fn triangles(&self) -> DebugDraw {
+        recast_draw::span_faces_triangles(&self.grid(), |emit| self.faces(emit))
+    }
+}
+
+/// The grid origin and cell size, per vertex of a layer's mesh.
+const ATTRIBUTE_SPAN_GRID: MeshVertexAttribute =
+    MeshVertexAttribute::new("SpanGrid", 0x6e61_766c_6162_0001, VertexFormat::Float32x4);
+/// The grid's cell height, per vertex of a layer's mesh.
+const ATTRIBUTE_CELL_HEIGHT: MeshVertexAttribute = MeshVertexAttribute::new(
+    "SpanCellHeight",
+    0x6e61_766c_6162_0002,
+    VertexFormat::Float32,
+);
+
+/// A span layer: the faces still to upload (taken by the render world, which frees the stage
+/// output they come from once they are on the GPU), and the version they belong to.
 #[derive(Component, Clone)]
 pub struct SpanBoxes {
-    boxes: Arc<Vec<SpanInstance>>,
+    pending: Arc<Mutex<Option<SpanSource>>>,
+    /// How many faces the source gives.
+    faces: u64,
     version: u64,
     /// Some colour is translucent: the layer is drawn alpha-blended.
     blended: bool,
 }
 
 impl SpanBoxes {
-    pub fn new(spans: &[SpanBox], version: u64) -> Self {
-        let blended = spans.iter().any(|s| !debug_draw::is_opaque(s.top_color));
-        let boxes = spans
-            .iter()
-            .map(|s| SpanInstance {
-                corner: s.corner,
-                size: s.size,
-                top: s.top,
-                colors_and_faces: [s.top_color, s.side_color, u32::from(s.faces)],
-            })
-            .collect();
-        Self {
-            boxes: Arc::new(boxes),
-            version,
-            blended,
+    /// The entity parts that draw `source`'s faces for stage output `version`, and how many
+    /// faces there are; `None` when the grid is too large for the packed faces.
+    pub fn bundle(
+        source: SpanSource,
+        version: u64,
+        meshes: &mut Assets<Mesh>,
+    ) -> Option<(impl Bundle + use<>, u64)> {
+        let grid = source.grid();
+        if !grid.packable() {
+            return None;
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.boxes.len()
+        let [x, y, z] = grid.origin;
+        let corners = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+        ];
+        let mesh = Mesh::new(
+            PrimitiveTopology::TriangleStrip,
+            RenderAssetUsages::RENDER_WORLD,
+        )
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, corners)
+        .with_inserted_attribute(ATTRIBUTE_SPAN_GRID, vec![[x, y, z, grid.cs]; 4])
+        .with_inserted_attribute(ATTRIBUTE_CELL_HEIGHT, vec![grid.ch; 4]);
+        let mut faces = 0;
+        source.faces(&mut |_| faces += 1);
+        let boxes = SpanBoxes {
+            faces,
+            blended: source.blended(),
+            pending: Arc::new(Mutex::new(Some(source))),
+            version,
+        };
+        Some(((Mesh3d(meshes.add(mesh)), boxes, NoFrustumCulling), faces))
     }
 }
 
@@ -119,10 +223,10 @@ impl SpanBoxSupport {
     }
 }
 
-/// Vertex buffers and attributes the box pipeline binds: the cube's position, normal and uv,
-/// and the instance's three.
+/// Vertex buffers and attributes the face pipeline binds: the layer mesh's corner, grid and
+/// cell height, and the packed face.
 const NEEDED_VERTEX_BUFFERS: u32 = 2;
-const NEEDED_VERTEX_ATTRIBUTES: u32 = 6;
+const NEEDED_VERTEX_ATTRIBUTES: u32 = 4;
 
 /// Checks the device once; one without the limits the instances need turns the GPU path off.
 fn check_support(device: Res<RenderDevice>, support: Res<SpanBoxSupport>) {
@@ -132,7 +236,7 @@ fn check_support(device: Res<RenderDevice>, support: Res<SpanBoxSupport>) {
     {
         warn!(
             "navlab: the GPU offers {} vertex buffers and {} attributes, the instanced voxel \
-             boxes need {NEEDED_VERTEX_BUFFERS} and {NEEDED_VERTEX_ATTRIBUTES}; voxel views \
+             faces need {NEEDED_VERTEX_BUFFERS} and {NEEDED_VERTEX_ATTRIBUTES}; voxel views \
              fall back to CPU-built boxes (slower on large maps)",
             limits.max_vertex_buffers, limits.max_vertex_attributes
         );
@@ -140,28 +244,10 @@ fn check_support(device: Res<RenderDevice>, support: Res<SpanBoxSupport>) {
     }
 }
 
-/// A unit cube for the boxes, and the components a span layer's entity needs.
-#[derive(Resource, Clone)]
-pub struct SpanBoxMesh(Handle<Mesh>);
-
-impl SpanBoxMesh {
-    /// The entity parts that draw `boxes`.
-    pub fn bundle(&self, boxes: SpanBoxes) -> impl Bundle {
-        (Mesh3d(self.0.clone()), boxes, NoFrustumCulling)
-    }
-}
-
 pub struct SpanBoxPlugin;
 
 impl Plugin for SpanBoxPlugin {
     fn build(&self, app: &mut App) {
-        let mesh = app
-            .world_mut()
-            .get_resource_mut::<Assets<Mesh>>()
-            .map(|mut meshes| meshes.add(Cuboid::new(1.0, 1.0, 1.0)));
-        if let Some(mesh) = mesh {
-            app.insert_resource(SpanBoxMesh(mesh));
-        }
         let shader = app
             .world_mut()
             .get_resource_mut::<Assets<Shader>>()
@@ -225,27 +311,21 @@ impl SpecializedMeshPipeline for SpanBoxPipeline {
     ) -> Result<RenderPipelineDescriptor, SpecializedMeshPipelineError> {
         let mut descriptor = self.mesh_pipeline.specialize(key, layout)?;
         descriptor.vertex.shader = self.shader.clone();
-        descriptor.vertex.buffers.push(VertexBufferLayout {
-            array_stride: size_of::<SpanInstance>() as u64,
+        let corners = layout.0.get_layout(&[
+            Mesh::ATTRIBUTE_POSITION.at_shader_location(0),
+            ATTRIBUTE_SPAN_GRID.at_shader_location(1),
+            ATTRIBUTE_CELL_HEIGHT.at_shader_location(2),
+        ])?;
+        let faces = VertexBufferLayout {
+            array_stride: FACE_BYTES,
             step_mode: VertexStepMode::Instance,
-            attributes: vec![
-                VertexAttribute {
-                    format: VertexFormat::Float32x4,
-                    offset: 0,
-                    shader_location: 3,
-                },
-                VertexAttribute {
-                    format: VertexFormat::Float32,
-                    offset: 16,
-                    shader_location: 4,
-                },
-                VertexAttribute {
-                    format: VertexFormat::Uint32x3,
-                    offset: 20,
-                    shader_location: 5,
-                },
-            ],
-        });
+            attributes: vec![VertexAttribute {
+                format: VertexFormat::Uint32x4,
+                offset: 0,
+                shader_location: 3,
+            }],
+        };
+        descriptor.vertex.buffers = vec![corners, faces];
         if let Some(fragment) = descriptor.fragment.as_mut() {
             fragment.shader = self.shader.clone();
         }
@@ -304,13 +384,13 @@ fn queue_span_boxes(
                 distance: 0.0,
                 batch_range: 0..1,
                 extra_index: PhaseItemExtraIndex::None,
-                indexed: true,
+                indexed: false,
             });
         }
     }
 }
 
-/// A layer's spans on the GPU, in buffers of at most the device's buffer size, each with its
+/// A layer's faces on the GPU, in buffers of at most the device's buffer size, each with its
 /// instance count, and the version they came from.
 #[derive(Component)]
 struct SpanBuffer {
@@ -318,29 +398,82 @@ struct SpanBuffer {
     version: u64,
 }
 
+/// Faces gathered before they are copied into a mapped buffer (1 MiB).
+const FACES_PER_COPY: usize = 1 << 16;
+
+/// Writes the pending faces of each new layer into GPU buffers mapped at creation, gathered in
+/// small batches, so no whole copy of them is held.
 fn prepare_span_buffers(
     mut commands: Commands,
     layers: Query<(Entity, &SpanBoxes, Option<&SpanBuffer>)>,
     device: Res<RenderDevice>,
 ) {
-    let per_buffer = (device.limits().max_buffer_size / size_of::<SpanInstance>() as u64)
-        .clamp(1, u64::from(u32::MAX)) as usize;
+    let per_buffer = (device.limits().max_buffer_size / FACE_BYTES).clamp(1, u64::from(u32::MAX));
     for (entity, boxes, uploaded) in &layers {
-        if uploaded.is_some_and(|u| u.version == boxes.version) || boxes.boxes.is_empty() {
+        if uploaded.is_some_and(|u| u.version == boxes.version) {
             continue;
         }
-        let chunks = boxes
-            .boxes
-            .chunks(per_buffer)
-            .map(|chunk| {
-                let buffer = device.create_buffer_with_data(&BufferInitDescriptor {
-                    label: Some("span boxes"),
-                    contents: bytemuck::cast_slice(chunk),
-                    usage: BufferUsages::VERTEX,
-                });
-                (buffer, chunk.len() as u32)
-            })
-            .collect();
+        let Some(source) = boxes
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        else {
+            continue;
+        };
+        let total = boxes.faces;
+        let mut chunks: Vec<(Buffer, u32)> = Vec::new();
+        let mut batch: Vec<[u32; 4]> = Vec::with_capacity(FACES_PER_COPY);
+        // Faces of the current buffer already copied in.
+        let mut filled = 0u64;
+        let mut flush = |batch: &mut Vec<[u32; 4]>, chunks: &mut Vec<(Buffer, u32)>| {
+            let mut rest = &batch[..];
+            while !rest.is_empty() {
+                let room = match chunks.last() {
+                    Some((_, count)) if filled < u64::from(*count) => u64::from(*count) - filled,
+                    _ => {
+                        let made: u64 = chunks.iter().map(|c| u64::from(c.1)).sum();
+                        let count = total.saturating_sub(made).min(per_buffer);
+                        if count == 0 {
+                            // More faces than counted: cannot happen, the source is fixed.
+                            break;
+                        }
+                        chunks.push((
+                            device.create_buffer(&BufferDescriptor {
+                                label: Some("span faces"),
+                                size: count * FACE_BYTES,
+                                usage: BufferUsages::VERTEX,
+                                mapped_at_creation: true,
+                            }),
+                            count as u32,
+                        ));
+                        filled = 0;
+                        count
+                    }
+                };
+                let (now, later) = rest.split_at((room as usize).min(rest.len()));
+                let (buffer, _) = chunks.last().expect("a buffer was just made");
+                let start = filled * FACE_BYTES;
+                let end = start + now.len() as u64 * FACE_BYTES;
+                buffer
+                    .slice(start..end)
+                    .get_mapped_range_mut()
+                    .copy_from_slice(bytemuck::cast_slice(now));
+                filled += now.len() as u64;
+                rest = later;
+            }
+            batch.clear();
+        };
+        source.faces(&mut |face| {
+            batch.push(face.packed());
+            if batch.len() == FACES_PER_COPY {
+                flush(&mut batch, &mut chunks);
+            }
+        });
+        flush(&mut batch, &mut chunks);
+        for (buffer, _) in &chunks {
+            buffer.unmap();
+        }
         commands.entity(entity).insert(SpanBuffer {
             chunks,
             version: boxes.version,
@@ -359,11 +492,7 @@ type DrawSpanBoxes = (
 struct DrawInstancedBoxes;
 
 impl<P: PhaseItem> RenderCommand<P> for DrawInstancedBoxes {
-    type Param = (
-        SRes<RenderAssets<RenderMesh>>,
-        SRes<RenderMeshInstances>,
-        SRes<MeshAllocator>,
-    );
+    type Param = (SRes<RenderMeshInstances>, SRes<MeshAllocator>);
     type ViewQuery = ();
     type ItemQuery = Read<SpanBuffer>;
 
@@ -371,15 +500,12 @@ impl<P: PhaseItem> RenderCommand<P> for DrawInstancedBoxes {
         item: &P,
         _view: (),
         spans: Option<&'w SpanBuffer>,
-        (meshes, render_mesh_instances, mesh_allocator): SystemParamItem<'w, '_, Self::Param>,
+        (render_mesh_instances, mesh_allocator): SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
     ) -> RenderCommandResult {
         let mesh_allocator = mesh_allocator.into_inner();
         let Some(instance) = render_mesh_instances.render_mesh_queue_data(item.main_entity())
         else {
-            return RenderCommandResult::Skip;
-        };
-        let Some(gpu_mesh) = meshes.into_inner().get(instance.mesh_asset_id()) else {
             return RenderCommandResult::Skip;
         };
         let Some(spans) = spans else {
@@ -389,28 +515,9 @@ impl<P: PhaseItem> RenderCommand<P> for DrawInstancedBoxes {
             return RenderCommandResult::Skip;
         };
         pass.set_vertex_buffer(0, vertices.buffer.slice(..));
-        let indices = match &gpu_mesh.buffer_info {
-            RenderMeshBufferInfo::Indexed {
-                index_format,
-                count,
-            } => {
-                let Some(indices) = mesh_allocator.mesh_index_slice(&instance.mesh_asset_id())
-                else {
-                    return RenderCommandResult::Skip;
-                };
-                pass.set_index_buffer(indices.buffer.slice(..), *index_format);
-                Some(indices.range.start..(indices.range.start + count))
-            }
-            RenderMeshBufferInfo::NonIndexed => None,
-        };
         for (buffer, count) in &spans.chunks {
             pass.set_vertex_buffer(1, buffer.slice(..));
-            match &indices {
-                Some(range) => {
-                    pass.draw_indexed(range.clone(), vertices.range.start as i32, 0..*count)
-                }
-                None => pass.draw(vertices.range.clone(), 0..*count),
-            }
+            pass.draw(vertices.range.clone(), 0..*count);
         }
         RenderCommandResult::Success
     }

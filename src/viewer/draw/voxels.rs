@@ -3,9 +3,10 @@
 
 use bevy::prelude::*;
 
+use super::span_boxes::SpanSource;
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_span_layer};
 use crate::bake::solo::Stage;
-use crate::debug_draw::recast::{self as recast_draw, VoxelColoring};
+use crate::debug_draw::recast::VoxelColoring;
 use crate::viewer::build::BuildState;
 
 pub struct VoxelDrawPlugin;
@@ -16,20 +17,19 @@ impl Plugin for VoxelDrawPlugin {
     }
 }
 
-/// The spans are boxes the GPU expands from a few bytes each ([`sync_span_layer`]), so a
-/// city's millions of spans upload in seconds.
+/// The spans' visible faces are quads the GPU expands from 12 bytes each ([`sync_span_layer`]),
+/// so a city's millions of spans upload in seconds.
 fn sync_voxels(mode: Res<DrawMode>, state: Res<BuildState>, mut params: LayerParams) {
     let build = state.stage_build();
     let version = stage_layer_version(&state, *mode == DrawMode::Voxels, Stage::Rasterize);
     sync_span_layer(&mut params, "Voxels", version, || {
-        build.map_or_else(Vec::new, |b| {
-            recast_draw::heightfield_boxes(&b.heightfield_rasterized, VoxelColoring::Solid)
-        })
+        // The filters only change areas, which solid boxes do not show.
+        build.map(|b| SpanSource::Heightfield(b.heightfield_filtered.clone(), VoxelColoring::Solid))
     });
     let version = stage_layer_version(&state, *mode == DrawMode::WalkableVoxels, Stage::Filter);
     sync_span_layer(&mut params, "Walkable Voxels", version, || {
-        build.map_or_else(Vec::new, |b| {
-            recast_draw::heightfield_boxes(&b.heightfield_filtered, VoxelColoring::Walkable)
+        build.map(|b| {
+            SpanSource::Heightfield(b.heightfield_filtered.clone(), VoxelColoring::Walkable)
         })
     });
 }

@@ -240,7 +240,7 @@ mod tests {
         assert_eq!((report.x, report.y), (x, y));
         assert!(report.triangles > 0 && report.kilobytes > 0.0);
         let inspected = state.stage_build().expect("the tile's stages are shown");
-        assert!(inspected.heightfield_rasterized.span_counts().0 > 0);
+        assert!(inspected.heightfield_rasterized().span_counts().0 > 0);
 
         app.world_mut()
             .write_message(BuildRequest::Tiles(TileEdit::Remove(x, y)));
