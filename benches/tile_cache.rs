@@ -91,6 +91,7 @@ fn bench_tile_cache(c: &mut Criterion) {
                     DEFAULT_TILE_SIZE,
                     &mut scratch(),
                     &mut LayerTileBuilder::new(),
+                    None,
                 )
                 .expect("builds"),
             )
@@ -103,6 +104,7 @@ fn bench_tile_cache(c: &mut Criterion) {
         DEFAULT_TILE_SIZE,
         &mut scratch(),
         &mut builder,
+        None,
     )
     .expect("builds");
     let mut obstacles = Obstacles::new(128).expect("a pool");

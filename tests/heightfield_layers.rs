@@ -168,7 +168,7 @@ fn the_tile_cache_saves_as_cpps_file() {
     use navlab::tile_cache::file::TileCacheSet;
     let input = InputGeom::load(&mesh).unwrap();
     let (cache, nav_mesh_params) =
-        build_tile_cache(&input, &BuildSettings::default(), DEFAULT_TILE_SIZE).unwrap();
+        build_tile_cache(&input, &BuildSettings::default(), DEFAULT_TILE_SIZE, None).unwrap();
     let text = std::fs::read_to_string(dir.join("detour/tilecache_nav_test.json")).unwrap();
     let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
     for layer in reference["layers"].as_array().unwrap() {

@@ -92,6 +92,7 @@ fn obstacle_updates_allocate_nothing_after_warm_up() {
         DEFAULT_TILE_SIZE,
         &mut scratch,
         &mut builder,
+        None,
     )
     .expect("builds");
     // A click at the middle of every fourth polygon of the first tiles: obstacles on streets,

@@ -99,7 +99,7 @@ fn layers_build_cpps_navmeshes_byte_for_byte_with_and_without_obstacles() {
     let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
     let input = InputGeom::load(&mesh).unwrap();
     let settings = BuildSettings::default();
-    let (cache, nav_params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
+    let (cache, nav_params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE, None).unwrap();
     let (tiles_x, tiles_y) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
     let mut nav_mesh = NavMesh::new(nav_params).unwrap();
 
@@ -267,7 +267,7 @@ fn obstacles_queued_and_updated_as_cpp_give_its_navmeshes() {
     let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
     let input = InputGeom::load(&mesh).unwrap();
     let settings = BuildSettings::default();
-    let (cache, nav_params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
+    let (cache, nav_params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE, None).unwrap();
     let (tiles_x, tiles_y) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
     let mut nav_mesh = NavMesh::new(nav_params).unwrap();
     for y in 0..tiles_y {

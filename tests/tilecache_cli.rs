@@ -264,12 +264,18 @@ fn nav_test_cache() -> Option<(InputGeom, TileCache, NavMesh)> {
     let mesh = common::mesh_path("nav_test")?;
     let input = InputGeom::load(&mesh).unwrap();
     let settings = BuildSettings::default();
-    let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
+    let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE, None).unwrap();
     let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let nav_mesh =
-        build_initial_nav_mesh(&cache, params, (tx, ty), None, &mut LayerTileBuilder::new())
-            .unwrap()
-            .0;
+    let nav_mesh = build_initial_nav_mesh(
+        &cache,
+        params,
+        (tx, ty),
+        None,
+        &mut LayerTileBuilder::new(),
+        None,
+    )
+    .unwrap()
+    .0;
     Some((input, cache, nav_mesh))
 }
 
@@ -414,14 +420,20 @@ fn off_mesh_links_reach_the_tiles_and_the_tile_cache_file() {
             flags: 8,
         });
     let settings = BuildSettings::default();
-    let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
+    let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE, None).unwrap();
     assert_eq!(cache.off_mesh_links().len(), 1);
     assert_eq!(cache.off_mesh_links()[0].user_id, 1000);
     let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let mut nav_mesh =
-        build_initial_nav_mesh(&cache, params, (tx, ty), None, &mut LayerTileBuilder::new())
-            .unwrap()
-            .0;
+    let mut nav_mesh = build_initial_nav_mesh(
+        &cache,
+        params,
+        (tx, ty),
+        None,
+        &mut LayerTileBuilder::new(),
+        None,
+    )
+    .unwrap()
+    .0;
     let with_link = |nav_mesh: &NavMesh| {
         nav_mesh
             .tiles()

@@ -14,6 +14,32 @@ pub struct BuildProgress {
     stage_count: AtomicUsize,
     tiles_done: AtomicUsize,
     tiles_total: AtomicUsize,
+    /// The [`TilePhase`] the tile counts belong to, as its index.
+    tile_phase: AtomicUsize,
+}
+
+/// What the tiles being counted go through: the Tile Mesh sample builds each tile once, the
+/// Temp Obstacles sample first rasterizes every tile's layers into its cache, then builds
+/// their navmesh tiles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TilePhase {
+    #[default]
+    Tiles,
+    CacheLayers,
+    NavMeshTiles,
+}
+
+impl TilePhase {
+    const ALL: [TilePhase; 3] = [Self::Tiles, Self::CacheLayers, Self::NavMeshTiles];
+
+    /// What a progress bar calls the tiles counted.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Tiles => "Tiles",
+            Self::CacheLayers => "Cache layers: tiles",
+            Self::NavMeshTiles => "Navmesh: tiles",
+        }
+    }
 }
 
 /// What a progress bar shows.
@@ -25,6 +51,7 @@ pub struct ProgressView {
     pub step: Option<(usize, usize)>,
     /// Tiles done of total, when the work is tiled.
     pub tiles: Option<(usize, usize)>,
+    pub tile_phase: TilePhase,
 }
 
 impl BuildProgress {
@@ -46,6 +73,13 @@ impl BuildProgress {
         self.tiles_done.fetch_max(done, Ordering::Relaxed);
     }
 
+    /// The tiles counted from now on go through `phase`; none is done yet.
+    pub fn start_tile_phase(&self, phase: TilePhase, total: usize) {
+        self.tile_phase.store(phase as usize, Ordering::Relaxed);
+        self.tiles_done.store(0, Ordering::Relaxed);
+        self.tiles_total.store(total, Ordering::Relaxed);
+    }
+
     pub fn view(&self) -> ProgressView {
         let stage = self.stage.load(Ordering::Relaxed).checked_sub(1);
         let (first, count) = (
@@ -59,6 +93,10 @@ impl BuildProgress {
                 .filter(|&s| s >= first && s < count)
                 .map(|s| (s - first + 1, count - first)),
             tiles: (total > 0).then(|| (self.tiles_done.load(Ordering::Relaxed), total)),
+            tile_phase: TilePhase::ALL
+                .get(self.tile_phase.load(Ordering::Relaxed))
+                .copied()
+                .unwrap_or_default(),
         }
     }
 }
@@ -92,5 +130,11 @@ mod tests {
         progress.tiles(3, 20);
         assert_eq!(progress.view().tiles, Some((5, 20)));
         assert_eq!(progress.view().fraction(), Some(0.25));
+        progress.start_tile_phase(TilePhase::NavMeshTiles, 8);
+        let view = progress.view();
+        assert_eq!(
+            (view.tiles, view.tile_phase),
+            (Some((0, 8)), TilePhase::NavMeshTiles)
+        );
     }
 }

@@ -228,6 +228,8 @@ pub struct Build {
     intermediates_held: bool,
     /// Where (re)builds report the stage they are running, for a progress bar.
     pub progress: Option<Arc<BuildProgress>>,
+    /// The stage the last (re)build stopped at with an error; it and later stages are empty.
+    pub failed_stage: Option<Stage>,
 }
 
 impl Build {
@@ -251,17 +253,21 @@ impl Build {
         Self::from_input_with(input, settings, retention, None)
     }
 
-    /// [`Build::from_input`], reporting each stage it runs to `progress`, which it keeps for
-    /// its rebuilds.
-    pub fn from_input_reporting(
+    fn from_input_with(
         input: &InputGeom,
         settings: BuildSettings,
-        progress: Arc<BuildProgress>,
+        retention: Retention,
+        progress: Option<Arc<BuildProgress>>,
     ) -> Result<Self> {
-        Self::from_input_with(input, settings, Retention::Everything, Some(progress))
+        let mut build = Self::unbuilt_for_input(input, settings, retention, progress)?;
+        build.rebuild_from(Stage::Rasterize)?;
+        Ok(build)
     }
 
-    fn from_input_with(
+    /// A build of `input` with its bounds and settings checked and no stage run yet:
+    /// [`Build::rebuild_from`]`(Stage::Rasterize)` runs them, and a viewer that keeps the
+    /// build after a stage failed can draw the stages before it, as RecastDemo does.
+    pub fn unbuilt_for_input(
         input: &InputGeom,
         settings: BuildSettings,
         retention: Retention,
@@ -280,7 +286,6 @@ impl Build {
         build.convex_volumes = input.geom_set.convex_volumes.clone();
         build.off_mesh_connections =
             crate::bake::detour_input::off_mesh_connections(&input.geom_set);
-        build.rebuild_from(Stage::Rasterize)?;
         Ok(build)
     }
 
@@ -330,6 +335,7 @@ impl Build {
             span_counts: SpanCounts::default(),
             intermediates_held: false,
             progress: None,
+            failed_stage: None,
         })
     }
 
@@ -392,6 +398,7 @@ impl Build {
             span_counts,
             intermediates_held: true,
             progress: None,
+            failed_stage: None,
             config,
         }
     }
@@ -483,13 +490,15 @@ impl Build {
     }
 
     /// Re-runs `stage` and every stage after it with the current settings (from rasterization
-    /// when the intermediate outputs `stage` starts from were not kept). On error the build is
-    /// left partly updated: keep a clone if the previous result must survive.
+    /// when the intermediate outputs `stage` starts from were not kept, from the stage that
+    /// failed last time when that is earlier). When a stage fails, the stages before it keep
+    /// their new outputs and it and the later ones are emptied ([`Build::failed_stage`]): keep
+    /// a clone if the previous result must survive.
     pub fn rebuild_from(&mut self, stage: Stage) -> Result<()> {
         let stage = if stage < Stage::Regions && !self.intermediates_held {
             Stage::Rasterize
         } else {
-            stage
+            stage.min(self.failed_stage.unwrap_or(stage))
         };
         self.context.reset_timers();
         self.context.reset_log();
@@ -497,6 +506,7 @@ impl Build {
         if let Some(progress) = &self.progress {
             progress.start_run(stage as usize, Stage::ALL.len());
         }
+        self.failed_stage = None;
         let result = Stage::ALL
             .into_iter()
             .filter(|&s| s >= stage)
@@ -504,7 +514,7 @@ impl Build {
                 if let Some(progress) = &self.progress {
                     progress.start_stage(s as usize);
                 }
-                self.run_stage(s)
+                self.run_stage(s).inspect_err(|_| self.clear_from(s))
             });
         self.context.stop_timer(TimerLabel::Total);
         result?;
@@ -513,6 +523,51 @@ impl Build {
             self.poly_mesh.nverts, self.poly_mesh.npolys
         ));
         Ok(())
+    }
+
+    /// Empties the outputs of `failed` and every later stage, restoring what an in-place stage
+    /// had half changed, and records `failed`.
+    fn clear_from(&mut self, failed: Stage) {
+        self.failed_stage = Some(failed);
+        let cfg = &self.config;
+        match failed {
+            Stage::Rasterize => {
+                self.triangle_areas = Vec::new();
+                self.heightfield_filtered = Arc::new(empty_heightfield(cfg));
+                self.rasterized_areas = Arc::default();
+            }
+            Stage::Filter => {
+                let hf = Arc::make_mut(&mut self.heightfield_filtered);
+                restore_heightfield_areas(hf, &self.rasterized_areas);
+            }
+            _ => {}
+        }
+        if failed <= Stage::Compact || (failed == Stage::Erode && !self.intermediates_held) {
+            self.regions = Arc::default();
+            self.compact_areas = Arc::default();
+        } else if failed <= Stage::Regions {
+            let chf = Arc::make_mut(&mut self.regions);
+            if failed == Stage::Erode && chf.areas.len() == self.compact_areas.len() {
+                chf.areas.copy_from_slice(&self.compact_areas);
+            }
+            if failed <= Stage::DistanceField {
+                clear_distances(chf);
+            }
+            clear_regions(chf);
+        }
+        if failed <= Stage::Contours {
+            self.contours = Arc::default();
+        }
+        if failed <= Stage::PolyMesh {
+            self.poly_mesh = Arc::default();
+        }
+        if failed <= Stage::DetailMesh {
+            self.detail_mesh = Arc::default();
+        }
+        self.nav_mesh = None;
+        for time in &mut self.stage_times[failed as usize..] {
+            *time = None;
+        }
     }
 
     fn run_stage(&mut self, stage: Stage) -> Result<()> {
@@ -878,6 +933,33 @@ mod tests {
         assert!(build.contours.contours.len() > 10);
         assert!(build.poly_mesh.npolys > 30, "{}", build.poly_mesh.npolys);
         assert!(build.detail_mesh.ntris() > build.poly_mesh.npolys);
+    }
+
+    /// A stage that fails leaves the stages before it to draw and empties the rest; the next
+    /// update runs again from there and equals a fresh build.
+    #[test]
+    fn a_failed_stage_keeps_the_stages_before_it() {
+        let mesh = Arc::new(scene::city(4));
+        let flat = BuildSettings {
+            agent_max_slope: 0.0,
+            ..BuildSettings::default()
+        };
+        let (bmin, bmax) = mesh.bounds();
+        let mut build =
+            Build::unbuilt(mesh.clone(), bmin, bmax, flat, BuildContext::new()).unwrap();
+        assert!(build.rebuild_from(Stage::Rasterize).is_err());
+        assert_eq!(build.failed_stage, Some(Stage::NavMesh));
+        assert!(build.heightfield_filtered.span_counts().0 > 0);
+        assert_eq!(build.regions.width, build.heightfield_filtered.width);
+        assert!(build.nav_mesh.is_none());
+        assert_eq!(build.stage_times[Stage::NavMesh as usize], None);
+
+        build.update(BuildSettings::default()).unwrap();
+        assert_eq!(build.failed_stage, None);
+        let fresh = Build::new(mesh, BuildSettings::default()).unwrap();
+        assert_eq!(build.regions, fresh.regions);
+        assert_eq!(build.poly_mesh, fresh.poly_mesh);
+        assert!(build.nav_mesh.is_some());
     }
 
     /// The ear clipper agrees with the plain scans on real contours, the layers floor with every

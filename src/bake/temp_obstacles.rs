@@ -7,6 +7,7 @@
 
 use crate::bake::detour_input::off_mesh_connections;
 use crate::bake::nothing_walkable::WalkableCounts;
+use crate::bake::progress::{BuildProgress, TilePhase};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::tile_cache_run::build_tile_cache_and_nav_mesh;
@@ -169,6 +170,7 @@ pub fn build_tile_cache(
     input: &InputGeom,
     settings: &BuildSettings,
     tile_size: i32,
+    progress: Option<&BuildProgress>,
 ) -> Result<(TileCache, NavMeshParams)> {
     let (params, nav_mesh) = cache_params(input, settings, tile_size)?;
     let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
@@ -179,8 +181,15 @@ pub fn build_tile_cache(
     let mut cache = TileCache::new(params).map_err(cache_error)?;
     cache.set_off_mesh_links(off_mesh_connections(&input.geom_set));
     let bounds = input.nav_mesh_bounds()?;
+    let total = (tiles_x.max(0) * tiles_y.max(0)) as usize;
+    if let Some(progress) = progress {
+        progress.start_tile_phase(TilePhase::CacheLayers, total);
+    }
     for y in 0..tiles_y {
         for x in 0..tiles_x {
+            if let Some(progress) = progress {
+                progress.tiles((y * tiles_x + x) as usize, total);
+            }
             let mut ctx = BuildContext::silent();
             let set = rasterize_tile_layers_in(&mut ctx, input, bounds, settings, tile_size, x, y)?;
             for (i, layer) in set.layers.iter().enumerate() {
@@ -250,11 +259,27 @@ impl TempObstaclesBuild {
     /// `Sample_TempObstacles::build` does (tile rows in order, `buildNavMeshTilesAt`), through
     /// the demo's scratch allocator, so tiles too big for it are missing as in RecastDemo.
     pub fn new(input: &InputGeom, settings: &BuildSettings, tile_size: i32) -> Result<Self> {
+        Self::new_reporting(input, settings, tile_size, None)
+    }
+
+    /// [`TempObstaclesBuild::new`], counting the tiles of both passes into `progress`.
+    pub fn new_reporting(
+        input: &InputGeom,
+        settings: &BuildSettings,
+        tile_size: i32,
+        progress: Option<&BuildProgress>,
+    ) -> Result<Self> {
         let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
         let started = std::time::Instant::now();
         let mut builder = LayerTileBuilder::new();
-        let (cache, nav_mesh_params, nav_mesh, _) =
-            build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch, &mut builder)?;
+        let (cache, nav_mesh_params, nav_mesh, _) = build_tile_cache_and_nav_mesh(
+            input,
+            settings,
+            tile_size,
+            &mut scratch,
+            &mut builder,
+            progress,
+        )?;
         let nav_mesh_build_ms = started.elapsed().as_secs_f64() * 1000.0;
         let (tiles_x, tiles_y) = tile_grid(input, settings, tile_size)?;
         let raw = raw_layer_size(tile_size, tile_size);

@@ -22,6 +22,7 @@
 
 use serde::Serialize;
 
+use crate::bake::progress::{BuildProgress, TilePhase};
 use crate::bake::settings::BuildSettings;
 use crate::bake::temp_obstacles::{
     CLICK_OBSTACLE_DROP, CLICK_OBSTACLE_HEIGHT, CLICK_OBSTACLE_RADIUS, EXPECTED_LAYERS_PER_TILE,
@@ -357,11 +358,19 @@ pub fn build_initial_nav_mesh(
     (tiles_x, tiles_y): (i32, i32),
     mut scratch: Option<&mut ScratchAllocator>,
     builder: &mut LayerTileBuilder,
+    progress: Option<&BuildProgress>,
 ) -> Result<(NavMesh, Vec<NonSuccess>)> {
     let mut nav_mesh = NavMesh::new(nav_params)?;
     let mut failed = Vec::new();
+    let total = (tiles_x.max(0) * tiles_y.max(0)) as usize;
+    if let Some(progress) = progress {
+        progress.start_tile_phase(TilePhase::NavMeshTiles, total);
+    }
     for y in 0..tiles_y {
         for x in 0..tiles_x {
+            if let Some(progress) = progress {
+                progress.tiles((y * tiles_x + x) as usize, total);
+            }
             for r in cache.layers_at(x, y) {
                 let Some((_, data)) = cache.layer(r) else {
                     continue;
@@ -428,11 +437,12 @@ pub fn build_tile_cache_and_nav_mesh(
     tile_size: i32,
     scratch: &mut ScratchAllocator,
     builder: &mut LayerTileBuilder,
+    progress: Option<&BuildProgress>,
 ) -> Result<(TileCache, NavMeshParams, NavMesh, Vec<NonSuccess>)> {
     let grid = tile_grid(input, settings, tile_size)?;
-    let (cache, nav_params) = build_tile_cache(input, settings, tile_size)?;
+    let (cache, nav_params) = build_tile_cache(input, settings, tile_size, progress)?;
     let (nav_mesh, non_success) =
-        build_initial_nav_mesh(&cache, nav_params, grid, Some(scratch), builder)?;
+        build_initial_nav_mesh(&cache, nav_params, grid, Some(scratch), builder, progress)?;
     Ok((cache, nav_params, nav_mesh, non_success))
 }
 
@@ -487,8 +497,14 @@ pub fn run_tile_cache(
 
     let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
     let mut builder = LayerTileBuilder::new();
-    let (cache, nav_params, mut nav_mesh, non_success) =
-        build_tile_cache_and_nav_mesh(input, settings, tile_size, &mut scratch, &mut builder)?;
+    let (cache, nav_params, mut nav_mesh, non_success) = build_tile_cache_and_nav_mesh(
+        input,
+        settings,
+        tile_size,
+        &mut scratch,
+        &mut builder,
+        None,
+    )?;
     let (build_high, build_failed) = (scratch.high(), scratch.failed());
     let stored = cache.stored_layers();
     let layers: Vec<LayerReport> = stored

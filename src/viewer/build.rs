@@ -13,7 +13,7 @@ use bevy::tasks::{AsyncComputeTaskPool, Task};
 
 use crate::bake::progress::BuildProgress;
 use crate::bake::settings::BuildSettings;
-use crate::bake::solo::{Build, Stage};
+use crate::bake::solo::{Build, Retention, Stage};
 use crate::bake::temp_obstacles::{self, TempObstaclesBuild};
 use crate::bake::tiled::{EmptyTile, TiledBuild};
 use crate::detour::NavMesh;
@@ -342,6 +342,9 @@ enum JobOutcome {
     BuildFailed {
         scene: Option<Arc<SceneData>>,
         error: String,
+        /// A solo build that stopped at a stage, with the stages before it, and the stage the
+        /// job started from: shown as RecastDemo draws a failed build's intermediates.
+        stopped: Option<(Box<Build>, Stage)>,
     },
 }
 
@@ -546,8 +549,9 @@ impl BuildState {
                             .collect()
                     });
                 let size = self.obstacle_tile_size;
-                AsyncComputeTaskPool::get()
-                    .spawn(async move { build_temp_obstacles(scene, None, settings, size, shapes) })
+                AsyncComputeTaskPool::get().spawn(async move {
+                    build_temp_obstacles(scene, None, settings, size, shapes, &progress)
+                })
             }
             None if tile_size.is_some() => {
                 self.status = BuildStatus::Building {
@@ -607,7 +611,31 @@ impl BuildState {
         match outcome {
             JobOutcome::Unchanged => {}
             JobOutcome::LoadFailed(error) => log.error(error),
-            JobOutcome::BuildFailed { scene, error } => {
+            JobOutcome::BuildFailed {
+                scene,
+                error,
+                stopped: Some((build, from)),
+            } => {
+                log.error(format!("Build failed: {error}"));
+                let scene_changed = scene.is_some();
+                if let Some(scene) = scene {
+                    self.base_scene = scene;
+                }
+                let build: Arc<Build> = Arc::from(build);
+                self.base_build = Some(build.clone());
+                self.base_tiled = None;
+                if superseded {
+                    self.superseded += 1;
+                    self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
+                } else {
+                    self.show(Some(build), from, scene_changed);
+                }
+            }
+            JobOutcome::BuildFailed {
+                scene,
+                error,
+                stopped: None,
+            } => {
                 log.error(format!("Build failed: {error}"));
                 if let Some(scene) = scene {
                     // The mesh itself is fine: show it without a navmesh.
@@ -839,20 +867,62 @@ fn load_and_build(
             );
         }
         Target::TempObstacles(size) => {
-            return build_temp_obstacles(scene.clone(), Some(scene), settings, size, Vec::new());
+            return build_temp_obstacles(
+                scene.clone(),
+                Some(scene),
+                settings,
+                size,
+                Vec::new(),
+                &progress,
+            );
         }
         Target::Solo => {}
     }
-    match Build::from_input_reporting(&scene.input, settings, progress) {
-        Ok(build) => JobOutcome::Built {
-            scene: Some(scene),
+    fresh_solo_build(
+        &scene.input,
+        settings,
+        progress,
+        Some(scene.clone()),
+        started,
+    )
+}
+
+/// A solo build of `input` from scratch, as shown: its finished stages when a stage fails.
+fn fresh_solo_build(
+    input: &InputGeom,
+    settings: BuildSettings,
+    progress: Arc<BuildProgress>,
+    scene: Option<Arc<SceneData>>,
+    started: Instant,
+) -> JobOutcome {
+    match Build::unbuilt_for_input(input, settings, Retention::Everything, Some(progress)) {
+        Ok(build) => run_solo_stages(build, Stage::Rasterize, scene, started),
+        Err(err) => JobOutcome::BuildFailed {
+            scene,
+            error: err.to_string(),
+            stopped: None,
+        },
+    }
+}
+
+/// Runs `build`'s stages from `from`; a stage that fails leaves the ones before it to show.
+fn run_solo_stages(
+    mut build: Build,
+    from: Stage,
+    scene: Option<Arc<SceneData>>,
+    started: Instant,
+) -> JobOutcome {
+    match build.rebuild_from(from) {
+        Ok(()) => JobOutcome::Built {
+            scene,
             build: Box::new(build),
-            from: Stage::Rasterize,
+            from,
             elapsed: started.elapsed(),
         },
         Err(err) => JobOutcome::BuildFailed {
-            scene: Some(scene),
+            scene,
             error: err.to_string(),
+            stopped: Some((Box::new(build), from)),
         },
     }
 }
@@ -890,6 +960,7 @@ fn build_tiles(
         Err(err) => JobOutcome::BuildFailed {
             scene: new_scene,
             error: err.to_string(),
+            stopped: None,
         },
     }
 }
@@ -901,26 +972,29 @@ fn build_temp_obstacles(
     settings: BuildSettings,
     tile_size: i32,
     obstacles: Vec<ObstacleShape>,
+    progress: &BuildProgress,
 ) -> JobOutcome {
     let started = Instant::now();
     let built =
-        TempObstaclesBuild::new(&scene.input, &settings, tile_size).and_then(|mut build| {
-            let error =
-                |e: crate::tile_cache::obstacles::ObstacleError| crate::error::NavlabError::Stage {
-                    stage: "temp obstacles",
-                    message: e.to_string(),
+        TempObstaclesBuild::new_reporting(&scene.input, &settings, tile_size, Some(progress))
+            .and_then(|mut build| {
+                let error = |e: crate::tile_cache::obstacles::ObstacleError| {
+                    crate::error::NavlabError::Stage {
+                        stage: "temp obstacles",
+                        message: e.to_string(),
+                    }
                 };
-            for shape in obstacles {
-                // The queue holds 64 requests: carve what waits before queueing more.
-                while build.obstacles.add(shape).is_err_and(|e| {
-                    e == crate::tile_cache::obstacles::ObstacleError::RequestQueueFull
-                }) {
-                    build.update().map_err(error)?;
+                for shape in obstacles {
+                    // The queue holds 64 requests: carve what waits before queueing more.
+                    while build.obstacles.add(shape).is_err_and(|e| {
+                        e == crate::tile_cache::obstacles::ObstacleError::RequestQueueFull
+                    }) {
+                        build.update().map_err(error)?;
+                    }
                 }
-            }
-            while build.update().map_err(error)? {}
-            Ok(build)
-        });
+                while build.update().map_err(error)? {}
+                Ok(build)
+            });
     match built {
         Ok(build) => JobOutcome::BuiltTempObstacles {
             scene: new_scene,
@@ -930,6 +1004,7 @@ fn build_temp_obstacles(
         Err(err) => JobOutcome::BuildFailed {
             scene: new_scene,
             error: err.to_string(),
+            stopped: None,
         },
     }
 }
@@ -1047,6 +1122,7 @@ fn edit_tiles(
         Err(err) => JobOutcome::BuildFailed {
             scene: None,
             error: err.to_string(),
+            stopped: None,
         },
     }
 }
@@ -1082,28 +1158,31 @@ fn rebuild(
     progress: Arc<BuildProgress>,
 ) -> JobOutcome {
     let started = Instant::now();
-    let result = match base {
-        // Copy the stage outputs before `from` and re-run the rest.
-        Some(base) => {
-            let mut build = (*base).clone();
-            build.progress = Some(progress);
-            build
-                .update_authored(settings, &scene.input.geom_set)
-                .map(|stage| stage.map(|_| build))
-        }
-        None => Build::from_input_reporting(&scene.input, settings, progress).map(Some),
+    let Some(base) = base else {
+        return fresh_solo_build(&scene.input, settings, progress, None, started);
     };
-    match result {
-        Ok(Some(build)) => JobOutcome::Built {
+    // Copy the stage outputs before `from` and re-run the rest.
+    let mut build = (*base).clone();
+    build.progress = Some(progress);
+    match build.update_authored(settings, &scene.input.geom_set) {
+        Ok(Some(_)) => JobOutcome::Built {
             scene: None,
             build: Box::new(build),
             from,
             elapsed: started.elapsed(),
         },
         Ok(None) => JobOutcome::Unchanged,
+        // A stage failed: the stages before it are new and shown.
+        Err(err) if build.failed_stage.is_some() => JobOutcome::BuildFailed {
+            scene: None,
+            error: err.to_string(),
+            stopped: Some((Box::new(build), from)),
+        },
+        // The settings were refused: the last build stays.
         Err(err) => JobOutcome::BuildFailed {
             scene: None,
             error: err.to_string(),
+            stopped: None,
         },
     }
 }
@@ -1459,6 +1538,31 @@ pub(crate) mod tests {
         request(&mut app, BuildRequest::Settings(BuildSettings::default()));
         settle(&mut app);
         assert_eq!(state(&app).status, BuildStatus::Idle);
+    }
+
+    /// As RecastDemo draws a failed build's intermediates, a stage failure shows the stages
+    /// before it (here nothing is walkable, so the navmesh stage fails).
+    #[test]
+    fn a_failed_stage_shows_the_stages_before_it() {
+        let mut app = build_app();
+        settle(&mut app);
+        let flat = BuildSettings {
+            agent_max_slope: 0.0,
+            ..Default::default()
+        };
+        request(&mut app, BuildRequest::Settings(flat));
+        settle(&mut app);
+        let shown = state(&app).build.clone().unwrap();
+        assert_eq!(shown.failed_stage, Some(Stage::NavMesh));
+        assert!(shown.heightfield_filtered.span_counts().0 > 0);
+        assert!(shown.nav_mesh.is_none());
+        let log = app.world().resource::<ViewerLog>();
+        assert!(log.toasts[0].0.contains("Build failed"), "{:?}", log.toasts);
+        request(&mut app, BuildRequest::Settings(BuildSettings::default()));
+        settle(&mut app);
+        let shown = state(&app).build.clone().unwrap();
+        assert_eq!(shown.failed_stage, None);
+        assert!(shown.nav_mesh.is_some());
     }
 
     #[test]

@@ -689,7 +689,7 @@ fn progress_bar(ui: &mut egui::Ui, state: &BuildState) {
     };
     let stage = view.stage.and_then(|i| Stage::ALL.get(i)).map(|s| s.name());
     let text = match (view.tiles, view.step, stage) {
-        (Some((done, total)), _, _) => format!("Tiles {done} of {total}"),
+        (Some((done, total)), _, _) => format!("{} {done} of {total}", view.tile_phase.label()),
         (None, Some((k, n)), Some(name)) => format!("Stage {k} of {n}: {name}"),
         _ => String::new(),
     };
