@@ -10,7 +10,7 @@ use std::process::Command;
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, build_tile_cache, tile_grid};
 use navlab::bake::tile_cache_run::build_initial_nav_mesh;
-use navlab::detour::{NavMesh, OffMeshConnectionParams};
+use navlab::detour::{NavMesh, NavMeshParams, OffMeshConnectionParams};
 use navlab::input::InputGeom;
 use navlab::tile_cache::builder::{LayerTileBuilder, ObstacleShape};
 use navlab::tile_cache::cache::TileCache;
@@ -265,18 +265,28 @@ fn nav_test_cache() -> Option<(InputGeom, TileCache, NavMesh)> {
     let input = InputGeom::load(&mesh).unwrap();
     let settings = BuildSettings::default();
     let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE, None).unwrap();
-    let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let nav_mesh = build_initial_nav_mesh(
-        &cache,
+    let nav_mesh = initial_nav_mesh(&input, &settings, &cache, params);
+    Some((input, cache, nav_mesh))
+}
+
+/// The navmesh of every layer in `cache`, as the sample builds it before any obstacle.
+fn initial_nav_mesh(
+    input: &InputGeom,
+    settings: &BuildSettings,
+    cache: &TileCache,
+    params: NavMeshParams,
+) -> NavMesh {
+    let grid = tile_grid(input, settings, DEFAULT_TILE_SIZE).unwrap();
+    build_initial_nav_mesh(
+        cache,
         params,
-        (tx, ty),
+        grid,
         None,
         &mut LayerTileBuilder::new(),
         None,
     )
     .unwrap()
-    .0;
-    Some((input, cache, nav_mesh))
+    .0
 }
 
 fn settle(obstacles: &mut Obstacles, cache: &TileCache, nav_mesh: &mut NavMesh) {
@@ -423,17 +433,7 @@ fn off_mesh_links_reach_the_tiles_and_the_tile_cache_file() {
     let (cache, params) = build_tile_cache(&input, &settings, DEFAULT_TILE_SIZE, None).unwrap();
     assert_eq!(cache.off_mesh_links().len(), 1);
     assert_eq!(cache.off_mesh_links()[0].user_id, 1000);
-    let (tx, ty) = tile_grid(&input, &settings, DEFAULT_TILE_SIZE).unwrap();
-    let mut nav_mesh = build_initial_nav_mesh(
-        &cache,
-        params,
-        (tx, ty),
-        None,
-        &mut LayerTileBuilder::new(),
-        None,
-    )
-    .unwrap()
-    .0;
+    let mut nav_mesh = initial_nav_mesh(&input, &settings, &cache, params);
     let with_link = |nav_mesh: &NavMesh| {
         nav_mesh
             .tiles()

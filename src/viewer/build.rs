@@ -617,17 +617,9 @@ impl BuildState {
                 stopped: Some((build, from)),
             } => {
                 log.error(format!("Build failed: {error}"));
-                let scene_changed = scene.is_some();
-                if let Some(scene) = scene {
-                    self.base_scene = scene;
-                }
-                let build: Arc<Build> = Arc::from(build);
-                self.base_build = Some(build.clone());
-                self.base_tiled = None;
-                if superseded {
-                    self.superseded += 1;
-                    self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
-                } else {
+                if let Some((build, scene_changed)) =
+                    self.take_solo_build(scene, build, from, superseded)
+                {
                     self.show(Some(build), from, scene_changed);
                 }
             }
@@ -733,17 +725,9 @@ impl BuildState {
                 from,
                 elapsed,
             } => {
-                let scene_changed = scene.is_some();
-                if let Some(scene) = scene {
-                    self.base_scene = scene;
-                }
-                let build: Arc<Build> = Arc::from(build);
-                self.base_build = Some(build.clone());
-                self.base_tiled = None;
-                if superseded {
-                    self.superseded += 1;
-                    self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
-                } else {
+                if let Some((build, scene_changed)) =
+                    self.take_solo_build(scene, build, from, superseded)
+                {
                     log_build(
                         log,
                         &build,
@@ -762,6 +746,31 @@ impl BuildState {
         if !superseded {
             self.status = BuildStatus::Idle;
         }
+    }
+
+    /// Makes a finished solo build (whole, or stopped at a stage) the base of the next one.
+    /// Returns it, and whether its scene is new, when it is to be shown: no newer request
+    /// waits.
+    fn take_solo_build(
+        &mut self,
+        scene: Option<Arc<SceneData>>,
+        build: Box<Build>,
+        from: Stage,
+        superseded: bool,
+    ) -> Option<(Arc<Build>, bool)> {
+        let scene_changed = scene.is_some();
+        if let Some(scene) = scene {
+            self.base_scene = scene;
+        }
+        let build: Arc<Build> = Arc::from(build);
+        self.base_build = Some(build.clone());
+        self.base_tiled = None;
+        if superseded {
+            self.superseded += 1;
+            self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
+            return None;
+        }
+        Some((build, scene_changed))
     }
 
     fn show(&mut self, build: Option<Arc<Build>>, from: Stage, scene_changed: bool) {
