@@ -574,6 +574,50 @@ mod tests {
         layers.layers.get(name).map(|r| (r.root, r.visible))
     }
 
+    /// The parts of the entities under a layer's root: span-face layers and triangle meshes.
+    fn layer_parts(app: &mut App, name: &str) -> (usize, usize) {
+        let (root, _) = layer_root(app, name).expect("the layer is built");
+        let mut parts = app.world_mut().query::<(
+            &ChildOf,
+            Option<&span_boxes::SpanBoxes>,
+            Option<&MeshMaterial3d<StandardMaterial>>,
+        )>();
+        let mut counts = (0, 0);
+        for (parent, faces, material) in parts.iter(app.world()) {
+            if parent.parent() == root {
+                counts.0 += usize::from(faces.is_some());
+                counts.1 += usize::from(material.is_some());
+            }
+        }
+        counts
+    }
+
+    /// The voxel modes go to the GPU as span faces; on a device that cannot expand them the
+    /// same faces are CPU triangles.
+    #[test]
+    fn voxel_layers_fall_back_to_triangles_without_gpu_faces() {
+        for gpu in [true, false] {
+            let mut app = draw_app();
+            if !gpu {
+                app.world()
+                    .resource::<span_boxes::SpanBoxSupport>()
+                    .disable();
+            }
+            crate::viewer::build::tests::settle(&mut app);
+            for mode in [DrawMode::Voxels, DrawMode::CompactRegions] {
+                *app.world_mut().resource_mut::<DrawMode>() = mode;
+                app.update();
+                let name = if mode == DrawMode::Voxels {
+                    "Voxels"
+                } else {
+                    "Compact Regions"
+                };
+                let expected = if gpu { (1, 0) } else { (0, 1) };
+                assert_eq!(layer_parts(&mut app, name), expected, "{name}, GPU {gpu}");
+            }
+        }
+    }
+
     #[test]
     fn layers_are_rebuilt_only_when_their_stage_changes() {
         let mut app = draw_app();

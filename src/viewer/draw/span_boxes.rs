@@ -221,6 +221,11 @@ impl SpanBoxSupport {
     pub fn available(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// Turns the GPU path off (a device without what it needs).
+    pub fn disable(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
 }
 
 /// Vertex buffers and attributes the face pipeline binds: the layer mesh's corner, grid and
@@ -240,7 +245,7 @@ fn check_support(device: Res<RenderDevice>, support: Res<SpanBoxSupport>) {
              fall back to CPU-built boxes (slower on large maps)",
             limits.max_vertex_buffers, limits.max_vertex_attributes
         );
-        support.0.store(false, Ordering::Relaxed);
+        support.disable();
     }
 }
 
