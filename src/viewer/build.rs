@@ -342,9 +342,10 @@ enum JobOutcome {
     BuildFailed {
         scene: Option<Arc<SceneData>>,
         error: String,
-        /// A solo build that stopped at a stage, with the stages before it, and the stage the
-        /// job started from: shown as RecastDemo draws a failed build's intermediates.
-        stopped: Option<(Box<Build>, Stage)>,
+        /// A solo build that stopped at a stage, with the stages before it, the stage the job
+        /// started from and its time: shown as RecastDemo draws a failed build's
+        /// intermediates.
+        stopped: Option<(Box<Build>, Stage, Duration)>,
     },
 }
 
@@ -614,14 +615,18 @@ impl BuildState {
             JobOutcome::BuildFailed {
                 scene,
                 error,
-                stopped: Some((build, from)),
+                stopped: Some((build, from, elapsed)),
             } => {
-                log.error(format!("Build failed: {error}"));
                 if let Some((build, scene_changed)) =
                     self.take_solo_build(scene, build, from, superseded)
                 {
+                    // The finished stages' log and times, then what stopped the rest.
+                    let new_scene = scene_changed.then_some(&*self.base_scene);
+                    log_build(log, &build, from, elapsed, new_scene);
+                    self.last_build = Some((from, elapsed));
                     self.show(Some(build), from, scene_changed);
                 }
+                log.error(format!("Build failed: {error}"));
             }
             JobOutcome::BuildFailed {
                 scene,
@@ -931,7 +936,7 @@ fn run_solo_stages(
         Err(err) => JobOutcome::BuildFailed {
             scene,
             error: err.to_string(),
-            stopped: Some((Box::new(build), from)),
+            stopped: Some((Box::new(build), from, started.elapsed())),
         },
     }
 }
@@ -1185,7 +1190,7 @@ fn rebuild(
         Err(err) if build.failed_stage.is_some() => JobOutcome::BuildFailed {
             scene: None,
             error: err.to_string(),
-            stopped: Some((Box::new(build), from)),
+            stopped: Some((Box::new(build), from, started.elapsed())),
         },
         // The settings were refused: the last build stays.
         Err(err) => JobOutcome::BuildFailed {
@@ -1567,6 +1572,10 @@ pub(crate) mod tests {
         assert!(shown.nav_mesh.is_none());
         let log = app.world().resource::<ViewerLog>();
         assert!(log.toasts[0].0.contains("Build failed"), "{:?}", log.toasts);
+        // The log reads as a build's: the finished stages' times, then what stopped the rest.
+        assert!(log.lines.iter().any(|(_, line)| line == "Build Times"));
+        let (level, last) = log.lines.last().unwrap();
+        assert!(*level == LogLevel::Error && last.starts_with("Build failed"), "{last}");
         request(&mut app, BuildRequest::Settings(BuildSettings::default()));
         settle(&mut app);
         let shown = state(&app).build.clone().unwrap();
