@@ -367,13 +367,19 @@ fn pool_full(ctx: &mut BuildContext, stage: &'static str, hf: &Heightfield) -> N
     out_of_memory(hf, hf.pool.len())
 }
 
-/// The error of a heightfield whose pool could not grow past `spans` spans.
+/// The error of a heightfield whose pool could not grow past `spans` spans (0 when a band's
+/// own grid could not be allocated before any span).
 fn out_of_memory(hf: &Heightfield, spans: usize) -> NavlabError {
     let bytes = crate::memory::bytes_of::<Span>(spans.saturating_mul(2))
         .saturating_add(crate::memory::bytes_of::<u32>(hf.columns.len()));
+    let reached = if spans > 0 {
+        format!(", past {spans} spans,")
+    } else {
+        String::new()
+    };
     NavlabError::OutOfMemory {
         what: format!(
-            "the heightfield of {} x {} cells, past {spans} spans,",
+            "the heightfield of {} x {} cells{reached}",
             hf.width, hf.height
         ),
         bytes,
@@ -956,6 +962,14 @@ fn split_cell<const FIND_SHAPE: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn out_of_memory_names_the_spans_reached_only_when_there_were_some() {
+        let hf = Heightfield::try_new(4, 3, [0.0; 3], [1.0; 3], 0.25, 0.25).unwrap();
+        let message = |spans| out_of_memory(&hf, spans).to_string();
+        assert!(message(7).starts_with("the heightfield of 4 x 3 cells, past 7 spans, would"));
+        assert!(message(0).starts_with("the heightfield of 4 x 3 cells would"));
+    }
 
     /// A small deterministic generator (xorshift64*) for the differential test.
     struct Numbers(u64);
