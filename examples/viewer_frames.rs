@@ -7,10 +7,15 @@
 //! ```text
 //! xvfb-run -a cargo run --release --example viewer_frames -- city.obj voxels
 //! ```
+//!
+//! A third and fourth argument pick the sample and its tile size, for the tiled views:
+//! `-- city.obj navmesh tile-mesh 64` (`solo-mesh`, `tile-mesh` or `temp-obstacles`).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
+use navlab::NavlabError;
+use navlab::viewer::build::Sample;
 use navlab::viewer::{DrawMode, ViewerOptions};
 
 /// The process's peak resident memory in bytes (Linux; `None` elsewhere).
@@ -25,17 +30,39 @@ fn main() -> navlab::Result<()> {
     let mut args = std::env::args().skip(1);
     let mesh = args.next().map(PathBuf::from);
     let mode = args.next().unwrap_or_else(|| "voxels".into());
-    let draw_mode: DrawMode =
-        mode.parse()
-            .map_err(|reason| navlab::NavlabError::InvalidSetting {
-                name: "draw",
-                value: mode.clone(),
-                reason,
-            })?;
+    let draw_mode: DrawMode = mode.parse().map_err(|reason| NavlabError::InvalidSetting {
+        name: "draw",
+        value: mode.clone(),
+        reason,
+    })?;
+    let sample = args
+        .next()
+        .map(|name| {
+            navlab::viewer::draw::parse_label(&name, &Sample::ALL, Sample::label, "sample")
+                .map_err(|reason| NavlabError::InvalidSetting {
+                    name: "sample",
+                    value: name.clone(),
+                    reason,
+                })
+        })
+        .transpose()?;
+    let tile_size = args
+        .next()
+        .map(|size| {
+            size.parse::<i32>()
+                .map_err(|e| NavlabError::InvalidSetting {
+                    name: "tile size",
+                    value: size.clone(),
+                    reason: e.to_string(),
+                })
+        })
+        .transpose()?;
     let screenshot = std::env::temp_dir().join(format!("navlab-viewer-frames-{mode}.png"));
     let options = ViewerOptions {
         mesh: mesh.clone(),
         draw_mode,
+        sample,
+        tile_size,
         screenshot: Some(screenshot),
         frames: 8,
         ..ViewerOptions::default()
@@ -51,10 +78,11 @@ fn main() -> navlab::Result<()> {
         .unwrap_or_default();
     let seconds = |d: std::time::Duration| (d.as_secs_f64() * 1000.0).round() / 1000.0;
     println!(
-        "{{\"mesh\": {:?}, \"mode\": {:?}, \"buildReadyS\": {}, \"firstFrameS\": {}, \
+        "{{\"mesh\": {:?}, \"mode\": {:?}, \"sample\": {:?}, \"buildReadyS\": {}, \"firstFrameS\": {}, \
          \"toFirstFrameS\": {}, \"steadyFrameS\": {}, \"totalS\": {}, \"peakRssMiB\": {}}}",
         mesh.map_or_else(|| "default scene".into(), |m| m.display().to_string()),
         mode,
+        sample.unwrap_or_default().label(),
         seconds(timings.build_ready),
         seconds(timings.first_frame),
         seconds(timings.build_ready + timings.first_frame),
