@@ -35,17 +35,17 @@ fn main() -> navlab::Result<()> {
         value: mode.clone(),
         reason,
     })?;
-    let sample = args
-        .next()
-        .map(|name| {
-            navlab::viewer::draw::parse_label(&name, &Sample::ALL, Sample::label, "sample")
-                .map_err(|reason| NavlabError::InvalidSetting {
-                    name: "sample",
-                    value: name.clone(),
-                    reason,
-                })
-        })
-        .transpose()?;
+    let sample =
+        args.next()
+            .map(|name| {
+                navlab::viewer::draw::parse_label(&name, &Sample::ALL, Sample::label, "sample")
+                    .map_err(|reason| NavlabError::InvalidSetting {
+                        name: "sample",
+                        value: name.clone(),
+                        reason,
+                    })
+            })
+            .transpose()?;
     let tile_size = args
         .next()
         .map(|size| {

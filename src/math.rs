@@ -119,3 +119,75 @@ pub fn distance_pt_seg_sqr(x: i32, z: i32, px: i32, pz: i32, qx: i32, qz: i32) -
     let dz = pz as f32 + t * pqz - z as f32;
     dx * dx + dz * dz
 }
+
+/// Where the ray from `start` through `end` enters the box `bmin`..`bmax`, in units of
+/// `end - start` (0 when `start` is inside), or `None` when it misses. RecastDemo's
+/// `isectSegAABB`, which picks agents and temp obstacles along a click's ray: the ray goes on
+/// past `end`, and an axis along which it barely moves (under 1e-6) must already lie within the
+/// box's slab.
+pub fn ray_box_entry(
+    start: &[f32; 3],
+    end: &[f32; 3],
+    bmin: &[f32; 3],
+    bmax: &[f32; 3],
+) -> Option<f32> {
+    const PARALLEL: f32 = 1e-6;
+    let d = vsub(end, start);
+    let (mut tmin, mut tmax) = (0.0f32, f32::MAX);
+    for k in 0..3 {
+        if d[k].abs() < PARALLEL {
+            if start[k] < bmin[k] || start[k] > bmax[k] {
+                return None;
+            }
+            continue;
+        }
+        let ood = 1.0 / d[k];
+        let (mut t1, mut t2) = ((bmin[k] - start[k]) * ood, (bmax[k] - start[k]) * ood);
+        if t1 > t2 {
+            std::mem::swap(&mut t1, &mut t2);
+        }
+        tmin = if t1 < tmin { tmin } else { t1 };
+        tmax = if t2 < tmax { t2 } else { tmax };
+        if tmin > tmax {
+            return None;
+        }
+    }
+    Some(tmin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ray_box_entry_finds_the_near_face_and_misses_beside_and_behind() {
+        let (bmin, bmax) = ([0.0, 0.0, 0.0], [1.0, 2.0, 1.0]);
+        // Straight down onto the top face: entered a quarter of the way.
+        let t = ray_box_entry(&[0.5, 10.0, 0.5], &[0.5, -22.0, 0.5], &bmin, &bmax);
+        assert_eq!(t, Some(0.25));
+        // The ray goes on past `end`, as RecastDemo's does.
+        assert_eq!(
+            ray_box_entry(&[0.5, 10.0, 0.5], &[0.5, 6.0, 0.5], &bmin, &bmax),
+            Some(2.0)
+        );
+        // Starting inside enters at 0.
+        assert_eq!(
+            ray_box_entry(&[0.5, 1.0, 0.5], &[3.0, 1.0, 0.5], &bmin, &bmax),
+            Some(0.0)
+        );
+        // Beside the box, parallel to an axis, and behind the start.
+        assert_eq!(
+            ray_box_entry(&[2.0, 10.0, 0.5], &[2.0, 0.0, 0.5], &bmin, &bmax),
+            None
+        );
+        assert_eq!(
+            ray_box_entry(&[-1.0, 1.0, 0.5], &[-2.0, 1.0, 0.5], &bmin, &bmax),
+            None
+        );
+        // An oblique ray that passes over the box's corner.
+        assert_eq!(
+            ray_box_entry(&[-1.0, 3.0, -1.0], &[0.0, 2.5, 3.0], &bmin, &bmax),
+            None
+        );
+    }
+}

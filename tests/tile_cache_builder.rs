@@ -421,14 +421,19 @@ fn the_temp_obstacles_sample_gives_cpps_navmeshes() {
         &build.nav_mesh,
         &dir.join("detour/tilecache_nav_test_obstacles.bin"),
     );
-    let second = build.obstacle_at(clicks[1]).expect("the click hits it");
+    // The second click's obstacle, by a ray from above through the point clicked.
+    let above = |p: [f32; 3]| [p[0], p[1] + 10.0, p[2]];
+    let second = build
+        .obstacle_hit_by(above(clicks[1]), clicks[1])
+        .expect("the ray hits it");
     build.obstacles.remove(second).unwrap();
     settle(&mut build);
     assert_same_mset(
         &build.nav_mesh,
         &dir.join("detour/tilecache_nav_test_removed.bin"),
     );
-    assert_eq!(build.obstacle_at([1e6, 0.0, 1e6]), None);
+    let far = [1e6, 0.0, 1e6];
+    assert_eq!(build.obstacle_hit_by(above(far), far), None);
     assert_eq!(build.remove_all_obstacles().unwrap(), 2);
     settle(&mut build);
     assert_eq!(build.obstacles.live().count(), 0);

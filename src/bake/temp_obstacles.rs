@@ -331,22 +331,23 @@ impl TempObstaclesBuild {
         self.obstacles.add(shape)
     }
 
-    /// The live obstacle whose bounds hold `point`, the nearest to it by centre if several
-    /// do (the viewer's clicks give a point, not RecastDemo's ray).
-    pub fn obstacle_at(&self, point: [f32; 3]) -> Option<ObstacleRef> {
-        let margin = self.settings.cell_size;
+    /// The live obstacle whose bounds the click's ray from `start` through `end` enters first
+    /// (RecastDemo's `hitTestObstacle`: the camera and the point the click hit, so a click on
+    /// an obstacle's side picks it though the ray meets the ground behind it).
+    pub fn obstacle_hit_by(&self, start: [f32; 3], end: [f32; 3]) -> Option<ObstacleRef> {
         self.obstacles
             .live()
             .filter_map(|o| {
-                let (r, shape) = (o.reference, o.shape);
-                let (bmin, bmax) = shape.bounds();
-                let inside =
-                    (0..3).all(|k| point[k] >= bmin[k] - margin && point[k] <= bmax[k] + margin);
-                let centre: [f32; 3] = std::array::from_fn(|k| (bmin[k] + bmax[k]) * 0.5);
-                let d = (point[0] - centre[0]).powi(2) + (point[2] - centre[2]).powi(2);
-                inside.then_some((r, d))
+                let (bmin, bmax) = o.shape.bounds();
+                crate::math::ray_box_entry(&start, &end, &bmin, &bmax).map(|t| (o.reference, t))
             })
-            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .fold(
+                None,
+                |nearest: Option<(ObstacleRef, f32)>, (r, t)| match nearest {
+                    Some((_, tn)) if tn <= t => nearest,
+                    _ => Some((r, t)),
+                },
+            )
             .map(|(r, _)| r)
     }
 

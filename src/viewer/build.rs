@@ -69,8 +69,12 @@ pub struct TempObstaclesView {
 pub enum ObstacleEdit {
     /// A cylinder where a click hit ([`TempObstaclesBuild::click_obstacle`]).
     Add([f32; 3]),
-    /// The obstacle under a click.
-    RemoveAt([f32; 3]),
+    /// The obstacle a click's ray enters first: from the camera (`start`) through the point
+    /// the click hit (`end`).
+    RemoveHitBy {
+        start: [f32; 3],
+        end: [f32; 3],
+    },
     RemoveAll,
 }
 
@@ -482,13 +486,15 @@ impl BuildState {
                 .build
                 .add_obstacle(TempObstaclesBuild::click_obstacle(point))
                 .map(|_| ()),
-            ObstacleEdit::RemoveAt(point) => match view.build.obstacle_at(point) {
-                Some(r) => view.build.obstacles.remove(r),
-                None => {
-                    log.info("No obstacle under the click");
-                    return;
+            ObstacleEdit::RemoveHitBy { start, end } => {
+                match view.build.obstacle_hit_by(start, end) {
+                    Some(r) => view.build.obstacles.remove(r),
+                    None => {
+                        log.info("No obstacle under the click");
+                        return;
+                    }
                 }
-            },
+            }
             ObstacleEdit::RemoveAll => view.build.remove_all_obstacles().map(|_| ()),
         };
         match result {
@@ -1575,7 +1581,10 @@ pub(crate) mod tests {
         // The log reads as a build's: the finished stages' times, then what stopped the rest.
         assert!(log.lines.iter().any(|(_, line)| line == "Build Times"));
         let (level, last) = log.lines.last().unwrap();
-        assert!(*level == LogLevel::Error && last.starts_with("Build failed"), "{last}");
+        assert!(
+            *level == LogLevel::Error && last.starts_with("Build failed"),
+            "{last}"
+        );
         request(&mut app, BuildRequest::Settings(BuildSettings::default()));
         settle(&mut app);
         let shown = state(&app).build.clone().unwrap();

@@ -18,6 +18,9 @@ const CLICK_SLOP: f32 = 3.0;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
     pub point: Vec3,
+    /// Where the ray started (the camera). RecastDemo hands tools both ends, and picks agents
+    /// and temp obstacles by the first one the ray passes through, not by the point it hit.
+    pub origin: Vec3,
     /// The vertex indices of the triangle hit.
     pub triangle: [i32; 3],
     /// Distance along the ray.
@@ -25,6 +28,17 @@ pub struct Hit {
 }
 
 impl Hit {
+    /// A click that hit `point` looking straight down from 10 m above it (tests).
+    #[cfg(test)]
+    pub fn from_above(point: Vec3) -> Hit {
+        Hit {
+            point,
+            origin: point + Vec3::Y * 10.0,
+            triangle: [0; 3],
+            distance: 10.0,
+        }
+    }
+
     /// The corners of the triangle hit.
     pub fn corners(&self, mesh: &TriMesh) -> [Vec3; 3] {
         self.triangle.map(|i| {
@@ -101,6 +115,7 @@ pub fn raycast_scene(scene: &SceneData, ray: Ray3d, max_distance: f32) -> Option
     }
     best.map(|(t, triangle)| Hit {
         point: start + (end - start) * t,
+        origin: start,
         triangle,
         distance: t * max_distance,
     })

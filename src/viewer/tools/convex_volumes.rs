@@ -189,11 +189,7 @@ mod tests {
     use crate::viewer::tools::tool_context;
 
     fn click(p: [f32; 3]) -> Hit {
-        Hit {
-            point: Vec3::from(p),
-            triangle: [0; 3],
-            distance: 0.0,
-        }
+        Hit::from_above(Vec3::from(p))
     }
 
     #[test]

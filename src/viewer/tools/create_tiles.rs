@@ -222,11 +222,7 @@ mod tests {
         let ctx = tool_context(state, &shown, &PointerHit::default());
         let mut tool = CreateTilesTool::default();
         let mut out = ToolOutput::default();
-        let hit = |point| Hit {
-            point,
-            triangle: [0; 3],
-            distance: 0.0,
-        };
+        let hit = Hit::from_above;
         tool.on_click(&ctx, hit(centre), false, &mut out);
         let edit = out.tile_edit.take().unwrap();
         assert_eq!(edit, TileEdit::Build(x, y));

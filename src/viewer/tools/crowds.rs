@@ -256,20 +256,23 @@ impl Default for CrowdTool {
     }
 }
 
-/// The slot whose agent is nearest to `p` in the plane, among those whose cylinder holds it
-/// (within its radius, between feet and head, with a margin of one radius).
-fn agent_at(crowds: &[Crowd], p: [f32; 3]) -> Option<(usize, usize)> {
+/// The slot of the agent whose box the click's ray (from the camera `start` through the point
+/// hit, `end`) enters first: RecastDemo's `hitTestAgents`, so a click on an agent's body picks
+/// it though the ray meets the ground behind. The box spans the agent's radius around its
+/// position and its height up from there; a box the camera is inside is passed over.
+fn agent_hit_by(crowds: &[Crowd], start: [f32; 3], end: [f32; 3]) -> Option<(usize, usize)> {
     let mut best: Option<((usize, usize), f32)> = None;
     for (c, crowd) in crowds.iter().enumerate() {
         for i in crowd.active_agents() {
             let Some(ag) = crowd.agent(i) else { continue };
-            let (dx, dz) = (p[0] - ag.npos[0], p[2] - ag.npos[2]);
-            let d = (dx * dx + dz * dz).sqrt();
-            let r = ag.params.radius;
-            let dy = p[1] - ag.npos[1];
-            let inside = d <= r * 1.5 && dy >= -r && dy <= ag.params.height + r;
-            if inside && best.is_none_or(|(_, bd)| d < bd) {
-                best = Some(((c, i), d));
+            let (p, r, h) = (ag.npos, ag.params.radius, ag.params.height);
+            let bmin = [p[0] - r, p[1], p[2] - r];
+            let bmax = [p[0] + r, p[1] + h, p[2] + r];
+            if let Some(t) = crate::math::ray_box_entry(&start, &end, &bmin, &bmax)
+                && t > 0.0
+                && best.is_none_or(|(_, nearest)| t < nearest)
+            {
+                best = Some(((c, i), t));
             }
         }
     }
@@ -414,10 +417,11 @@ impl CrowdTool {
         };
     }
 
-    fn remove_agent(&mut self, p: [f32; 3]) {
+    /// Removes the agent the click's ray from `start` through `end` enters first.
+    fn remove_agent(&mut self, start: [f32; 3], end: [f32; 3]) {
         let selected = self.selected;
         let removed = self.crowds_mut(|_, crowds| {
-            let (c, i) = agent_at(crowds, p)?;
+            let (c, i) = agent_hit_by(crowds, start, end)?;
             crowds[c].remove_agent(i);
             Some((c, i))
         });
@@ -978,12 +982,15 @@ impl Tool for CrowdTool {
             self.problem = Some("Build a navmesh first".into());
             return;
         }
+        let start = hit.origin.to_array();
         match (self.mode, shift) {
             (CrowdMode::CreateAgents, false) => self.add_agent(ctx, p),
-            (CrowdMode::CreateAgents, true) => self.remove_agent(p),
+            (CrowdMode::CreateAgents, true) => self.remove_agent(start, p),
             (CrowdMode::MoveTarget, steer) => self.set_move_target(p, steer),
             (CrowdMode::SelectAgent, _) => {
-                self.selected = self.crowds_mut(|_, crowds| agent_at(crowds, p)).flatten();
+                self.selected = self
+                    .crowds_mut(|_, crowds| agent_hit_by(crowds, start, p))
+                    .flatten();
             }
             (CrowdMode::TogglePolys, _) => self.toggle_poly(ctx, p, out),
         }
@@ -1040,11 +1047,7 @@ mod tests {
     use crate::viewer::tools::tool_context;
 
     fn hit(p: [f32; 3]) -> Hit {
-        Hit {
-            point: Vec3::from_array(p),
-            triangle: [0; 3],
-            distance: 0.0,
-        }
+        Hit::from_above(Vec3::from_array(p))
     }
 
     /// Two points on the built navmesh, from workload P's generator.
@@ -1095,6 +1098,23 @@ mod tests {
         let first = positions(&mut tool)[0];
         tool.on_click(&ctx, hit(first), false, &mut out);
         assert!(tool.selected.is_some());
+        // A click on the body from a low camera on the far side from the other agent: the ray
+        // meets the ground 3 m behind the agent, and the agent is picked (hitTestAgents).
+        tool.selected = None;
+        let [first_v, other] = [0, 1].map(|k| Vec3::from(positions(&mut tool)[k]));
+        let away = (first_v - other).with_y(0.0).normalize();
+        let body_click = Hit {
+            point: first_v - away * 3.0,
+            origin: first_v + away * 10.0 + Vec3::Y,
+            triangle: [0; 3],
+            distance: 13.0,
+        };
+        tool.on_click(&ctx, body_click, false, &mut out);
+        let picked = tool.selected.and_then(|(c, i)| {
+            tool.crowds_mut(|_, crowds| crowds[c].agent(i).map(|a| a.npos))
+                .flatten()
+        });
+        assert_eq!(picked, Some(first_v.to_array()));
         tool.settings.draw = CrowdDrawOptions {
             show_corners: true,
             show_collision_segments: true,

@@ -245,11 +245,7 @@ mod tests {
         let ctx = tool_context(state, &shown, &PointerHit::default());
         let mut tool = HighlightTileCacheTool::default();
         let mut out = ToolOutput::default();
-        let hit = |point| Hit {
-            point,
-            triangle: [0; 3],
-            distance: 0.0,
-        };
+        let hit = Hit::from_above;
         tool.on_click(&ctx, hit(point), false, &mut out);
         assert_eq!(tool.tile, Some((header.tx, header.ty)));
         assert!(tool.problem.is_none(), "{:?}", tool.problem);

@@ -188,11 +188,7 @@ mod tests {
         let mut tool = PruneTool::default();
         let mut out = ToolOutput::default();
         tool.update(&ctx, &ButtonInput::default(), &mut out);
-        let click = |point: [f32; 3]| Hit {
-            point: Vec3::from(point),
-            triangle: [0; 3],
-            distance: 0.0,
-        };
+        let click = |point: [f32; 3]| Hit::from_above(Vec3::from(point));
         tool.on_click(&ctx, click([-20.0, 0.0, -20.0]), false, &mut out);
         // Far from any polygon: a log line, no seed.
         tool.on_click(&ctx, click([500.0, 0.0, 500.0]), false, &mut out);

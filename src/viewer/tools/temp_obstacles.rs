@@ -83,7 +83,10 @@ impl Tool for TempObstacleTool {
         }
         let p = hit.point.to_array();
         out.obstacle_edits.push(if shift {
-            ObstacleEdit::RemoveAt(p)
+            ObstacleEdit::RemoveHitBy {
+                start: hit.origin.to_array(),
+                end: p,
+            }
         } else {
             ObstacleEdit::Add(p)
         });
@@ -127,12 +130,7 @@ mod tests {
         let ctx = tool_context(state, &shown, &PointerHit::default());
         let mut tool = TempObstacleTool;
         let mut out = ToolOutput::default();
-        let hit = Hit {
-            point,
-            triangle: [0; 3],
-            distance: 0.0,
-        };
-        tool.on_click(&ctx, hit, false, &mut out);
+        tool.on_click(&ctx, Hit::from_above(point), false, &mut out);
         assert_eq!(
             out.obstacle_edits,
             vec![ObstacleEdit::Add(point.to_array())]
@@ -155,12 +153,25 @@ mod tests {
             "republished"
         );
 
-        app.world_mut()
-            .write_message(BuildRequest::Obstacle(ObstacleEdit::RemoveAt(
-                point.to_array(),
-            )));
-        app.world_mut()
-            .write_message(BuildRequest::Obstacle(ObstacleEdit::RemoveAt([1e6; 3])));
+        // Shift+click on the cylinder's side from a low camera: the ray meets the ground 3 m
+        // behind it, yet the obstacle it passes through is the one removed (RecastDemo's
+        // hitTestObstacle); a ray that passes no obstacle removes nothing.
+        let state = app.world().resource::<BuildState>();
+        let ctx = tool_context(state, &shown, &PointerHit::default());
+        let side_click = Hit {
+            point: point + Vec3::new(3.0, -0.5, 0.0),
+            origin: point + Vec3::new(-10.0, 1.0, 0.0),
+            triangle: [0; 3],
+            distance: 13.1,
+        };
+        tool.on_click(&ctx, side_click, true, &mut out);
+        let miss = ObstacleEdit::RemoveHitBy {
+            start: [1e6, 10.0, 1e6],
+            end: [1e6, 0.0, 1e6],
+        };
+        for edit in out.obstacle_edits.drain(..).chain([miss]) {
+            app.world_mut().write_message(BuildRequest::Obstacle(edit));
+        }
         for _ in 0..200 {
             app.update();
         }

@@ -1056,11 +1056,7 @@ mod tests {
     const END: [f32; 3] = [18.0, 0.0, 18.0];
 
     fn hit(p: [f32; 3]) -> Hit {
-        Hit {
-            point: Vec3::from(p),
-            triangle: [0; 3],
-            distance: 0.0,
-        }
+        Hit::from_above(Vec3::from(p))
     }
 
     /// The library tester's results for the same two points, with the tool's default flags.
