@@ -83,6 +83,16 @@ pub fn try_grow_for_one<T>(vec: &mut Vec<T>) -> bool {
     vec.try_reserve(1).is_ok()
 }
 
+/// The most memory this process has held resident so far (Linux's `VmHWM`), in bytes; `None`
+/// where it cannot be read. A split bake's parts report it so a batch job's memory request can
+/// be sized from a trial part.
+pub fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// A byte count for messages: "28.2 GB", "512 MB", "37 KB".
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [(&str, f64); 3] = [("GB", 1e9), ("MB", 1e6), ("KB", 1e3)];
@@ -108,6 +118,14 @@ mod tests {
         assert_eq!(format_bytes(28_200_000_000), "28 GB");
         assert_eq!(format_bytes(2_760_000_000), "2.8 GB");
         assert_eq!(format_bytes(512), "512 bytes");
+    }
+
+    #[test]
+    fn peak_resident_memory_is_read_on_linux() {
+        let peak = peak_resident_bytes();
+        if cfg!(target_os = "linux") {
+            assert!(peak.is_some_and(|bytes| bytes > 0), "{peak:?}");
+        }
     }
 
     #[test]

@@ -295,3 +295,48 @@ fn bad_ranges_and_parts_fail_with_one_line() {
     assert!(!out.exists());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A part's bake and a merge say what they did and, last, the peak memory a batch job of them
+/// needs (Linux); `--quiet` says nothing.
+#[test]
+fn parts_and_merges_report_their_peak_memory() {
+    let dir = temp_dir("report");
+    let city = city_obj(&dir);
+    let part = dir.join("part.bin");
+    let output = navlab(&[
+        "bake",
+        s(&city),
+        "--tile-size",
+        "32",
+        "--tiles",
+        "0..4,0..4",
+        "-o",
+        s(&part),
+    ]);
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("tiles 0..4,0..4: 25 built"), "{stdout}");
+    let merged = dir.join("merged.bin");
+    let merge = |quiet: bool| {
+        let mut args = vec!["merge", s(&part), "-o", s(&merged)];
+        if quiet {
+            args.push("--quiet");
+        }
+        let output = navlab(&args);
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let merge_out = merge(false);
+    assert!(
+        merge_out.starts_with("1 part, 25 tiles merged into "),
+        "{merge_out}"
+    );
+    if cfg!(target_os = "linux") {
+        for out in [&*stdout, &merge_out] {
+            let last = out.lines().last().unwrap_or_default();
+            assert!(last.starts_with("Peak memory: "), "{out}");
+        }
+    }
+    assert_eq!(merge(true), "");
+    std::fs::remove_dir_all(dir).unwrap();
+}

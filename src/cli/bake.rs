@@ -431,7 +431,18 @@ fn bake_tiled(
     }
     write_exports(args, || {
         export::tiled_detail_by_area(&build, export_options)
-    })
+    })?;
+    if !args.quiet {
+        print_peak_memory();
+    }
+    Ok(())
+}
+
+/// The process's peak resident memory, last: what a batch job of this bake should ask for.
+pub fn print_peak_memory() {
+    if let Some(bytes) = navlab::memory::peak_resident_bytes() {
+        println!("Peak memory: {}", navlab::memory::format_bytes(bytes));
+    }
 }
 
 /// A bar of tiles done on stderr, hidden with `--quiet` or when stderr is not a terminal

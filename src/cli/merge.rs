@@ -18,6 +18,9 @@ pub struct MergeArgs {
     /// Write the compact format (see `navlab bake --compact`) instead of MSET.
     #[arg(long)]
     compact: bool,
+    /// Print nothing but errors.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// Runs `navlab merge`.
@@ -42,5 +45,16 @@ pub fn run(args: &MergeArgs) -> Result<()> {
         .map(|path| Ok((path.clone(), load_nav_mesh(path)?)))
         .collect::<Result<Vec<_>>>()?;
     let merged = merge_parts(&parts)?;
-    super::bake::save_nav_mesh(&args.output, &merged, args.compact)
+    super::bake::save_nav_mesh(&args.output, &merged, args.compact)?;
+    if !args.quiet {
+        println!(
+            "{} part{}, {} tiles merged into {}",
+            parts.len(),
+            if parts.len() == 1 { "" } else { "s" },
+            merged.tiles().count(),
+            args.output.display()
+        );
+        super::bake::print_peak_memory();
+    }
+    Ok(())
 }
