@@ -175,11 +175,17 @@ fn build_poly_mesh_untimed(
         max_verts_per_cont = max_verts_per_cont.max(n);
     }
     if max_vertices >= 0xfffe {
-        return Err(stage_error(
-            ctx,
-            STAGE,
-            format!("Too many vertices {max_vertices}."),
-        ));
+        // The log keeps Recast's words; the error adds what to do, since a big map hits this
+        // as soon as it is built in one piece.
+        ctx.error(format!("{STAGE}: Too many vertices {max_vertices}."));
+        return Err(NavlabError::Stage {
+            stage: STAGE,
+            message: format!(
+                "Too many vertices {max_vertices} (a polygon mesh indexes at most {}: bake in \
+                 tiles, with `--tile-size` or the Tile Mesh sample, or raise cellSize)",
+                0xfffe - 1
+            ),
+        });
     }
 
     let stride = 2 * nvp;
@@ -1095,8 +1101,15 @@ mod tests {
         let big = contour(1, &vec![(0, 0, 0); 0xfffe]);
         let mut ctx = BuildContext::new();
         let err = build_poly_mesh(&mut ctx, &contour_set(vec![big], 10, 0), 6).unwrap_err();
-        assert_eq!(err.to_string(), "rcBuildPolyMesh: Too many vertices 65534.");
-        assert_eq!(ctx.entries()[0].message, err.to_string());
+        assert!(
+            err.to_string()
+                .starts_with("rcBuildPolyMesh: Too many vertices 65534 (a polygon mesh indexes at most 65533: bake in tiles"),
+            "{err}"
+        );
+        assert_eq!(
+            ctx.entries()[0].message,
+            "rcBuildPolyMesh: Too many vertices 65534."
+        );
         let square = contour(1, &[(0, 0, 0), (0, 10, 0), (10, 10, 0), (10, 0, 0)]);
         let cset = contour_set(vec![square], 10, 0);
         assert!(build_poly_mesh(&mut ctx, &cset, 2).is_err());
