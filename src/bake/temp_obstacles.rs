@@ -20,7 +20,7 @@ use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
 use crate::recast::context::BuildContext;
 use crate::recast::layers::{HeightfieldLayer, HeightfieldLayerSet, build_heightfield_layers};
-use crate::tile_cache::builder::{BuildError, LayerTileBuilder, ObstacleShape, ScratchAllocator};
+use crate::tile_cache::builder::{LayerTileBuilder, ObstacleShape, ScratchAllocator};
 use crate::tile_cache::cache::{TileCache, TileCacheError};
 use crate::tile_cache::file::TileCacheParams;
 use crate::tile_cache::layer::{
@@ -380,11 +380,8 @@ impl TempObstaclesBuild {
             .obstacles
             .update(&self.cache, &mut self.nav_mesh, sample_mesh_process)
         {
-            Ok(_)
-            | Err(ObstacleError::Rebuild {
-                source: BuildError::OutOfScratch { .. },
-                ..
-            }) => Ok(true),
+            Ok(_) => Ok(true),
+            Err(e) if e.is_out_of_scratch() => Ok(true),
             Err(e) => Err(e),
         }
     }

@@ -36,9 +36,7 @@ use crate::tile_cache::builder::{BuildError, LayerTileBuilder, ObstacleShape, Sc
 use crate::tile_cache::cache::TileCache;
 use crate::tile_cache::file::{TileCacheParams, TileCacheSet};
 use crate::tile_cache::layer::LayerHeader;
-use crate::tile_cache::obstacles::{
-    ObstacleError, ObstacleInfo, ObstacleRef, ObstacleState, Obstacles,
-};
+use crate::tile_cache::obstacles::{ObstacleInfo, ObstacleRef, ObstacleState, Obstacles};
 
 /// Tile sizes RecastDemo's Temp Obstacles slider offers.
 pub const TILE_SIZES: std::ops::RangeInclusive<i32> = 16..=128;
@@ -414,10 +412,7 @@ fn update_until_done(
     loop {
         match obstacles.update(cache, nav_mesh, sample_mesh_process) {
             Ok(_) => statuses.push(SUCCESS.to_string()),
-            Err(ObstacleError::Rebuild {
-                source: BuildError::OutOfScratch { .. },
-                ..
-            }) => statuses.push(OUT_OF_MEMORY.to_string()),
+            Err(e) if e.is_out_of_scratch() => statuses.push(OUT_OF_MEMORY.to_string()),
             Err(e) => return Err(stage(e)),
         }
         if obstacles.up_to_date() {

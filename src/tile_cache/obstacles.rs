@@ -64,6 +64,20 @@ pub enum ObstacleError {
     },
 }
 
+impl ObstacleError {
+    /// A layer rebuild that did not fit the scratch allocator: C++'s `update` returns a failed
+    /// status for it, keeps the layer's old tile and goes on, so callers do not stop either.
+    pub fn is_out_of_scratch(&self) -> bool {
+        matches!(
+            self,
+            ObstacleError::Rebuild {
+                source: BuildError::OutOfScratch { .. },
+                ..
+            }
+        )
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Obstacle {
     salt: u16,
