@@ -31,7 +31,7 @@ use crate::bake::temp_obstacles::{
 use crate::detour::{NavMesh, NavMeshParams};
 use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
-use crate::recast::config::calc_grid_size;
+use crate::recast::config::{Config, calc_grid_size};
 use crate::tile_cache::builder::{BuildError, LayerTileBuilder, ObstacleShape, ScratchAllocator};
 use crate::tile_cache::cache::TileCache;
 use crate::tile_cache::file::{TileCacheParams, TileCacheSet};
@@ -85,7 +85,8 @@ pub struct TileCacheReport {
     pub nav_mesh_max_tiles: i32,
     pub nav_mesh_max_polys_per_tile: i32,
     pub expected_layers_per_tile: i32,
-    pub rc_config: RcConfigReport,
+    /// The whole-mesh `rcConfig` of `Sample_TempObstacles::build`.
+    pub rc_config: Config,
     pub tile_cache_params: TileCacheParamsReport,
     pub nav_mesh_params: NavMeshParamsReport,
     pub cache_layer_count: usize,
@@ -118,31 +119,6 @@ pub struct NonSuccess {
     pub x: i32,
     pub y: i32,
     pub status: String,
-}
-
-/// The whole-mesh `rcConfig` of `Sample_TempObstacles::build`.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RcConfigReport {
-    pub width: i32,
-    pub height: i32,
-    pub tile_size: i32,
-    pub border_size: i32,
-    pub cs: f32,
-    pub ch: f32,
-    pub bmin: [f32; 3],
-    pub bmax: [f32; 3],
-    pub walkable_slope_angle: f32,
-    pub walkable_height: i32,
-    pub walkable_climb: i32,
-    pub walkable_radius: i32,
-    pub max_edge_len: i32,
-    pub max_simplification_error: f32,
-    pub min_region_area: i32,
-    pub merge_region_area: i32,
-    pub max_verts_per_poly: i32,
-    pub detail_sample_dist: f32,
-    pub detail_sample_max_error: f32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -575,27 +551,7 @@ pub fn run_tile_cache(
         nav_mesh_max_tiles: nav_params.max_tiles,
         nav_mesh_max_polys_per_tile: nav_params.max_polys,
         expected_layers_per_tile: EXPECTED_LAYERS_PER_TILE,
-        rc_config: RcConfigReport {
-            width: cfg.width,
-            height: cfg.height,
-            tile_size: cfg.tile_size,
-            border_size: cfg.border_size,
-            cs: cfg.cs,
-            ch: cfg.ch,
-            bmin: cfg.bmin,
-            bmax: cfg.bmax,
-            walkable_slope_angle: cfg.walkable_slope_angle,
-            walkable_height: cfg.walkable_height,
-            walkable_climb: cfg.walkable_climb,
-            walkable_radius: cfg.walkable_radius,
-            max_edge_len: cfg.max_edge_len,
-            max_simplification_error: cfg.max_simplification_error,
-            min_region_area: cfg.min_region_area,
-            merge_region_area: cfg.merge_region_area,
-            max_verts_per_poly: cfg.max_verts_per_poly,
-            detail_sample_dist: cfg.detail_sample_dist,
-            detail_sample_max_error: cfg.detail_sample_max_error,
-        },
+        rc_config: cfg.clone(),
         tile_cache_params: cache_params_report(cache.params()),
         nav_mesh_params: NavMeshParamsReport {
             orig: nav_params.orig,
