@@ -164,8 +164,10 @@ impl SpanGrid {
 /// neighbouring cells whose same face lies in the same plane with the same colour (along x,
 /// or along z for the ±x sides): a flat floor is one quad per row instead of one per cell,
 /// which is what lets a software renderer draw a city. A compact view's floor quad is the top
-/// of a box of no height. Renderers that expand faces on the GPU take it as 16 bytes
-/// ([`SpanFace::packed`]) instead of four vertices.
+/// of a box of no height. Where the colour is a grey level that changes from cell to cell (the
+/// Compact Distance view), a run carries each cell's level instead ([`SpanFace::greys`]).
+/// Renderers that expand faces on the GPU take it as 16 bytes ([`SpanFace::packed`]), 32 with
+/// grey levels, instead of four vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpanFace {
     /// The first cell.
@@ -179,6 +181,10 @@ pub struct SpanFace {
     pub color: Rgba,
     /// Cells covered, at least 1.
     pub run: u16,
+    /// The grey level of each cell of the run, when the cells differ only in grey (opaque
+    /// `duRGBA(g, g, g, 255)`; `color` is the first cell's): a distance field's levels change
+    /// almost every cell, so runs of one colour would be a cell long.
+    pub greys: Option<[u8; SpanFace::MAX_GREY_RUN]>,
 }
 
 impl SpanFace {
@@ -191,20 +197,64 @@ impl SpanFace {
     /// The highest height [`SpanFace::packed`] keeps (14 bits; Recast's spans reach 8191).
     pub const MAX_HEIGHT: u16 = (1 << 14) - 1;
 
+    /// The most cells a run of grey levels covers (the levels take four words of
+    /// [`SpanFace::packed`]).
+    pub const MAX_GREY_RUN: usize = 16;
+    /// The bit of the second packed word that says the run carries grey levels.
+    const GREY_FLAG: u32 = 1 << 31;
+
     /// Whether the run goes along z (the ±x sides) rather than along x.
     pub fn runs_along_z(&self) -> bool {
         matches!(self.face, Self::POS_X | Self::NEG_X)
     }
 
-    /// Four words: `x | z << 16`; `bottom | top << 14 | face << 28`; the colour; the run.
-    pub fn packed(&self) -> [u32; 4] {
+    /// Eight words: `x | z << 16`; `bottom | top << 14 | face << 28`, bit 31 set when the run
+    /// carries grey levels; the colour; the run; then the grey levels, four per word, the first
+    /// cell's in the lowest byte (zero without them, and renderers may leave them out).
+    pub fn packed(&self) -> [u32; 8] {
         let height = |h: u16| u32::from(h.min(Self::MAX_HEIGHT));
+        let flag = if self.greys.is_some() {
+            Self::GREY_FLAG
+        } else {
+            0
+        };
+        let greys = self.greys.unwrap_or_default();
+        let word = |k: usize| u32::from_le_bytes([0, 1, 2, 3].map(|b| greys[4 * k + b]));
         [
             u32::from(self.x) | u32::from(self.z) << 16,
-            height(self.bottom) | height(self.top) << 14 | u32::from(self.face) << 28,
+            height(self.bottom) | height(self.top) << 14 | u32::from(self.face) << 28 | flag,
             self.color,
             u32::from(self.run),
+            word(0),
+            word(1),
+            word(2),
+            word(3),
         ]
+    }
+
+    /// The run as faces of one colour each: itself, or one face per cell for a run of grey
+    /// levels (for renderers that take a colour per quad).
+    pub fn single_colored(&self) -> impl Iterator<Item = SpanFace> + '_ {
+        let cells = if self.greys.is_some() { self.run } else { 1 };
+        (0..cells).map(move |k| match self.greys {
+            Some(greys) => {
+                let g = u32::from(greys[k as usize]);
+                let (x, z) = if self.runs_along_z() {
+                    (self.x, self.z + k)
+                } else {
+                    (self.x + k, self.z)
+                };
+                SpanFace {
+                    x,
+                    z,
+                    color: rgba(g, g, g, 255),
+                    run: 1,
+                    greys: None,
+                    ..*self
+                }
+            }
+            None => *self,
+        })
     }
 }
 
@@ -217,17 +267,25 @@ struct FaceRuns {
 }
 
 impl FaceRuns {
-    /// Adds `face` of cell `at` along the run axis.
+    /// Adds `face` of cell `at` along the run axis. A face with grey levels joins a run with
+    /// grey levels that has room, whatever its level.
     fn add(&mut self, face: SpanFace, at: u16) {
         let same_plane = |(run, last): &&mut (SpanFace, u16)| {
             *last + 1 == at
                 && run.face == face.face
                 && run.bottom == face.bottom
                 && run.top == face.top
-                && run.color == face.color
+                && match (run.greys, face.greys) {
+                    (None, None) => run.color == face.color,
+                    (Some(_), Some(_)) => usize::from(run.run) < SpanFace::MAX_GREY_RUN,
+                    _ => false,
+                }
         };
         match self.open.iter_mut().find(same_plane) {
             Some((run, last)) => {
+                if let (Some(levels), Some(level)) = (run.greys.as_mut(), face.greys) {
+                    levels[usize::from(run.run)] = level[0];
+                }
                 run.run += 1;
                 *last = at;
             }
@@ -261,9 +319,11 @@ pub fn span_faces_triangles(
     faces: impl FnOnce(&mut dyn FnMut(SpanFace)),
 ) -> DebugDraw {
     let mut tris = TriangleBatch::default();
-    faces(&mut |face| {
-        let [a, b, c, d] = grid.corners(&face);
-        tris.quad([a, b, d, c], face.color);
+    faces(&mut |run| {
+        for face in run.single_colored() {
+            let [a, b, c, d] = grid.corners(&face);
+            tris.quad([a, b, d, c], face.color);
+        }
     });
     DebugDraw {
         triangles: tris,
@@ -301,6 +361,7 @@ pub fn heightfield_faces(
             face,
             color,
             run: 1,
+            greys: None,
         }
     };
     for z in 0..hf.height {
@@ -369,6 +430,11 @@ pub fn compact_heightfield_faces(
             row = z;
         }
         runs.close_before(x as u16, emit);
+        let greys = (coloring == CompactColoring::Distance).then(|| {
+            let mut levels = [0; SpanFace::MAX_GREY_RUN];
+            levels[0] = super::channels(color)[0];
+            levels
+        });
         let face = SpanFace {
             x: x as u16,
             z: z as u16,
@@ -377,6 +443,7 @@ pub fn compact_heightfield_faces(
             face: SpanFace::TOP,
             color,
             run: 1,
+            greys,
         };
         runs.add(face, x as u16);
     });
@@ -673,5 +740,57 @@ mod tests {
         assert_eq!(draw.triangles.triangle_count(), 5 * 2);
         assert_eq!(draw.triangles.colors[0], rgba(64, 128, 160, 255));
         assert!(draw.triangles.is_opaque());
+    }
+
+    /// The distance view's runs carry each cell's grey level: expanded again they are exactly
+    /// RecastDemo's quad per span, and they are far fewer than the spans.
+    #[test]
+    fn distance_runs_carry_every_cells_grey_level() {
+        let mesh = std::sync::Arc::new(crate::input::scene::default_scene());
+        let build =
+            crate::bake::solo::Build::new(mesh, crate::bake::settings::BuildSettings::default())
+                .unwrap();
+        let chf = &build.regions;
+        let mut quads = Vec::new();
+        for_each_compact_quad(
+            chf,
+            CompactColoring::Distance,
+            |_| 0,
+            |x, z, y, color| quads.push((x as u16, z as u16, y, color)),
+        );
+        let mut runs = Vec::new();
+        compact_heightfield_faces(chf, CompactColoring::Distance, |_| 0, &mut |f| runs.push(f));
+        assert!(
+            runs.len() * 3 < quads.len(),
+            "{} runs, {} spans",
+            runs.len(),
+            quads.len()
+        );
+        let mut cells: Vec<_> = runs
+            .iter()
+            .inspect(|run| {
+                assert!(run.greys.is_some() && usize::from(run.run) <= SpanFace::MAX_GREY_RUN);
+                assert_eq!(run.packed()[1] >> 31, 1);
+            })
+            .flat_map(|run| run.single_colored())
+            .map(|f| {
+                assert_eq!((f.run, f.greys, f.top), (1, None, f.bottom));
+                (f.x, f.z, f.top, f.color)
+            })
+            .collect();
+        cells.sort();
+        quads.sort();
+        assert_eq!(cells, quads);
+        // The levels ride in the last four packed words, the first cell's lowest.
+        let run = runs.iter().find(|r| r.run > 4).unwrap();
+        let greys = run.greys.unwrap();
+        assert_eq!(
+            run.packed()[4],
+            u32::from_le_bytes([greys[0], greys[1], greys[2], greys[3]])
+        );
+        // Other colourings keep one colour per run and no levels.
+        compact_heightfield_faces(chf, CompactColoring::Area, |_| 0, &mut |f| {
+            assert!(f.greys.is_none() && f.packed()[1] >> 31 == 0)
+        });
     }
 }

@@ -604,14 +604,13 @@ mod tests {
                     .disable();
             }
             crate::viewer::build::tests::settle(&mut app);
-            for mode in [DrawMode::Voxels, DrawMode::CompactRegions] {
+            for (mode, name) in [
+                (DrawMode::Voxels, "Voxels"),
+                (DrawMode::CompactRegions, "Compact Regions"),
+                (DrawMode::CompactDistance, "Compact Distance"),
+            ] {
                 *app.world_mut().resource_mut::<DrawMode>() = mode;
                 app.update();
-                let name = if mode == DrawMode::Voxels {
-                    "Voxels"
-                } else {
-                    "Compact Regions"
-                };
                 let expected = if gpu { (1, 0) } else { (0, 1) };
                 assert_eq!(layer_parts(&mut app, name), expected, "{name}, GPU {gpu}");
             }

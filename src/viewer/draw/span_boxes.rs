@@ -2,7 +2,9 @@
 //! merged with its neighbours in the same plane and colour into a run of cells (a compact
 //! view's floor quad is the top of a box of no height), is one instance of 16 bytes (cell,
 //! bottom, top, face, colour, run) that `shaders/voxel_boxes.wgsl` turns into a quad of four
-//! vertices, so no vertex is made per span on the CPU. The faces are written once per stage
+//! vertices, so no vertex is made per span on the CPU. The distance view's runs carry each
+//! cell's grey level too (32 bytes), in a pipeline of their own (`GREY_RUNS`), so the other
+//! views keep the smaller instances and varyings, which the software renderer's memory follows. The faces are written once per stage
 //! output, on the render thread, straight into the GPU buffers: the layer keeps only the stage
 //! output it reads until then, and nothing once uploaded. The grid's origin, cell size and
 //! cell height ride on the layer's own four-vertex mesh.
@@ -52,8 +54,10 @@ use crate::recast::compact::CompactHeightfield;
 use crate::recast::heightfield::Heightfield;
 use crate::recast::{NULL_AREA, WALKABLE_AREA};
 
-/// Bytes of one face instance ([`SpanFace::packed`]).
-const FACE_BYTES: u64 = size_of::<[u32; 4]>() as u64;
+/// Words of one face instance ([`SpanFace::packed`]): the face, and with grey levels the
+/// levels too.
+const FACE_WORDS: usize = 4;
+const GREY_FACE_WORDS: usize = 8;
 
 /// The stage output a span layer draws, and how it is coloured.
 #[derive(Clone)]
@@ -97,6 +101,17 @@ impl SpanSource {
                 ),
             },
         }
+    }
+
+    /// Whether the faces carry a grey level per cell (the distance view).
+    fn grey_runs(&self) -> bool {
+        matches!(
+            self,
+            SpanSource::Compact {
+                coloring: CompactColoring::Distance,
+                ..
+            }
+        )
     }
 
     /// Whether some face is translucent (RecastDemo's compact views draw walkable, null and
@@ -148,6 +163,19 @@ pub struct SpanBoxes {
     version: u64,
     /// Some colour is translucent: the layer is drawn alpha-blended.
     blended: bool,
+    /// The faces carry grey levels ([`SpanSource::grey_runs`]).
+    grey_runs: bool,
+}
+
+impl SpanBoxes {
+    /// The words each face takes on the GPU.
+    fn face_words(&self) -> usize {
+        if self.grey_runs {
+            GREY_FACE_WORDS
+        } else {
+            FACE_WORDS
+        }
+    }
 }
 
 impl SpanBoxes {
@@ -181,6 +209,7 @@ impl SpanBoxes {
         let boxes = SpanBoxes {
             faces,
             blended: source.blended(),
+            grey_runs: source.grey_runs(),
             pending: Arc::new(Mutex::new(Some(source))),
             version,
         };
@@ -229,9 +258,9 @@ impl SpanBoxSupport {
 }
 
 /// Vertex buffers and attributes the face pipeline binds: the layer mesh's corner, grid and
-/// cell height, and the packed face.
+/// cell height, and the packed face (with grey levels, its second four words too).
 const NEEDED_VERTEX_BUFFERS: u32 = 2;
-const NEEDED_VERTEX_ATTRIBUTES: u32 = 4;
+const NEEDED_VERTEX_ATTRIBUTES: u32 = 5;
 
 /// Checks the device once; one without the limits the instances need turns the GPU path off.
 fn check_support(device: Res<RenderDevice>, support: Res<SpanBoxSupport>) {
@@ -306,33 +335,60 @@ fn init_pipeline(
     });
 }
 
+/// The mesh pipeline's key, and whether the faces carry grey levels.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct SpanBoxKey {
+    mesh: MeshPipelineKey,
+    grey_runs: bool,
+}
+
 impl SpecializedMeshPipeline for SpanBoxPipeline {
-    type Key = MeshPipelineKey;
+    type Key = SpanBoxKey;
 
     fn specialize(
         &self,
         key: Self::Key,
         layout: &MeshVertexBufferLayoutRef,
     ) -> Result<RenderPipelineDescriptor, SpecializedMeshPipelineError> {
-        let mut descriptor = self.mesh_pipeline.specialize(key, layout)?;
+        let mut descriptor = self.mesh_pipeline.specialize(key.mesh, layout)?;
         descriptor.vertex.shader = self.shader.clone();
         let corners = layout.0.get_layout(&[
             Mesh::ATTRIBUTE_POSITION.at_shader_location(0),
             ATTRIBUTE_SPAN_GRID.at_shader_location(1),
             ATTRIBUTE_CELL_HEIGHT.at_shader_location(2),
         ])?;
-        let faces = VertexBufferLayout {
-            array_stride: FACE_BYTES,
-            step_mode: VertexStepMode::Instance,
-            attributes: vec![VertexAttribute {
+        let face = VertexAttribute {
+            format: VertexFormat::Uint32x4,
+            offset: 0,
+            shader_location: 3,
+        };
+        let faces = if key.grey_runs {
+            let greys = VertexAttribute {
                 format: VertexFormat::Uint32x4,
-                offset: 0,
-                shader_location: 3,
-            }],
+                offset: (FACE_WORDS * size_of::<u32>()) as u64,
+                shader_location: 4,
+            };
+            VertexBufferLayout {
+                array_stride: (GREY_FACE_WORDS * size_of::<u32>()) as u64,
+                step_mode: VertexStepMode::Instance,
+                attributes: vec![face, greys],
+            }
+        } else {
+            VertexBufferLayout {
+                array_stride: (FACE_WORDS * size_of::<u32>()) as u64,
+                step_mode: VertexStepMode::Instance,
+                attributes: vec![face],
+            }
         };
         descriptor.vertex.buffers = vec![corners, faces];
+        if key.grey_runs {
+            descriptor.vertex.shader_defs.push("GREY_RUNS".into());
+        }
         if let Some(fragment) = descriptor.fragment.as_mut() {
             fragment.shader = self.shader.clone();
+            if key.grey_runs {
+                fragment.shader_defs.push("GREY_RUNS".into());
+            }
         }
         Ok(descriptor)
     }
@@ -374,6 +430,10 @@ fn queue_span_boxes(
             if boxes.blended {
                 key |= MeshPipelineKey::BLEND_ALPHA;
             }
+            let key = SpanBoxKey {
+                mesh: key,
+                grey_runs: boxes.grey_runs,
+            };
             let Ok(pipeline) = pipelines.specialize(&pipeline_cache, &pipeline, key, &mesh.layout)
             else {
                 continue;
@@ -403,7 +463,7 @@ struct SpanBuffer {
     version: u64,
 }
 
-/// Faces gathered before they are copied into a mapped buffer (1 MiB).
+/// Faces gathered before they are copied into a mapped buffer (1 or 2 MiB).
 const FACES_PER_COPY: usize = 1 << 16;
 
 /// Writes the pending faces of each new layer into GPU buffers mapped at creation, gathered in
@@ -413,7 +473,6 @@ fn prepare_span_buffers(
     layers: Query<(Entity, &SpanBoxes, Option<&SpanBuffer>)>,
     device: Res<RenderDevice>,
 ) {
-    let per_buffer = (device.limits().max_buffer_size / FACE_BYTES).clamp(1, u64::from(u32::MAX));
     for (entity, boxes, uploaded) in &layers {
         if uploaded.is_some_and(|u| u.version == boxes.version) {
             continue;
@@ -427,11 +486,16 @@ fn prepare_span_buffers(
             continue;
         };
         let total = boxes.faces;
+        let words = boxes.face_words();
+        let face_bytes = (words * size_of::<u32>()) as u64;
+        let per_buffer =
+            (device.limits().max_buffer_size / face_bytes).clamp(1, u64::from(u32::MAX));
         let mut chunks: Vec<(Buffer, u32)> = Vec::new();
-        let mut batch: Vec<[u32; 4]> = Vec::with_capacity(FACES_PER_COPY);
+        // Faces of `words` words each, one after another.
+        let mut batch: Vec<u32> = Vec::with_capacity(FACES_PER_COPY * words);
         // Faces of the current buffer already copied in.
         let mut filled = 0u64;
-        let mut flush = |batch: &mut Vec<[u32; 4]>, chunks: &mut Vec<(Buffer, u32)>| {
+        let mut flush = |batch: &mut Vec<u32>, chunks: &mut Vec<(Buffer, u32)>| {
             let mut rest = &batch[..];
             while !rest.is_empty() {
                 let room = match chunks.last() {
@@ -446,7 +510,7 @@ fn prepare_span_buffers(
                         chunks.push((
                             device.create_buffer(&BufferDescriptor {
                                 label: Some("span faces"),
-                                size: count * FACE_BYTES,
+                                size: count * face_bytes,
                                 usage: BufferUsages::VERTEX,
                                 mapped_at_creation: true,
                             }),
@@ -456,22 +520,23 @@ fn prepare_span_buffers(
                         count
                     }
                 };
-                let (now, later) = rest.split_at((room as usize).min(rest.len()));
+                let faces_now = (room as usize).min(rest.len() / words);
+                let (now, later) = rest.split_at(faces_now * words);
                 let (buffer, _) = chunks.last().expect("a buffer was just made");
-                let start = filled * FACE_BYTES;
-                let end = start + now.len() as u64 * FACE_BYTES;
+                let start = filled * face_bytes;
+                let end = start + faces_now as u64 * face_bytes;
                 buffer
                     .slice(start..end)
                     .get_mapped_range_mut()
                     .copy_from_slice(bytemuck::cast_slice(now));
-                filled += now.len() as u64;
+                filled += faces_now as u64;
                 rest = later;
             }
             batch.clear();
         };
         source.faces(&mut |face| {
-            batch.push(face.packed());
-            if batch.len() == FACES_PER_COPY {
+            batch.extend_from_slice(&face.packed()[..words]);
+            if batch.len() == FACES_PER_COPY * words {
                 flush(&mut batch, &mut chunks);
             }
         });
