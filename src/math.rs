@@ -1,4 +1,5 @@
-//! Recast's small vector helpers (`rcVcross`, `rcVmin`, …) on `[f32; 3]`.
+//! Recast's small vector helpers (`rcVcross`, `rcVmin`, …) on `[f32; 3]`, and RecastDemo's
+//! ray-box test for picking.
 //!
 //! They keep Recast's exact operation order, and its `a < b ? a : b` min/max (which differs from
 //! `f32::min` for NaN and signed zeros), so results match C++ bit for bit.
