@@ -52,11 +52,11 @@ pub struct FloodLevel {
 }
 
 impl WatershedView {
-    /// Whether the shown build can be replayed (watershed partitioning).
+    /// Whether the stages on screen (the solo build, or the tile Create Tiles inspects) can be
+    /// replayed (watershed partitioning).
     pub fn available(state: &BuildState) -> bool {
         state
-            .build
-            .as_ref()
+            .stage_build()
             .is_some_and(|b| b.settings.partition_type == PartitionType::Watershed)
     }
 }
@@ -70,14 +70,15 @@ fn record_flooding(state: Res<BuildState>, mut view: ResMut<WatershedView>) {
     }
     view.recorded = version;
     view.levels = state
-        .build
-        .as_deref()
+        .stage_build()
         .filter(|_| WatershedView::available(&state))
         .map(record_levels)
         .unwrap_or_default();
     view.step = view.step.min(view.levels.len().saturating_sub(1));
 }
 
+/// The build's watershed run again with an observer; a tile's keeps its border, as its build
+/// partitioned it.
 fn record_levels(build: &Build) -> Vec<FloodLevel> {
     let mut chf = (*build.regions).clone();
     for span in &mut chf.spans {
@@ -88,7 +89,7 @@ fn record_levels(build: &Build) -> Vec<FloodLevel> {
     let result = crate::recast::region::build_regions_observed(
         &mut BuildContext::new(),
         &mut chf,
-        0,
+        build.config.border_size,
         build.config.min_region_area,
         build.config.merge_region_area,
         |level, regions| {
@@ -169,4 +170,75 @@ fn sync_compact(
             _ => None,
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::viewer::build::tests::{build_app, settle};
+    use crate::viewer::build::{BuildRequest, Sample, TileEdit};
+
+    /// Turns the replay on and lets it record the levels of the stages on screen.
+    fn recorded_levels(app: &mut App) -> usize {
+        app.world_mut().resource_mut::<WatershedView>().enabled = true;
+        app.update();
+        app.world().resource::<WatershedView>().levels.len()
+    }
+
+    /// The replay's levels end in the final expansion, whose regions are the build's before
+    /// the small regions are merged: every span in a kept region was flooded by then.
+    fn assert_levels_lead_to(app: &App) {
+        let state = app.world().resource::<BuildState>();
+        let build = state.stage_build().expect("stages on screen");
+        let view = app.world().resource::<WatershedView>();
+        let last = view.levels.last().expect("levels recorded");
+        assert_eq!(last.level, 0, "the last step is the final expansion");
+        assert_eq!(last.regions.len(), build.regions.spans.len());
+        // A tile's border cells get border regions, as its build gave them.
+        let border = last
+            .regions
+            .iter()
+            .any(|&r| r & crate::recast::BORDER_REG != 0);
+        assert_eq!(border, build.config.border_size > 0);
+        let kept = build.regions.spans.iter().filter(|s| s.reg != 0).count();
+        let flooded = last.regions.iter().filter(|&&r| r != 0).count();
+        assert!(
+            flooded >= kept,
+            "{flooded} spans flooded, {kept} in regions"
+        );
+    }
+
+    #[test]
+    fn the_watershed_replays_on_the_solo_build_and_an_inspected_tile() {
+        let mut app = build_app();
+        app.init_resource::<WatershedView>()
+            .add_systems(Update, record_flooding);
+        settle(&mut app);
+        assert!(WatershedView::available(
+            app.world().resource::<BuildState>()
+        ));
+        assert!(recorded_levels(&mut app) > 2);
+        assert_levels_lead_to(&app);
+
+        app.world_mut()
+            .write_message(BuildRequest::Sample(Sample::TileMesh));
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        assert!(!WatershedView::available(state), "no tile inspected yet");
+        let tiled = state.tiled.clone().expect("tiles built");
+        let (x, y) = tiled
+            .tiles
+            .iter()
+            .find(|t| tiled.nav_mesh.tile_at(t.x, t.y, 0).is_some())
+            .map(|t| (t.x, t.y))
+            .unwrap();
+        app.world_mut()
+            .write_message(BuildRequest::Tiles(TileEdit::Build(x, y)));
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        assert!(WatershedView::available(state));
+        assert!(state.stage_build().unwrap().config.border_size > 0);
+        assert!(recorded_levels(&mut app) > 1);
+        assert_levels_lead_to(&app);
+    }
 }
