@@ -138,8 +138,8 @@ impl SpanGrid {
     /// The world corners of `face`, counter-clockwise seen from outside in the order a
     /// triangle strip takes them (0, 1, 2 and 2, 1, 3 are its two triangles).
     pub fn corners(&self, face: &SpanFace) -> [[f32; 3]; 4] {
-        let x0 = self.origin[0] + f32::from(face.x) * self.cs;
-        let z0 = self.origin[2] + f32::from(face.z) * self.cs;
+        let x0 = self.origin[0] + face.x as f32 * self.cs;
+        let z0 = self.origin[2] + face.z as f32 * self.cs;
         let y0 = self.origin[1] + f32::from(face.bottom) * self.ch;
         let y1 = self.origin[1] + f32::from(face.top) * self.ch;
         let (along_x, along_z) = if face.runs_along_z() {
@@ -147,8 +147,8 @@ impl SpanGrid {
         } else {
             (face.run, 1)
         };
-        let x1 = self.origin[0] + f32::from(face.x + along_x) * self.cs;
-        let z1 = self.origin[2] + f32::from(face.z + along_z) * self.cs;
+        let x1 = self.origin[0] + (face.x + along_x) as f32 * self.cs;
+        let z1 = self.origin[2] + (face.z + along_z) as f32 * self.cs;
         match face.face {
             SpanFace::TOP => [[x0, y1, z0], [x0, y1, z1], [x1, y1, z0], [x1, y1, z1]],
             SpanFace::BOTTOM => [[x0, y0, z0], [x1, y0, z0], [x0, y0, z1], [x1, y0, z1]],
@@ -170,9 +170,10 @@ impl SpanGrid {
 /// grey levels, instead of four vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpanFace {
-    /// The first cell.
-    pub x: u16,
-    pub z: u16,
+    /// The first cell (any grid's; [`SpanFace::packed`] takes those of
+    /// [`SpanGrid::packable`] grids).
+    pub x: u32,
+    pub z: u32,
     /// Bottom and top of the box, in cell heights above the grid origin.
     pub bottom: u16,
     pub top: u16,
@@ -180,7 +181,7 @@ pub struct SpanFace {
     pub face: u8,
     pub color: Rgba,
     /// Cells covered, at least 1.
-    pub run: u16,
+    pub run: u32,
     /// The grey level of each cell of the run, when the cells differ only in grey (opaque
     /// `duRGBA(g, g, g, 255)`; `color` is the first cell's): a distance field's levels change
     /// almost every cell, so runs of one colour would be a cell long.
@@ -210,7 +211,8 @@ impl SpanFace {
 
     /// Eight words: `x | z << 16`; `bottom | top << 14 | face << 28`, bit 31 set when the run
     /// carries grey levels; the colour; the run; then the grey levels, four per word, the first
-    /// cell's in the lowest byte (zero without them, and renderers may leave them out).
+    /// cell's in the lowest byte (zero without them, and renderers may leave them out). Only
+    /// the faces of a [`SpanGrid::packable`] grid fit.
     pub fn packed(&self) -> [u32; 8] {
         let height = |h: u16| u32::from(h.min(Self::MAX_HEIGHT));
         let flag = if self.greys.is_some() {
@@ -221,10 +223,10 @@ impl SpanFace {
         let greys = self.greys.unwrap_or_default();
         let word = |k: usize| u32::from_le_bytes([0, 1, 2, 3].map(|b| greys[4 * k + b]));
         [
-            u32::from(self.x) | u32::from(self.z) << 16,
+            self.x | self.z << 16,
             height(self.bottom) | height(self.top) << 14 | u32::from(self.face) << 28 | flag,
             self.color,
-            u32::from(self.run),
+            self.run,
             word(0),
             word(1),
             word(2),
@@ -263,28 +265,28 @@ impl SpanFace {
 #[derive(Default)]
 struct FaceRuns {
     /// Open runs and the last cell each reached.
-    open: Vec<(SpanFace, u16)>,
+    open: Vec<(SpanFace, u32)>,
 }
 
 impl FaceRuns {
     /// Adds `face` of cell `at` along the run axis. A face with grey levels joins a run with
     /// grey levels that has room, whatever its level.
-    fn add(&mut self, face: SpanFace, at: u16) {
-        let same_plane = |(run, last): &&mut (SpanFace, u16)| {
+    fn add(&mut self, face: SpanFace, at: u32) {
+        let same_plane = |(run, last): &&mut (SpanFace, u32)| {
             *last + 1 == at
                 && run.face == face.face
                 && run.bottom == face.bottom
                 && run.top == face.top
                 && match (run.greys, face.greys) {
                     (None, None) => run.color == face.color,
-                    (Some(_), Some(_)) => usize::from(run.run) < SpanFace::MAX_GREY_RUN,
+                    (Some(_), Some(_)) => (run.run as usize) < SpanFace::MAX_GREY_RUN,
                     _ => false,
                 }
         };
         match self.open.iter_mut().find(same_plane) {
             Some((run, last)) => {
                 if let (Some(levels), Some(level)) = (run.greys.as_mut(), face.greys) {
-                    levels[usize::from(run.run)] = level[0];
+                    levels[run.run as usize] = level[0];
                 }
                 run.run += 1;
                 *last = at;
@@ -294,7 +296,7 @@ impl FaceRuns {
     }
 
     /// Emits the runs that did not reach cell `at - 1` (before adding cell `at`'s faces).
-    fn close_before(&mut self, at: u16, emit: &mut dyn FnMut(SpanFace)) {
+    fn close_before(&mut self, at: u32, emit: &mut dyn FnMut(SpanFace)) {
         self.open.retain(|(run, last)| {
             let open = *last + 1 >= at;
             if !open {
@@ -354,8 +356,8 @@ pub fn heightfield_faces(
             _ => (span.smin, span.smax),
         };
         SpanFace {
-            x: x as u16,
-            z: z as u16,
+            x: x as u32,
+            z: z as u32,
             bottom,
             top,
             face,
@@ -366,20 +368,20 @@ pub fn heightfield_faces(
     };
     for z in 0..hf.height {
         for x in 0..hf.width {
-            runs.close_before(x as u16, emit);
+            runs.close_before(x as u32, emit);
             for (layer, span) in hf.column(x, z).enumerate() {
                 let top_color = match coloring {
                     VoxelColoring::Solid => solid_top,
                     VoxelColoring::Walkable => walkable_top_color(span.area),
                 };
-                runs.add(face(x, z, span, SpanFace::TOP, top_color), x as u16);
+                runs.add(face(x, z, span, SpanFace::TOP, top_color), x as u32);
                 if layer > 0 {
                     let f = SpanFace::BOTTOM;
-                    runs.add(face(x, z, span, f, shades[f as usize]), x as u16);
+                    runs.add(face(x, z, span, f, shades[f as usize]), x as u32);
                 }
                 for (dz, f) in [(1, SpanFace::POS_Z), (-1, SpanFace::NEG_Z)] {
                     if !span_covered(hf, x, z + dz, span) {
-                        runs.add(face(x, z, span, f, shades[f as usize]), x as u16);
+                        runs.add(face(x, z, span, f, shades[f as usize]), x as u32);
                     }
                 }
             }
@@ -388,11 +390,11 @@ pub fn heightfield_faces(
     }
     for x in 0..hf.width {
         for z in 0..hf.height {
-            runs.close_before(z as u16, emit);
+            runs.close_before(z as u32, emit);
             for span in hf.column(x, z) {
                 for (dx, f) in [(1, SpanFace::POS_X), (-1, SpanFace::NEG_X)] {
                     if !span_covered(hf, x + dx, z, span) {
-                        runs.add(face(x, z, span, f, shades[f as usize]), z as u16);
+                        runs.add(face(x, z, span, f, shades[f as usize]), z as u32);
                     }
                 }
             }
@@ -429,15 +431,15 @@ pub fn compact_heightfield_faces(
             runs.close_all(emit);
             row = z;
         }
-        runs.close_before(x as u16, emit);
+        runs.close_before(x as u32, emit);
         let greys = (coloring == CompactColoring::Distance).then(|| {
             let mut levels = [0; SpanFace::MAX_GREY_RUN];
             levels[0] = super::channels(color)[0];
             levels
         });
         let face = SpanFace {
-            x: x as u16,
-            z: z as u16,
+            x: x as u32,
+            z: z as u32,
             bottom: y,
             top: y,
             face: SpanFace::TOP,
@@ -445,7 +447,7 @@ pub fn compact_heightfield_faces(
             run: 1,
             greys,
         };
-        runs.add(face, x as u16);
+        runs.add(face, x as u32);
     });
     runs.close_all(emit);
 }
@@ -742,6 +744,31 @@ mod tests {
         assert!(draw.triangles.is_opaque());
     }
 
+    /// A grid wider than the packed faces take (drawn as triangles) keeps its far cells where
+    /// they are, rather than wrapping them to the start of the row.
+    #[test]
+    fn wide_grids_draw_their_far_cells_in_place() {
+        let width = 70_000;
+        let mut hf = Heightfield::new(width, 1, [0.0; 3], [width as f32, 10.0, 1.0], 1.0, 1.0);
+        assert!(!SpanGrid::of_heightfield(&hf).packable());
+        for x in [0, width as usize - 1] {
+            hf.columns[x] = hf.alloc_span(Span {
+                smin: 0,
+                smax: 4,
+                area: WALKABLE_AREA,
+                next: crate::recast::heightfield::NO_SPAN,
+            });
+        }
+        let draw = heightfield(&hf, VoxelColoring::Solid);
+        let far = draw
+            .triangles
+            .positions
+            .iter()
+            .map(|p| p[0])
+            .fold(0.0, f32::max);
+        assert_eq!(far, width as f32);
+    }
+
     /// The distance view's runs carry each cell's grey level: expanded again they are exactly
     /// RecastDemo's quad per span, and they are far fewer than the spans.
     #[test]
@@ -756,7 +783,7 @@ mod tests {
             chf,
             CompactColoring::Distance,
             |_| 0,
-            |x, z, y, color| quads.push((x as u16, z as u16, y, color)),
+            |x, z, y, color| quads.push((x as u32, z as u32, y, color)),
         );
         let mut runs = Vec::new();
         compact_heightfield_faces(chf, CompactColoring::Distance, |_| 0, &mut |f| runs.push(f));
@@ -769,7 +796,7 @@ mod tests {
         let mut cells: Vec<_> = runs
             .iter()
             .inspect(|run| {
-                assert!(run.greys.is_some() && usize::from(run.run) <= SpanFace::MAX_GREY_RUN);
+                assert!(run.greys.is_some() && run.run as usize <= SpanFace::MAX_GREY_RUN);
                 assert_eq!(run.packed()[1] >> 31, 1);
             })
             .flat_map(|run| run.single_colored())
