@@ -1313,6 +1313,16 @@ pub(crate) mod tests {
         app.world_mut().write_message(request);
     }
 
+    /// The first tile, row by row, that the Tile Mesh build put in its navmesh.
+    pub(crate) fn first_built_tile(tiled: &TiledBuild) -> (i32, i32) {
+        tiled
+            .tiles
+            .iter()
+            .find(|t| tiled.nav_mesh.tile_at(t.x, t.y, 0).is_some())
+            .map(|t| (t.x, t.y))
+            .expect("a tile with polygons")
+    }
+
     fn state(app: &App) -> &BuildState {
         app.world().resource::<BuildState>()
     }

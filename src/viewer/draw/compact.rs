@@ -175,7 +175,7 @@ fn sync_compact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::viewer::build::tests::{build_app, settle};
+    use crate::viewer::build::tests::{build_app, first_built_tile, settle};
     use crate::viewer::build::{BuildRequest, Sample, TileEdit};
 
     /// Turns the replay on and lets it record the levels of the stages on screen.
@@ -225,13 +225,7 @@ mod tests {
         settle(&mut app);
         let state = app.world().resource::<BuildState>();
         assert!(!WatershedView::available(state), "no tile inspected yet");
-        let tiled = state.tiled.clone().expect("tiles built");
-        let (x, y) = tiled
-            .tiles
-            .iter()
-            .find(|t| tiled.nav_mesh.tile_at(t.x, t.y, 0).is_some())
-            .map(|t| (t.x, t.y))
-            .unwrap();
+        let (x, y) = first_built_tile(state.tiled.as_deref().expect("tiles built"));
         app.world_mut()
             .write_message(BuildRequest::Tiles(TileEdit::Build(x, y)));
         settle(&mut app);

@@ -196,7 +196,7 @@ impl Tool for CreateTilesTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::viewer::build::tests::{build_app, settle};
+    use crate::viewer::build::tests::{build_app, first_built_tile, settle};
     use crate::viewer::build::tile_presence;
     use crate::viewer::navmesh::ShownNavMesh;
     use crate::viewer::picking::PointerHit;
@@ -211,12 +211,7 @@ mod tests {
         settle(&mut app);
         let state = app.world().resource::<BuildState>();
         let tiled = state.tiled.clone().expect("tiles built");
-        let (x, y) = tiled
-            .tiles
-            .iter()
-            .find(|t| tiled.nav_mesh.tile_at(t.x, t.y, 0).is_some())
-            .map(|t| (t.x, t.y))
-            .unwrap();
+        let (x, y) = first_built_tile(&tiled);
         let centre = tile_centre(&tiled, x, y, 0.0);
         let shown = ShownNavMesh::default();
         let ctx = tool_context(state, &shown, &PointerHit::default());
