@@ -623,15 +623,8 @@ impl BuildState {
                 error,
                 stopped: Some((build, from, elapsed)),
             } => {
-                if let Some((build, scene_changed)) =
-                    self.take_solo_build(scene, build, from, superseded)
-                {
-                    // The finished stages' log and times, then what stopped the rest.
-                    let new_scene = scene_changed.then_some(&*self.base_scene);
-                    log_build(log, &build, from, elapsed, new_scene);
-                    self.last_build = Some((from, elapsed));
-                    self.show(Some(build), from, scene_changed);
-                }
+                // The finished stages' log and times, then what stopped the rest.
+                self.take_solo_build(scene, build, from, elapsed, superseded, log);
                 log.error(format!("Build failed: {error}"));
             }
             JobOutcome::BuildFailed {
@@ -735,40 +728,25 @@ impl BuildState {
                 build,
                 from,
                 elapsed,
-            } => {
-                if let Some((build, scene_changed)) =
-                    self.take_solo_build(scene, build, from, superseded)
-                {
-                    log_build(
-                        log,
-                        &build,
-                        from,
-                        elapsed,
-                        scene_changed.then_some(&*self.base_scene),
-                    );
-                    if let Some(nav_mesh) = &build.nav_mesh {
-                        log_loose_links(log, nav_mesh, &self.base_scene.input.geom_set);
-                    }
-                    self.last_build = Some((from, elapsed));
-                    self.show(Some(build), from, scene_changed);
-                }
-            }
+            } => self.take_solo_build(scene, build, from, elapsed, superseded, log),
         }
         if !superseded {
             self.status = BuildStatus::Idle;
         }
     }
 
-    /// Makes a finished solo build (whole, or stopped at a stage) the base of the next one.
-    /// Returns it, and whether its scene is new, when it is to be shown: no newer request
-    /// waits.
+    /// Makes a finished solo build (whole, or stopped at a stage) the base of the next one,
+    /// and, unless a newer request waits, logs it (its stages' log and times, the links its
+    /// navmesh leaves loose) and shows it.
     fn take_solo_build(
         &mut self,
         scene: Option<Arc<SceneData>>,
         build: Box<Build>,
         from: Stage,
+        elapsed: Duration,
         superseded: bool,
-    ) -> Option<(Arc<Build>, bool)> {
+        log: &mut ViewerLog,
+    ) {
         let scene_changed = scene.is_some();
         if let Some(scene) = scene {
             self.base_scene = scene;
@@ -779,9 +757,15 @@ impl BuildState {
         if superseded {
             self.superseded += 1;
             self.unshown_from = Some(self.unshown_from.map_or(from, |s| s.min(from)));
-            return None;
+            return;
         }
-        Some((build, scene_changed))
+        let new_scene = scene_changed.then_some(&*self.base_scene);
+        log_build(log, &build, from, elapsed, new_scene);
+        if let Some(nav_mesh) = &build.nav_mesh {
+            log_loose_links(log, nav_mesh, &self.base_scene.input.geom_set);
+        }
+        self.last_build = Some((from, elapsed));
+        self.show(Some(build), from, scene_changed);
     }
 
     fn show(&mut self, build: Option<Arc<Build>>, from: Stage, scene_changed: bool) {
