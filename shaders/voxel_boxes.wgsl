@@ -1,8 +1,9 @@
 // One quad per run of visible span-box faces (neighbouring cells whose face lies in the same
-// plane with the same colour, or with a grey level per cell), expanded from 32 bytes of
-// instance data: the voxel views (Voxels, Walkable Voxels, Compact…) draw millions of spans with
-// four vertices per run and no vertex made on the CPU. A compact view's floor quad is the top of
-// a box of no height. Faces come shaded as RecastDemo's duCalcBoxColors shades them.
+// plane with the same colour, or with a grey level per cell), expanded from 16 bytes of
+// instance data (32 with grey levels): the voxel views (Voxels, Walkable Voxels, Compact…) draw
+// millions of spans with four vertices per run and no vertex made on the CPU. A compact view's
+// floor quad is the top of a box of no height. Faces come shaded as RecastDemo's
+// duCalcBoxColors shades them.
 
 #import bevy_pbr::mesh_view_bindings::{view, fog}
 #import bevy_pbr::mesh_view_types::FOG_MODE_LINEAR

@@ -4,8 +4,8 @@
 //! bottom, top, face, colour, run) that `shaders/voxel_boxes.wgsl` turns into a quad of four
 //! vertices, so no vertex is made per span on the CPU. The distance view's runs carry each
 //! cell's grey level too (32 bytes), in a pipeline of their own (`GREY_RUNS`), so the other
-//! views keep the smaller instances and varyings, which the software renderer's memory follows. The faces are written once per stage
-//! output, on the render thread, straight into the GPU buffers: the layer keeps only the stage
+//! views keep the smaller instances and varyings, which the software renderer's memory
+//! follows. The faces are written once per stage output, on the render thread, straight into the GPU buffers: the layer keeps only the stage
 //! output it reads until then, and nothing once uploaded. The grid's origin, cell size and
 //! cell height ride on the layer's own four-vertex mesh.
 //!
@@ -58,6 +58,15 @@ use crate::recast::{NULL_AREA, WALKABLE_AREA};
 /// levels too.
 const FACE_WORDS: usize = 4;
 const GREY_FACE_WORDS: usize = 8;
+
+/// The words each face takes on the GPU, with or without grey levels.
+fn face_words(grey_runs: bool) -> usize {
+    if grey_runs {
+        GREY_FACE_WORDS
+    } else {
+        FACE_WORDS
+    }
+}
 
 /// The stage output a span layer draws, and how it is coloured.
 #[derive(Clone)]
@@ -165,17 +174,6 @@ pub struct SpanBoxes {
     blended: bool,
     /// The faces carry grey levels ([`SpanSource::grey_runs`]).
     grey_runs: bool,
-}
-
-impl SpanBoxes {
-    /// The words each face takes on the GPU.
-    fn face_words(&self) -> usize {
-        if self.grey_runs {
-            GREY_FACE_WORDS
-        } else {
-            FACE_WORDS
-        }
-    }
 }
 
 impl SpanBoxes {
@@ -357,28 +355,18 @@ impl SpecializedMeshPipeline for SpanBoxPipeline {
             ATTRIBUTE_SPAN_GRID.at_shader_location(1),
             ATTRIBUTE_CELL_HEIGHT.at_shader_location(2),
         ])?;
-        let face = VertexAttribute {
-            format: VertexFormat::Uint32x4,
-            offset: 0,
-            shader_location: 3,
-        };
-        let faces = if key.grey_runs {
-            let greys = VertexAttribute {
+        // The face's four words, then with grey levels four more.
+        let attributes = (0..face_words(key.grey_runs) / FACE_WORDS)
+            .map(|k| VertexAttribute {
                 format: VertexFormat::Uint32x4,
-                offset: (FACE_WORDS * size_of::<u32>()) as u64,
-                shader_location: 4,
-            };
-            VertexBufferLayout {
-                array_stride: (GREY_FACE_WORDS * size_of::<u32>()) as u64,
-                step_mode: VertexStepMode::Instance,
-                attributes: vec![face, greys],
-            }
-        } else {
-            VertexBufferLayout {
-                array_stride: (FACE_WORDS * size_of::<u32>()) as u64,
-                step_mode: VertexStepMode::Instance,
-                attributes: vec![face],
-            }
+                offset: (k * FACE_WORDS * size_of::<u32>()) as u64,
+                shader_location: 3 + k as u32,
+            })
+            .collect();
+        let faces = VertexBufferLayout {
+            array_stride: (face_words(key.grey_runs) * size_of::<u32>()) as u64,
+            step_mode: VertexStepMode::Instance,
+            attributes,
         };
         descriptor.vertex.buffers = vec![corners, faces];
         if key.grey_runs {
@@ -486,7 +474,7 @@ fn prepare_span_buffers(
             continue;
         };
         let total = boxes.faces;
-        let words = boxes.face_words();
+        let words = face_words(boxes.grey_runs);
         let face_bytes = (words * size_of::<u32>()) as u64;
         let per_buffer =
             (device.limits().max_buffer_size / face_bytes).clamp(1, u64::from(u32::MAX));
