@@ -341,13 +341,8 @@ impl TempObstaclesBuild {
                 let (bmin, bmax) = o.shape.bounds();
                 crate::math::ray_box_entry(&start, &end, &bmin, &bmax).map(|t| (o.reference, t))
             })
-            .fold(
-                None,
-                |nearest: Option<(ObstacleRef, f32)>, (r, t)| match nearest {
-                    Some((_, tn)) if tn <= t => nearest,
-                    _ => Some((r, t)),
-                },
-            )
+            // The first of equally near ones, as C++ keeps only a strictly nearer one.
+            .min_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(r, _)| r)
     }
 
