@@ -1,5 +1,6 @@
 //! Reading input files with a size cap that holds for pipes and devices too, and without the
-//! UTF-8 byte-order mark some editors put in front of text.
+//! UTF-8 byte-order mark some editors put in front of text; writing output files whole or not
+//! at all.
 
 use std::fs::File;
 use std::io::Read;
@@ -114,6 +115,41 @@ fn reserve(bytes: &mut Vec<u8>, additional: u64) -> std::io::Result<()> {
         })
 }
 
+/// Writes `path` whole or not at all: `write` fills a temporary file beside it (same folder, so
+/// the rename stays on one file system), which is then renamed over `path`. A crash or a full
+/// disk leaves the old file as it was, never a half-written one.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<()> {
+    let io_error = |source| NavlabError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io_error(std::io::Error::other("not a file name")))?;
+    // The temporary name keeps the extension, for writers that pick the format by it.
+    let mut part_name = std::ffi::OsString::from(".");
+    part_name.push(name);
+    part_name.push(format!(".{}.part", std::process::id()));
+    if let Some(extension) = path.extension() {
+        part_name.push(".");
+        part_name.push(extension);
+    }
+    let part = path.with_file_name(part_name);
+    let written = write(&part).and_then(|()| std::fs::rename(&part, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    written.map_err(io_error)
+}
+
+/// [`write_atomically_with`] for bytes already in memory.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically_with(path, |part| std::fs::write(part, bytes))
+}
+
 /// `bytes` without a leading UTF-8 byte-order mark.
 pub fn strip_utf8_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
@@ -122,6 +158,28 @@ pub fn strip_utf8_bom(bytes: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_part() {
+        let dir = std::env::temp_dir().join(format!("navlab-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.json");
+        write_atomically(&path, b"old").unwrap();
+        let failed = write_atomically_with(&path, |part| {
+            std::fs::write(part, b"half")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(failed.unwrap_err().to_string().contains("disk full"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        write_atomically(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["state.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_cap_is_exact() {

@@ -13,6 +13,7 @@
 //! | [`tile_cache`] | DetourTileCache, sitting on `detour`: so far FastLZ and the stored (compressed) layer | `DetourTileCache` |
 //! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, temp obstacles (so far its layers), authoring rules, stage dumps, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh`, `Sample_TempObstacles` |
 //! | [`debug_draw`] | render-agnostic debug geometry of every stage, the navmesh, crowds and the tile cache | `DebugUtils` |
+//! | [`session_script`] | the viewer's scripted sessions (one JSON action per line), read without Bevy so they are fuzzed | — |
 //! | `viewer` (feature `viewer`) | the Bevy desktop viewer, one plugin per concern, one file per tool | RecastDemo |
 //!
 //! `recast` and `input` know nothing of Detour (`input` takes only Recast's partition type, which
@@ -35,6 +36,7 @@ pub mod input;
 pub mod math;
 pub mod memory;
 pub mod recast;
+pub mod session_script;
 pub mod tile_cache;
 #[cfg(feature = "viewer")]
 pub mod viewer;

@@ -73,6 +73,21 @@ pub struct ViewArgs {
     /// crowd is then paused.
     #[arg(long, default_value_t = 0, requires = "crowd_agents")]
     crowd_steps: usize,
+    /// Play this session: one JSON action per line (drag, set, click, draw, key, click_world,
+    /// pointer, press, release, wheel, wait_frames, wait_build, screenshot), each through the
+    /// real input path; the viewer quits when it ends.
+    #[arg(long, conflicts_with_all = ["screenshot", "self_test"])]
+    session: Option<PathBuf>,
+    /// Write the viewer's state (settings by RecastDemo's names, sample, mesh, draw mode,
+    /// quit, test cases) as JSON here when the session ends or the viewer quits.
+    #[arg(long, conflicts_with_all = ["screenshot", "self_test"])]
+    state_json: Option<PathBuf>,
+    /// Write your own input as a session file here when the viewer quits (for bug reports).
+    #[arg(long, conflicts_with_all = ["screenshot", "self_test"])]
+    record: Option<PathBuf>,
+    /// With --session: no OS window; the camera renders into an image (needs no display).
+    #[arg(long, requires = "session")]
+    headless: bool,
 }
 
 impl Default for ViewArgs {
@@ -97,6 +112,10 @@ impl Default for ViewArgs {
             crowd_agents: None,
             crowd_count: 1,
             crowd_steps: 0,
+            session: None,
+            state_json: None,
+            record: None,
+            headless: false,
         }
     }
 }
@@ -230,7 +249,16 @@ pub fn run(args: ViewArgs) -> Result<()> {
             end,
         }),
     };
+    check_session_outputs(&args)?;
+    let session = match &args.session {
+        Some(path) => navlab::session_script::read_script(path)?,
+        None => Vec::new(),
+    };
     navlab::viewer::run(ViewerOptions {
+        session,
+        state_json: args.state_json,
+        record: args.record,
+        headless: args.headless,
         mesh: args.mesh,
         settings: match args.config {
             Some(path) => BuildSettings::load_toml(&path)?,
@@ -255,4 +283,41 @@ pub fn run(args: ViewArgs) -> Result<()> {
         }),
         ..ViewerOptions::default()
     })
+}
+
+/// Refuses a `--state-json` or `--record` file that is one of the inputs or the other output.
+#[cfg(feature = "viewer")]
+fn check_session_outputs(args: &ViewArgs) -> Result<()> {
+    use super::bake::same_file;
+    let inputs = [
+        ("the mesh", &args.mesh),
+        ("the settings file", &args.config),
+        ("the navmesh file", &args.navmesh),
+        ("the test-case file", &args.test_cases),
+        ("the session file", &args.session),
+    ];
+    let outputs = [("state-json", &args.state_json), ("record", &args.record)];
+    for (flag, output) in outputs {
+        let Some(output) = output else { continue };
+        if let Some((what, _)) = inputs
+            .iter()
+            .find(|(_, input)| input.as_ref().is_some_and(|i| same_file(output, i)))
+        {
+            return Err(NavlabError::InvalidSetting {
+                name: flag,
+                value: output.display().to_string(),
+                reason: format!("is {what}; writing there would destroy it, choose another file"),
+            });
+        }
+    }
+    if let (Some(state), Some(record)) = (&args.state_json, &args.record)
+        && same_file(state, record)
+    {
+        return Err(NavlabError::InvalidSetting {
+            name: "record",
+            value: record.display().to_string(),
+            reason: "is also the --state-json file; the two would overwrite each other".into(),
+        });
+    }
+    Ok(())
 }

@@ -17,9 +17,13 @@ pub mod files;
 pub mod labels;
 pub mod navmesh;
 pub mod picking;
+pub mod quit;
 pub mod saving;
 pub mod screenshot;
 pub mod self_test;
+pub mod session;
+#[cfg(test)]
+mod session_scenarios;
 pub mod test_cases;
 pub mod tools;
 pub mod ui;
@@ -78,6 +82,14 @@ pub struct ViewerOptions {
     pub crowd: Option<tools::crowds::CrowdPreset>,
     /// Receives a screenshot run's frame timings.
     pub frame_timings: Arc<Mutex<Option<FrameTimings>>>,
+    /// A scripted session to play (see [`session`]).
+    pub session: Vec<crate::session_script::ScriptLine>,
+    /// Where the viewer's state is written when the session ends or the app quits.
+    pub state_json: Option<PathBuf>,
+    /// Where the person's input is written as a session when the app quits.
+    pub record: Option<PathBuf>,
+    /// Render into an image with no OS window (a session needs no display then).
+    pub headless: bool,
 }
 
 impl Default for ViewerOptions {
@@ -99,6 +111,10 @@ impl Default for ViewerOptions {
             inspect_tile: None,
             crowd: None,
             frame_timings: Arc::default(),
+            session: Vec::new(),
+            state_json: None,
+            record: None,
+            headless: false,
         }
     }
 }
@@ -155,6 +171,7 @@ fn catching_panics<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
 /// Opens the viewer and returns when it is closed (or the screenshot is saved).
 pub fn run(options: ViewerOptions) -> crate::Result<()> {
     if options.screenshot.is_none()
+        && !options.headless
         && let Some(missing) = missing_display()
     {
         return Err(NavlabError::Stage {
@@ -273,12 +290,18 @@ fn viewer_app(
     exit_error: Arc<Mutex<Option<String>>>,
 ) -> App {
     let mut app = App::new();
+    let headless = options.screenshot.is_some() || options.headless;
+    let mut filter = "wgpu=error,naga=warn,bevy_render=warn,bevy_winit=warn,calloop=warn".to_owned();
+    if headless {
+        // bevy_egui looks each frame for the OS window behind the window entity, to place the
+        // input-method box; a headless session has none, by design.
+        filter += ",bevy_egui::input=error";
+    }
     let log = LogPlugin {
-        filter: "wgpu=error,naga=warn,bevy_render=warn,bevy_winit=warn,calloop=warn".into(),
+        filter,
         ..default()
     };
-    let headless = options.screenshot.is_some();
-    if headless {
+    if options.screenshot.is_some() {
         app.add_plugins((
             DefaultPlugins
                 .set(log)
@@ -296,6 +319,30 @@ fn viewer_app(
                 .disable::<WinitPlugin>(),
             ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
         ));
+    } else if headless {
+        // A window entity without an OS window: window input goes to it as to a real one,
+        // and the camera renders into an image (`session`).
+        app.add_plugins((
+            DefaultPlugins
+                .set(log)
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "Navlab".into(),
+                        resolution: (options.size.x, options.size.y).into(),
+                        ..default()
+                    }),
+                    exit_condition: ExitCondition::DontExit,
+                    close_when_requested: false,
+                    ..default()
+                })
+                .set(bevy::render::RenderPlugin {
+                    synchronous_pipeline_compilation: true,
+                    ..default()
+                })
+                .disable::<WinitPlugin>(),
+            ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
+            screenshot::OffscreenPlugin { size: options.size },
+        ));
     } else {
         app.add_plugins(DefaultPlugins.set(log).set(WindowPlugin {
             primary_window: Some(Window {
@@ -303,6 +350,8 @@ fn viewer_app(
                 resolution: (options.size.x, options.size.y).into(),
                 ..default()
             }),
+            // The close button asks first when there is unsaved authoring (`quit`).
+            close_when_requested: false,
             ..default()
         }));
     }
@@ -331,6 +380,7 @@ fn viewer_app(
             test_cases::TestCasesPlugin,
             labels::LabelsPlugin,
             saving::SavingPlugin,
+            quit::QuitPlugin,
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {
@@ -344,6 +394,14 @@ fn viewer_app(
         app.add_plugins(self_test::SelfTestPlugin {
             screenshot: path.clone(),
             error: exit_error.clone(),
+        });
+    }
+    if !options.session.is_empty() || options.state_json.is_some() || options.record.is_some() {
+        app.add_plugins(session::SessionPlugin {
+            script: options.session.clone(),
+            state_json: options.state_json.clone(),
+            record: options.record.clone(),
+            error: exit_error,
         });
     }
     app

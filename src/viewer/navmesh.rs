@@ -193,6 +193,7 @@ impl Plugin for NavMeshPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ShownNavMesh>()
             .init_resource::<NavMeshTasks>()
+            .init_resource::<crate::viewer::quit::UnsavedWork>()
             .add_message::<NavMeshRequest>()
             .add_systems(Update, (handle_requests, poll_tasks, follow_builds).chain());
     }
@@ -204,6 +205,7 @@ fn handle_requests(
     shown: Res<ShownNavMesh>,
     state: Res<BuildState>,
     mut log: ResMut<ViewerLog>,
+    mut unsaved: ResMut<crate::viewer::quit::UnsavedWork>,
 ) {
     for request in requests.read() {
         match request {
@@ -221,7 +223,11 @@ fn handle_requests(
             NavMeshRequest::LoadDialog => {
                 tasks.load_dialog.pick_file("Load navmesh", NAVMESH_FILES);
             }
-            NavMeshRequest::Export(path) => export(shown.get(&state), path, &mut log),
+            NavMeshRequest::Export(path) => {
+                if export(shown.get(&state), path, &mut log) {
+                    unsaved.nav_mesh_exported();
+                }
+            }
             NavMeshRequest::Load(path) => {
                 let path = path.clone();
                 tasks.reads.push(IoTaskPool::get().spawn(async move {
@@ -233,20 +239,27 @@ fn handle_requests(
     }
 }
 
-fn export(mesh: Option<&NavMesh>, path: &Path, log: &mut ViewerLog) {
+/// Writes the navmesh on screen at `path`; whether it was written.
+fn export(mesh: Option<&NavMesh>, path: &Path, log: &mut ViewerLog) -> bool {
     let Some(mesh) = mesh else {
         log.error(
             "Nothing to export: no navmesh yet (build first; Detour needs Verts Per Poly ≤ 6)",
         );
-        return;
+        return false;
     };
     match save_nav_mesh(path, mesh) {
-        Ok(()) => log.info(format!(
-            "Exported the navmesh to {} ({} tiles)",
-            path.display(),
-            mesh.tile_count()
-        )),
-        Err(err) => log.error(format!("Could not export the navmesh: {err}")),
+        Ok(()) => {
+            log.info(format!(
+                "Exported the navmesh to {} ({} tiles)",
+                path.display(),
+                mesh.tile_count()
+            ));
+            true
+        }
+        Err(err) => {
+            log.error(format!("Could not export the navmesh: {err}"));
+            false
+        }
     }
 }
 

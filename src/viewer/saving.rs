@@ -16,6 +16,7 @@ use crate::bake::settings::BuildSettings;
 use crate::input::input_geom::InputGeom;
 use crate::viewer::build::{BuildRequest, BuildState, Sample, ViewerLog};
 use crate::viewer::files::{FileDialog, FileFilter};
+use crate::viewer::quit::UnsavedWork;
 
 /// What the user asked to save or open.
 #[derive(Message, Clone, Debug)]
@@ -98,6 +99,7 @@ impl Plugin for SavingPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SavingDialogs>()
             .init_resource::<MeshExportOptions>()
+            .init_resource::<UnsavedWork>()
             .add_message::<SaveRequest>()
             .add_systems(Update, (save_key, handle_requests, poll_dialogs).chain());
     }
@@ -124,6 +126,7 @@ fn handle_requests(
     state: Res<BuildState>,
     mut build_requests: MessageWriter<BuildRequest>,
     mut log: ResMut<ViewerLog>,
+    mut unsaved: ResMut<UnsavedWork>,
 ) {
     for request in requests.read() {
         match request {
@@ -138,9 +141,15 @@ fn handle_requests(
                     Some(mesh) => mesh.with_extension("gset"),
                     None => PathBuf::from(format!("{}.gset", mesh_stem(&state.scene.input))),
                 };
-                save_geom_set(&state, &path, &mut log);
+                if save_geom_set(&state, &path, &mut log) {
+                    unsaved.geom_set_saved(&state);
+                }
             }
-            SaveRequest::GeomSet(path) => save_geom_set(&state, path, &mut log),
+            SaveRequest::GeomSet(path) => {
+                if save_geom_set(&state, path, &mut log) {
+                    unsaved.geom_set_saved(&state);
+                }
+            }
             SaveRequest::SettingsDialog => {
                 dialogs
                     .settings
@@ -211,7 +220,8 @@ fn mesh_stem(input: &InputGeom) -> String {
         .unwrap_or_else(|| "scene".into())
 }
 
-fn save_geom_set(state: &BuildState, path: &Path, log: &mut ViewerLog) {
+/// Saves the scene's geometry set at `path`; whether it was written.
+fn save_geom_set(state: &BuildState, path: &Path, log: &mut ViewerLog) -> bool {
     match write_geom_set(state, path) {
         Ok(mesh_written) => {
             let input = &state.scene.input.geom_set;
@@ -224,8 +234,12 @@ fn save_geom_set(state: &BuildState, path: &Path, log: &mut ViewerLog) {
                     .map(|mesh| format!(", with the scene's mesh as {}", mesh.display()))
                     .unwrap_or_default()
             ));
+            true
         }
-        Err(err) => log.error(format!("Could not save the geometry set: {err}")),
+        Err(err) => {
+            log.error(format!("Could not save the geometry set: {err}"));
+            false
+        }
     }
 }
 

@@ -48,12 +48,47 @@ impl FrameTimings {
     }
 }
 
+/// The image the cameras render into when there is no OS window (screenshots, headless
+/// sessions).
+#[derive(Resource, Clone)]
+pub struct OffscreenTarget(pub Handle<Image>);
+
+/// Renders every camera into an [`OffscreenTarget`] of `size` pixels instead of a window.
+pub struct OffscreenPlugin {
+    pub size: UVec2,
+}
+
+impl Plugin for OffscreenPlugin {
+    fn build(&self, app: &mut App) {
+        let mut image = Image::new_target_texture(
+            self.size.x,
+            self.size.y,
+            TextureFormat::Rgba8UnormSrgb,
+            None,
+        );
+        image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+        let handle = app.world_mut().resource_mut::<Assets<Image>>().add(image);
+        app.insert_resource(OffscreenTarget(handle))
+            .add_systems(PostStartup, render_to_image);
+    }
+}
+
+fn render_to_image(
+    mut commands: Commands,
+    target: Res<OffscreenTarget>,
+    cameras: Query<Entity, With<Camera>>,
+) {
+    for camera in &cameras {
+        commands
+            .entity(camera)
+            .insert(RenderTarget::Image(target.0.clone().into()));
+    }
+}
+
 #[derive(Resource)]
 struct ScreenshotJob {
     path: PathBuf,
-    size: UVec2,
     frames_left: u32,
-    target: Option<Handle<Image>>,
     requested: bool,
     started: Instant,
     error: Arc<Mutex<Option<String>>>,
@@ -65,44 +100,25 @@ struct ScreenshotJob {
 
 impl Plugin for ScreenshotPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(ScreenshotJob {
-            path: self.path.clone(),
-            size: self.size,
-            frames_left: self.frames,
-            target: None,
-            requested: false,
-            started: Instant::now(),
-            error: self.error.clone(),
-            last_frame: None,
-            timings: FrameTimings::default(),
-            report: self.timings.clone(),
-        })
-        .add_systems(PostStartup, render_to_image)
-        .add_systems(Last, capture_when_ready);
+        app.add_plugins(OffscreenPlugin { size: self.size })
+            .insert_resource(ScreenshotJob {
+                path: self.path.clone(),
+                frames_left: self.frames,
+                requested: false,
+                started: Instant::now(),
+                error: self.error.clone(),
+                last_frame: None,
+                timings: FrameTimings::default(),
+                report: self.timings.clone(),
+            })
+            .add_systems(Last, capture_when_ready);
     }
-}
-
-fn render_to_image(
-    mut commands: Commands,
-    mut job: ResMut<ScreenshotJob>,
-    mut images: ResMut<Assets<Image>>,
-    cameras: Query<Entity, With<Camera>>,
-) {
-    let mut image =
-        Image::new_target_texture(job.size.x, job.size.y, TextureFormat::Rgba8UnormSrgb, None);
-    image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
-    let handle = images.add(image);
-    for camera in &cameras {
-        commands
-            .entity(camera)
-            .insert(RenderTarget::Image(handle.clone().into()));
-    }
-    job.target = Some(handle);
 }
 
 fn capture_when_ready(
     mut commands: Commands,
     mut job: ResMut<ScreenshotJob>,
+    target: Res<OffscreenTarget>,
     state: Res<BuildState>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -136,12 +152,9 @@ fn capture_when_ready(
         timings.steady_frame().as_secs_f64() * 1000.0
     );
     *job.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(timings);
-    let Some(target) = job.target.clone() else {
-        return;
-    };
     job.requested = true;
     commands
-        .spawn(Screenshot::image(target))
+        .spawn(Screenshot::image(target.0.clone()))
         .observe(save_and_exit(job.path.clone(), job.error.clone()));
 }
 

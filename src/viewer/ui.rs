@@ -1,7 +1,7 @@
 //! The egui interface, laid out as RecastDemo's: Properties on the right (mesh, every build
 //! parameter with RecastDemo's defaults and ranges, Build, draw mode), Tools on the left, the Log
-//! at the bottom, a menu bar, error toasts, and the keys (Tab hides the UI, Esc quits, `[` `]`
-//! step through the stages).
+//! at the bottom, a menu bar, error toasts, and the keys (Tab hides the UI, `[` `]` step through
+//! the stages; Esc is [`crate::viewer::quit`]'s).
 
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,7 @@ use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
+use crate::viewer::quit::QuitRequest;
 use crate::viewer::saving::{MeshExportOptions, MeshFormat, SaveRequest};
 use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::{ToolOutput, Tools, tool_context};
@@ -66,16 +67,12 @@ fn shortcuts(
     egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
     mut visibility: ResMut<UiVisibility>,
     mut mode: ResMut<DrawMode>,
-    mut exit: MessageWriter<AppExit>,
 ) {
     if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
         return;
     }
     if keys.just_pressed(KeyCode::Tab) {
         visibility.all = !visibility.all;
-    }
-    if keys.just_pressed(KeyCode::Escape) {
-        exit.write(AppExit::Success);
     }
     if keys.just_pressed(KeyCode::BracketLeft) {
         *mode = mode.step(-1);
@@ -105,7 +102,7 @@ struct UiParams<'w, 's> {
     nav_mesh_requests: MessageWriter<'w, NavMeshRequest>,
     save_requests: MessageWriter<'w, SaveRequest>,
     export_options: ResMut<'w, MeshExportOptions>,
-    exit: MessageWriter<'w, AppExit>,
+    quit: MessageWriter<'w, QuitRequest>,
     cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
 
@@ -288,7 +285,7 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
             }
             ui.separator();
             if ui.button("Quit").clicked() {
-                p.exit.write(AppExit::Success);
+                p.quit.write(QuitRequest);
             }
         });
         ui.menu_button("View", |ui| {
@@ -357,7 +354,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     ui.separator();
     // Build and the draw mode come first, so they show without scrolling at 1280 x 800.
     let mut auto_rebuild = state.auto_rebuild;
-    if ui.checkbox(&mut auto_rebuild, "Auto-rebuild").changed() {
+    if setting_checkbox(ui, &mut auto_rebuild, "Auto-rebuild").changed() {
         p.requests.write(BuildRequest::AutoRebuild(auto_rebuild));
     }
     if ui
@@ -366,7 +363,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     {
         p.requests.write(BuildRequest::Rebuild);
     }
-    status(ui, state);
+    status(ui, state, None);
     nav_mesh_file(ui, state, &p.shown_nav_mesh, &mut p.nav_mesh_requests);
     ui.separator();
     ui.label("Debug Settings");
@@ -374,6 +371,8 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     egui::ComboBox::from_id_salt("draw-mode")
         .selected_text(mode.label())
         .width(PANEL_WIDTH - 30.0)
+        // Every mode in view at once, as RecastDemo lists them, rather than a list to scroll.
+        .height(DrawMode::ALL.len() as f32 * 24.0)
         .show_ui(ui, |ui| {
             for m in DrawMode::ALL {
                 ui.selectable_value(&mut mode, m, m.label());
@@ -404,11 +403,7 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
     if state.sample == Sample::TileMesh {
         ui.strong("Tiling");
         let mut tile_size = state.tile_size;
-        ui.add(
-            egui::Slider::new(&mut tile_size, 16..=1024)
-                .step_by(16.0)
-                .text("Tile Size"),
-        );
+        setting_slider(ui, &mut tile_size, 16..=1024, 16.0, "Tile Size");
         if tile_size != state.tile_size {
             p.requests.write(BuildRequest::TileSize(tile_size));
         }
@@ -452,14 +447,8 @@ fn stage_bar(ui: &mut egui::Ui, p: &mut UiParams) {
     if mode != *p.mode {
         *p.mode = mode;
     }
-    match &p.state.status {
-        BuildStatus::Idle => {
-            if let Some((_, text)) = p.log.lines.last() {
-                ui.small(text.clone());
-            }
-        }
-        _ => status(ui, &p.state),
-    }
+    let last_line = p.log.lines.last().map(|(_, text)| text.as_str());
+    status(ui, &p.state, Some(last_line.unwrap_or("")));
     if mode == DrawMode::CompactRegions && WatershedView::available(&p.state) {
         watershed_slider(ui, &mut p.watershed);
     }
@@ -472,8 +461,7 @@ fn temp_obstacles_ui(
     requests: &mut MessageWriter<BuildRequest>,
 ) {
     let mut keep = state.keep_intermediate;
-    if ui
-        .checkbox(&mut keep, "Keep Intermediate Results")
+    if setting_checkbox(ui, &mut keep, "Keep Intermediate Results")
         .on_hover_text("Highlight Tile Cache keeps the steps of the layers it shows")
         .changed()
     {
@@ -481,7 +469,7 @@ fn temp_obstacles_ui(
     }
     ui.strong("Tiling");
     let mut tile_size = state.obstacle_tile_size;
-    ui.add(egui::Slider::new(&mut tile_size, 16..=128).text("TileSize"));
+    setting_slider(ui, &mut tile_size, 16..=128, 1.0, "TileSize");
     if tile_size != state.obstacle_tile_size {
         requests.write(BuildRequest::TileSize(tile_size));
     }
@@ -534,31 +522,54 @@ fn temp_obstacles_ui(
     ui.label(format!("Obstacles  {live}"));
 }
 
+/// Adds what `add` draws under an id made from `key` alone. egui numbers widgets by their
+/// position, and the rows above the settings change shape (a navmesh file shown, a build
+/// running): a position-based id would hand a drag in progress to the widget above.
+fn keyed<R>(ui: &mut egui::Ui, key: &str, add: impl FnOnce(&mut egui::Ui) -> R) -> R {
+    let id = egui::Id::new(("navlab-setting", key));
+    ui.scope_builder(egui::UiBuilder::new().id(id), add).inner
+}
+
+/// A setting's slider, keyed by its label.
+fn setting_slider<N: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    value: &mut N,
+    range: std::ops::RangeInclusive<N>,
+    step: f64,
+    label: &str,
+) {
+    keyed(ui, label, |ui| {
+        ui.add(egui::Slider::new(value, range).step_by(step).text(label))
+    });
+}
+
+/// A setting's checkbox, keyed by its label.
+fn setting_checkbox(ui: &mut egui::Ui, value: &mut bool, label: &str) -> egui::Response {
+    keyed(ui, label, |ui| ui.checkbox(value, label))
+}
+
 /// RecastDemo's build parameters, with its ranges and steps.
 fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32; 3])) {
     ui.spacing_mut().slider_width = 100.0;
-    let slider = |ui: &mut egui::Ui, value: &mut f32, range, step: f64, label: &str| {
-        ui.add(egui::Slider::new(value, range).step_by(step).text(label));
-    };
     ui.strong("Rasterization");
-    slider(ui, &mut s.cell_size, 0.1..=1.0, 0.01, "Cell Size");
-    slider(ui, &mut s.cell_height, 0.1..=1.0, 0.01, "Cell Height");
+    setting_slider(ui, &mut s.cell_size, 0.1..=1.0, 0.01, "Cell Size");
+    setting_slider(ui, &mut s.cell_height, 0.1..=1.0, 0.01, "Cell Height");
     let (w, h) = calc_grid_size(&bounds.0, &bounds.1, s.cell_size);
     ui.label(format!("Voxels  {w} x {h}"));
     ui.strong("Agent");
-    slider(ui, &mut s.agent_height, 0.1..=5.0, 0.1, "Height");
-    slider(ui, &mut s.agent_radius, 0.0..=5.0, 0.1, "Radius");
-    slider(ui, &mut s.agent_max_climb, 0.1..=5.0, 0.1, "Max Climb");
-    slider(ui, &mut s.agent_max_slope, 0.0..=90.0, 1.0, "Max Slope");
+    setting_slider(ui, &mut s.agent_height, 0.1..=5.0, 0.1, "Height");
+    setting_slider(ui, &mut s.agent_radius, 0.0..=5.0, 0.1, "Radius");
+    setting_slider(ui, &mut s.agent_max_climb, 0.1..=5.0, 0.1, "Max Climb");
+    setting_slider(ui, &mut s.agent_max_slope, 0.0..=90.0, 1.0, "Max Slope");
     ui.strong("Region");
-    slider(
+    setting_slider(
         ui,
         &mut s.region_min_size,
         0.0..=150.0,
         1.0,
         "Min Region Size",
     );
-    slider(
+    setting_slider(
         ui,
         &mut s.region_merge_size,
         0.0..=150.0,
@@ -571,28 +582,35 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32
             .into_iter()
             .zip(["Watershed", "Monotone", "Layers"])
     {
-        ui.radio_value(&mut s.partition_type, partition, label);
+        keyed(ui, label, |ui| {
+            ui.radio_value(&mut s.partition_type, partition, label)
+        });
     }
     ui.strong("Filtering");
-    ui.checkbox(&mut s.filter_low_hanging_obstacles, "Low Hanging Obstacles");
-    ui.checkbox(&mut s.filter_ledge_spans, "Ledge Spans");
-    ui.checkbox(
+    setting_checkbox(
+        ui,
+        &mut s.filter_low_hanging_obstacles,
+        "Low Hanging Obstacles",
+    );
+    setting_checkbox(ui, &mut s.filter_ledge_spans, "Ledge Spans");
+    setting_checkbox(
+        ui,
         &mut s.filter_walkable_low_height_spans,
         "Walkable Low Height Spans",
     );
     ui.strong("Polygonization");
-    slider(ui, &mut s.edge_max_len, 0.0..=50.0, 1.0, "Max Edge Length");
-    slider(ui, &mut s.edge_max_error, 0.1..=3.0, 0.1, "Max Edge Error");
-    slider(ui, &mut s.verts_per_poly, 3.0..=12.0, 1.0, "Verts Per Poly");
+    setting_slider(ui, &mut s.edge_max_len, 0.0..=50.0, 1.0, "Max Edge Length");
+    setting_slider(ui, &mut s.edge_max_error, 0.1..=3.0, 0.1, "Max Edge Error");
+    setting_slider(ui, &mut s.verts_per_poly, 3.0..=12.0, 1.0, "Verts Per Poly");
     ui.strong("Detail Mesh");
-    slider(
+    setting_slider(
         ui,
         &mut s.detail_sample_dist,
         0.0..=16.0,
         1.0,
         "Sample Distance",
     );
-    slider(
+    setting_slider(
         ui,
         &mut s.detail_sample_max_error,
         0.0..=16.0,
@@ -629,12 +647,12 @@ fn settings_report_ui(ui: &mut egui::Ui, state: &BuildState) {
 
 /// Beyond RecastDemo: the regions as they were after each watershed flooding level.
 fn watershed_slider(ui: &mut egui::Ui, view: &mut WatershedView) {
-    ui.checkbox(&mut view.enabled, "Show watershed flooding");
+    setting_checkbox(ui, &mut view.enabled, "Show watershed flooding");
     if !view.enabled || view.levels.is_empty() {
         return;
     }
     let last = view.levels.len() - 1;
-    ui.add(egui::Slider::new(&mut view.step, 0..=last).text("Step"));
+    setting_slider(ui, &mut view.step, 0..=last, 1.0, "Step");
     let flood = &view.levels[view.step];
     ui.small(if view.step == last {
         format!("Final expansion: {} regions before merging", flood.count)
@@ -643,58 +661,53 @@ fn watershed_slider(ui: &mut egui::Ui, view: &mut WatershedView) {
     });
 }
 
-fn status(ui: &mut egui::Ui, state: &BuildState) {
-    match &state.status {
-        BuildStatus::Idle => match state.last_build {
-            Some((from, time)) => ui.label(format!(
+/// The build's state as a row of fixed shape: a spinner (or its space), one line of text, and a
+/// progress bar that is laid out even while idle. Widgets below it keep their place and ids
+/// whether a build runs or not. `idle_text` replaces the idle line when given.
+fn status(ui: &mut egui::Ui, state: &BuildState, idle_text: Option<&str>) {
+    let busy = !matches!(state.status, BuildStatus::Idle);
+    let text = match &state.status {
+        BuildStatus::Idle => match (idle_text, state.last_build) {
+            (Some(text), _) => text.to_owned(),
+            (None, Some((from, time))) => format!(
                 "Build Time: {:.1} ms (from {})",
                 time.as_secs_f64() * 1000.0,
                 from.name()
-            )),
-            None if state.build.is_none() => ui.label("No navmesh."),
-            None => ui.label(""),
+            ),
+            (None, None) if state.build.is_none() => "No navmesh.".to_owned(),
+            (None, None) => String::new(),
         },
-        BuildStatus::Loading { name, since } => {
-            let response = ui
-                .horizontal(|ui| {
-                    ui.spinner();
-                    ui.label(format!("Loading {name}… {}", elapsed_ms(*since)));
-                })
-                .response;
-            progress_bar(ui, state);
-            response
-        }
+        BuildStatus::Loading { name, since } => format!("Loading {name}… {}", elapsed_ms(*since)),
         BuildStatus::Building { from, since } => {
-            let response = ui
-                .horizontal(|ui| {
-                    ui.spinner();
-                    ui.label(format!(
-                        "Building from {}… {}",
-                        from.name(),
-                        elapsed_ms(*since)
-                    ));
-                })
-                .response;
-            progress_bar(ui, state);
-            response
+            format!("Building from {}… {}", from.name(), elapsed_ms(*since))
         }
     };
+    ui.horizontal(|ui| {
+        let size = egui::Vec2::splat(ui.spacing().interact_size.y);
+        if busy {
+            ui.add_sized(size, egui::Spinner::new());
+        } else {
+            ui.allocate_space(size);
+        }
+        ui.label(text);
+    });
+    progress_bar(ui, state, busy);
 }
 
 /// The running job's progress: its stage (k of n) and, for tiled builds, tiles done of total.
-fn progress_bar(ui: &mut egui::Ui, state: &BuildState) {
+/// Always laid out; drawn only while `busy`.
+fn progress_bar(ui: &mut egui::Ui, state: &BuildState, busy: bool) {
     let view = state.progress.view();
-    let Some(fraction) = view.fraction() else {
-        return;
-    };
     let stage = view.stage.and_then(|i| Stage::ALL.get(i)).map(|s| s.name());
     let text = match (view.tiles, view.step, stage) {
         (Some((done, total)), _, _) => format!("{} {done} of {total}", view.tile_phase.label()),
         (None, Some((k, n)), Some(name)) => format!("Stage {k} of {n}: {name}"),
         _ => String::new(),
     };
-    ui.add(
-        egui::ProgressBar::new(fraction)
+    let fraction = view.fraction();
+    ui.add_visible(
+        busy && fraction.is_some(),
+        egui::ProgressBar::new(fraction.unwrap_or(0.0))
             .desired_width(260.0)
             .text(text),
     );

@@ -215,12 +215,18 @@ struct Retained {
     root: Entity,
     version: u64,
     visible: bool,
+    /// The layer's line entities and their gizmos. Bevy draws a retained [`Gizmo`] whatever
+    /// its visibility, so a hidden layer takes the component off its entities and puts it back
+    /// when shown again.
+    gizmos: Vec<(Entity, Gizmo)>,
 }
 
 /// Every retained layer, keyed by name.
 #[derive(Resource, Default)]
 pub struct RetainedLayers {
     layers: HashMap<&'static str, Retained>,
+    /// The gizmos spawned for the layer being filled, handed to it when the fill ends.
+    filling_gizmos: Vec<(Entity, Gizmo)>,
 }
 
 /// Marks the root entity of a retained layer.
@@ -361,6 +367,9 @@ fn retain_layer(
                 .commands
                 .entity(retained.root)
                 .insert(Visibility::Hidden);
+            for (entity, _) in &retained.gizmos {
+                params.commands.entity(*entity).remove::<Gizmo>();
+            }
         }
         return;
     };
@@ -372,6 +381,9 @@ fn retain_layer(
                     .commands
                     .entity(retained.root)
                     .insert(Visibility::Inherited);
+                for (entity, gizmo) in &retained.gizmos {
+                    params.commands.entity(*entity).insert(gizmo.clone());
+                }
             }
             return;
         }
@@ -388,12 +400,14 @@ fn retain_layer(
         ))
         .id();
     fill(params, root, version);
+    let gizmos = std::mem::take(&mut params.layers.filling_gizmos);
     params.layers.layers.insert(
         name,
         Retained {
             root,
             version,
             visible: true,
+            gizmos,
         },
     );
 }
@@ -500,16 +514,16 @@ fn spawn_drawing(params: &mut LayerParams, root: Entity, drawing: DebugDraw) {
 }
 
 fn spawn_gizmo(params: &mut LayerParams, root: Entity, gizmo: GizmoAsset, width: f32) {
-    let handle = params.gizmos.add(gizmo);
-    params.commands.spawn((
-        Gizmo {
-            handle,
-            line_config: GizmoLineConfig { width, ..default() },
-            depth_bias: -0.002,
-        },
-        Transform::default(),
-        ChildOf(root),
-    ));
+    let gizmo = Gizmo {
+        handle: params.gizmos.add(gizmo),
+        line_config: GizmoLineConfig { width, ..default() },
+        depth_bias: -0.002,
+    };
+    let entity = params
+        .commands
+        .spawn((gizmo.clone(), Transform::default(), ChildOf(root)))
+        .id();
+    params.layers.filling_gizmos.push((entity, gizmo));
 }
 
 /// The version to show for a layer of `stage`'s output, or `None` to hide it (not the current
@@ -615,6 +629,43 @@ mod tests {
                 assert_eq!(layer_parts(&mut app, name), expected, "{name}, GPU {gpu}");
             }
         }
+    }
+
+    /// Retained gizmos are drawn whatever their visibility: after a tour of every mode, only
+    /// the shown mode's layers may hold line gizmos (Raw Contours' outlines stayed on screen).
+    #[test]
+    fn a_tour_of_the_modes_leaves_only_the_shown_layers_lines() {
+        let mut app = draw_app();
+        crate::viewer::build::tests::settle(&mut app);
+        for mode in DrawMode::ALL.into_iter().chain([DrawMode::Compact]) {
+            *app.world_mut().resource_mut::<DrawMode>() = mode;
+            app.update();
+            let visible_roots: Vec<Entity> = {
+                let layers = app.world().resource::<RetainedLayers>();
+                layers
+                    .layers
+                    .values()
+                    .filter(|r| r.visible)
+                    .map(|r| r.root)
+                    .collect()
+            };
+            let mut lines = app.world_mut().query::<(&ChildOf, &Gizmo)>();
+            for (parent, _) in lines.iter(app.world()) {
+                let layer = app.world().get::<DebugLayer>(parent.parent()).map(|l| l.0);
+                assert!(
+                    visible_roots.contains(&parent.parent()),
+                    "in {}, lines of the hidden layer {layer:?} are still drawn",
+                    mode.label()
+                );
+            }
+        }
+        // Shown again, a retained layer gets its lines back without being rebuilt.
+        *app.world_mut().resource_mut::<DrawMode>() = DrawMode::RawContours;
+        app.update();
+        let (root, visible) = layer_root(&app, "Raw Contours").unwrap();
+        assert!(visible);
+        let mut lines = app.world_mut().query::<(&ChildOf, &Gizmo)>();
+        assert!(lines.iter(app.world()).any(|(p, _)| p.parent() == root));
     }
 
     #[test]

@@ -1,0 +1,223 @@
+//! Whole sessions as a person plays them, in-process: the viewer app (all its plugins, the
+//! renderer on Mesa's software Vulkan, no OS window) driven by [`super::session`] through the
+//! real input path, then its state and its rendered frames checked. One-shot screenshots
+//! cannot see what these catch: a slider that moves its neighbour while a build runs, layers
+//! left over from the modes visited before.
+//!
+//! They need a Vulkan driver; without one they print a notice and pass, unless
+//! `NAVLAB_REQUIRE_VIEWER=1` (CI sets it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::session_script::parse_script;
+use crate::viewer::{DrawMode, ViewerOptions};
+
+/// One app at a time: each renders on the CPU, and two at once only slow each other down.
+static ONE_APP: Mutex<()> = Mutex::new(());
+
+fn vulkan_available() -> bool {
+    let required = std::env::var_os("NAVLAB_REQUIRE_VIEWER").is_some_and(|v| v == "1");
+    let found = ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"]
+        .iter()
+        .any(|dir| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()));
+    if !found && !required {
+        eprintln!("note: no Vulkan driver installed (mesa-vulkan-drivers); skipping");
+    }
+    found || required
+}
+
+/// A scratch folder for one scenario.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("navlab-session-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Plays `script` (`{dir}` in it stands for the scratch folder) headless in `options`, and
+/// returns the state written at its end.
+fn play(dir: &Path, options: ViewerOptions, script: &str) -> Value {
+    let script = script.replace("{dir}", &dir.display().to_string());
+    let state_path = dir.join("state.json");
+    let options = ViewerOptions {
+        session: parse_script(&script).expect("the scenario's script parses"),
+        state_json: Some(state_path.clone()),
+        headless: true,
+        ..options
+    };
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    crate::viewer::run(options).expect("the session plays to its end");
+    read_json(&state_path)
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Decodes an RGB or RGBA PNG into RGB triples.
+fn read_png(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let file = std::fs::File::open(path).unwrap();
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels = buf[..info.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, info.height, pixels)
+}
+
+/// The share of the 3D view's pixels (the part no panel or overlay covers at 1280 × 800)
+/// that differ by more than anti-aliasing would.
+fn view_difference(a: &Path, b: &Path) -> f64 {
+    let (width, height, a) = read_png(a);
+    let (_, _, b) = read_png(b);
+    let (x0, x1, y0, y1) = (340, width - 330, 140, height - 220);
+    let mut differing = 0usize;
+    let mut total = 0usize;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let i = (y * width + x) as usize;
+            total += 1;
+            let delta = a[i]
+                .iter()
+                .zip(&b[i])
+                .map(|(p, q)| p.abs_diff(*q))
+                .max()
+                .unwrap_or(0);
+            differing += usize::from(delta > 40);
+        }
+    }
+    differing as f64 / total as f64
+}
+
+/// Each setting dragged to a new value while the builds its earlier changes started are still
+/// running: only that setting changes (the status row above the settings changes shape
+/// between building and idle, and used to hand the drag to the slider above).
+#[test]
+fn dragging_a_setting_while_building_changes_only_that_setting() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("drag");
+    // Label, RecastDemo's name, the value to drag to, the slider's step and its range's span.
+    let drags: [(&str, &str, f64, f64, f64); 13] = [
+        ("Cell Size", "cellSize", 0.5, 0.01, 0.9),
+        ("Cell Height", "cellHeight", 0.4, 0.01, 0.9),
+        ("Height", "agentHeight", 3.0, 0.1, 4.9),
+        ("Radius", "agentRadius", 1.2, 0.1, 5.0),
+        ("Max Climb", "agentMaxClimb", 3.4, 0.1, 4.9),
+        ("Max Slope", "agentMaxSlope", 10.0, 1.0, 90.0),
+        ("Min Region Size", "regionMinSize", 30.0, 1.0, 150.0),
+        ("Merged Region Size", "regionMergeSize", 60.0, 1.0, 150.0),
+        ("Max Edge Length", "edgeMaxLen", 30.0, 1.0, 50.0),
+        ("Max Edge Error", "edgeMaxError", 2.0, 0.1, 2.9),
+        ("Verts Per Poly", "vertsPerPoly", 4.0, 1.0, 9.0),
+        ("Sample Distance", "detailSampleDist", 10.0, 1.0, 16.0),
+        ("Max Sample Error", "detailSampleMaxError", 5.0, 1.0, 16.0),
+    ];
+    let mut script = String::from("{\"state\": \"{dir}/before-0.json\"}\n");
+    for (i, (label, _, to, _, _)) in drags.iter().enumerate() {
+        script += &format!(
+            "{{\"drag\": \"{label}\", \"to\": {to}, \"frames\": 12}}\n\
+             {{\"state\": \"{{dir}}/after-{i}.json\"}}\n"
+        );
+    }
+    script += "{\"wait_build\": true}\n";
+    let end = play(&dir, ViewerOptions::default(), &script);
+    assert_eq!(end["quit"], false);
+    let mut before = read_json(&dir.join("before-0.json"))["settings"].clone();
+    for (i, (label, key, to, step, span)) in drags.iter().enumerate() {
+        let after = read_json(&dir.join(format!("after-{i}.json")))["settings"].clone();
+        let got = after[key].as_f64().unwrap();
+        // Within two pixels of the 100-pixel rail (92 between the handle's end positions), or
+        // a step.
+        assert!(
+            (got - to).abs() <= step.max(2.0 * span / 92.0) + 1e-4,
+            "{label}: dragged to {to}, got {got}"
+        );
+        for (name, value) in after.as_object().unwrap() {
+            if name != key {
+                assert_eq!(
+                    value, &before[name],
+                    "dragging {label} also changed {name}"
+                );
+            }
+        }
+        before = after;
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// After a tour of every draw mode, Navmesh and Compact look as they do on a fresh start:
+/// no outlines, arcs or triangles of the modes visited before.
+#[test]
+fn a_tour_of_the_modes_leaves_nothing_behind() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("tour");
+    let mut tour = String::from("{\"wait_build\": true}\n{\"draw\": \"Input Mesh\"}\n");
+    for _ in 1..DrawMode::ALL.len() {
+        tour += "{\"key\": \"]\"}\n{\"wait_frames\": 2}\n";
+    }
+    tour += "{\"draw\": \"Navmesh\"}\n{\"wait_frames\": 4}\n{\"screenshot\": \"{dir}/tour-navmesh.png\"}\n\
+             {\"draw\": \"Compact\"}\n{\"wait_frames\": 4}\n{\"screenshot\": \"{dir}/tour-compact.png\"}\n";
+    let toured = play(&dir, ViewerOptions::default(), &tour);
+    assert_eq!(toured["drawMode"], "Compact");
+    for (mode, name) in [(DrawMode::Navmesh, "navmesh"), (DrawMode::Compact, "compact")] {
+        let fresh = format!(
+            "{{\"wait_build\": true}}\n{{\"wait_frames\": 4}}\n{{\"screenshot\": \"{{dir}}/fresh-{name}.png\"}}\n"
+        );
+        play(
+            &dir,
+            ViewerOptions {
+                draw_mode: mode,
+                ..ViewerOptions::default()
+            },
+            &fresh,
+        );
+        let difference = view_difference(
+            &dir.join(format!("tour-{name}.png")),
+            &dir.join(format!("fresh-{name}.png")),
+        );
+        assert!(
+            difference < 0.002,
+            "{name} after the tour differs from a fresh start on {:.2}% of the view",
+            difference * 100.0
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Esc with a combo box's list open closes the list; the app runs on. Esc again, with nothing
+/// open and nothing unsaved, quits.
+#[test]
+fn escape_closes_a_popup_before_it_quits() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("escape");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Navmesh\"}\n\
+                  {\"wait_frames\": 2}\n\
+                  {\"key\": \"Escape\"}\n\
+                  {\"wait_frames\": 2}\n\
+                  {\"state\": \"{dir}/after-popup.json\"}\n\
+                  {\"click\": \"Build\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"key\": \"Escape\"}\n\
+                  {\"wait_frames\": 30}\n\
+                  {\"click\": \"Build\"}\n";
+    let end = play(&dir, ViewerOptions::default(), script);
+    let after_popup = read_json(&dir.join("after-popup.json"));
+    assert_eq!(after_popup["quit"], false);
+    assert_eq!(end["quit"], true, "{end:#}");
+    assert!(end["builds"].as_u64().unwrap() >= 2, "{end:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
