@@ -16,7 +16,7 @@ use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
 use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
-use crate::viewer::files::{OpenDialog, RecentFiles};
+use crate::viewer::files::{self, OpenDialog, RecentFiles, SampleMeshes};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
 use crate::viewer::quit::QuitRequest;
@@ -93,6 +93,7 @@ struct UiParams<'w, 's> {
     test_cases: ResMut<'w, TestCases>,
     visibility: ResMut<'w, UiVisibility>,
     recent: Res<'w, RecentFiles>,
+    samples: Res<'w, SampleMeshes>,
     dialog: ResMut<'w, OpenDialog>,
     pointer: Res<'w, PointerHit>,
     stats: Res<'w, DrawStats>,
@@ -291,6 +292,16 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
         ui.menu_button("View", |ui| {
             ui.checkbox(&mut p.visibility.log, "Build Log");
             ui.checkbox(&mut p.visibility.tools, "Tools Panel");
+            let mut in_app = files::uses_in_app_browser();
+            if ui
+                .checkbox(&mut in_app, "In-app file browser")
+                .on_hover_text(
+                    "Open and save files in Navlab's own browser, not the desktop's dialog",
+                )
+                .changed()
+            {
+                files::use_in_app_browser(in_app);
+            }
         });
     });
 }
@@ -322,18 +333,28 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
         .selected_text(state.scene.name.clone())
         .width(PANEL_WIDTH - 30.0)
         .show_ui(ui, |ui| {
+            let shown = state.scene.input.source.as_deref();
             for path in &p.recent.paths {
-                let name = path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into(),
-                );
-                if ui
-                    .selectable_label(state.scene.input.source.as_ref() == Some(path), name)
-                    .on_hover_text(path.display().to_string())
-                    .clicked()
-                {
+                if mesh_choice(ui, path, shown) {
                     open_path = Some(path.clone());
                 }
+            }
+            let samples: Vec<_> = p
+                .samples
+                .paths
+                .iter()
+                .filter(|path| !p.recent.paths.contains(path))
+                .collect();
+            if !samples.is_empty() && !p.recent.paths.is_empty() {
+                ui.separator();
+            }
+            for path in samples {
+                if mesh_choice(ui, path, shown) {
+                    open_path = Some(path.clone());
+                }
+            }
+            if p.recent.paths.is_empty() && p.samples.paths.is_empty() {
+                ui.weak("(no recent or sample meshes)");
             }
         });
     if let Some(path) = open_path {
@@ -420,6 +441,18 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
             time.as_secs_f64() * 1000.0
         ));
     }
+}
+
+/// One mesh of the Input Mesh list (recent files, then the sample meshes), by its file name;
+/// true when clicked.
+fn mesh_choice(ui: &mut egui::Ui, path: &std::path::Path, shown: Option<&std::path::Path>) -> bool {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    ui.selectable_label(shown == Some(path), name)
+        .on_hover_text(path.display().to_string())
+        .clicked()
 }
 
 /// Over the 3D view: the draw mode with ◀ ▶ (the `[` `]` keys), the stage's time, the build's
