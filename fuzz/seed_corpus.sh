@@ -11,7 +11,8 @@
 #                        strips, a lines primitive), written here byte by byte;
 #   parse_settings_toml  settings files with RecastDemo's names;
 #   parse_tset           C++'s tile-cache file;
-#   build_layer_tile     the 60 stored layers in that file, one per input.
+#   build_layer_tile     the 60 stored layers in that file, one per input;
+#   parse_session        a viewer session with every action.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
@@ -112,3 +113,24 @@ fi
 for dir in "$corpus"/*/; do
     echo "$(basename "$dir"): $(ls "$dir" | wc -l) seeds"
 done
+
+# A viewer session with every action.
+mkdir -p "$corpus/parse_session"
+cat > "$corpus/parse_session/every_action.jsonl" <<'SESSION'
+{"drag": "Max Slope", "to": 10.0, "frames": 20}
+{"set": "Cell Size", "value": 0.2}
+{"click": "Build"}
+{"draw": "Raw Contours"}
+{"key": "Escape"}
+{"key_down": "Shift"}
+{"key_up": "Shift"}
+{"click_world": [1.0, 0.0, 2.5], "shift": true}
+{"pointer": [640, 400]}
+{"press": "left"}
+{"release": "left"}
+{"wheel": -1.0}
+{"wait_frames": 10}
+{"wait_build": true}
+{"screenshot": "a.png"}
+{"state": "a.json"}
+SESSION

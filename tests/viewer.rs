@@ -281,3 +281,126 @@ fn no_graphics_adapter_is_one_clear_line() {
     assert!(errors[0].contains("graphics adapter"), "{stderr}");
     assert!(!stderr.contains("stack backtrace"), "{stderr}");
 }
+
+/// A real window under Xvfb, driven by xdotool as a person drives it: Esc with the File menu
+/// open closes the menu and the viewer runs on; Esc again quits. `--record` wrote the person's
+/// input as a session and `--state-json` the state at the quit.
+#[test]
+fn real_window_takes_xdotool_input_and_records_it() {
+    if !vulkan_available() {
+        return;
+    }
+    let tools = ["xvfb-run", "xdotool"]
+        .iter()
+        .all(|tool| Command::new("which").arg(tool).output().is_ok_and(|o| o.status.success()));
+    if !tools {
+        assert!(!required(), "xvfb-run or xdotool is missing");
+        eprintln!("note: xvfb-run or xdotool is not installed; skipping");
+        return;
+    }
+    let dir = out_dir("real_window_takes_xdotool_input_and_records_it");
+    let state = dir.join("state.json");
+    let record = dir.join("recorded.jsonl");
+    // The person: wait for the window and its first build, open File, Esc, check the viewer
+    // still runs, Esc again.
+    let person = format!(
+        r#"
+        "$NAVLAB" view --state-json "{state}" --record "{record}" &
+        pid=$!
+        for i in $(seq 1 600); do
+            window=$(xdotool search --name '^Navlab$' 2>/dev/null | head -n 1)
+            [ -n "$window" ] && break
+            sleep 0.1
+        done
+        [ -n "$window" ] || {{ echo "no window"; kill $pid; exit 3; }}
+        sleep 6
+        xdotool mousemove --window "$window" 18 11 click 1
+        sleep 2
+        xdotool key --window "$window" Escape
+        sleep 2
+        kill -0 $pid || {{ echo "Esc with the menu open quit the viewer"; exit 4; }}
+        xdotool mousemove --window "$window" 640 400
+        sleep 1
+        xdotool key --window "$window" Escape
+        for i in $(seq 1 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+        kill -0 $pid 2>/dev/null && {{ echo "the second Esc did not quit"; kill $pid; exit 5; }}
+        wait $pid
+        "#,
+        state = state.display(),
+        record = record.display()
+    );
+    let output = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24", "bash", "-c", &person])
+        .env("NAVLAB", env!("CARGO_BIN_EXE_navlab"))
+        .output()
+        .expect("xvfb-run runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(state["quit"], true, "{state:#}");
+    assert_eq!(state["settings"]["cellSize"], 0.3, "{state:#}");
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let escapes = recorded.matches(r#"{"key_down":"Escape"}"#).count();
+    assert_eq!(escapes, 2, "{recorded}");
+    assert!(recorded.contains(r#"{"press":"left"}"#), "{recorded}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A scripted session in a real window under Xvfb: the same script the headless tests play,
+/// here through winit's window. A slider dragged while the first build runs changes only
+/// itself, and the screenshot shows the draw mode picked through the combo box.
+#[test]
+fn real_window_plays_a_session() {
+    if !vulkan_available() {
+        return;
+    }
+    if Command::new("xvfb-run").arg("--help").output().is_err() {
+        assert!(!required(), "xvfb-run is missing");
+        return;
+    }
+    let dir = out_dir("real_window_plays_a_session");
+    let session = dir.join("session.jsonl");
+    let shot = dir.join("raw-contours.png");
+    std::fs::write(
+        &session,
+        format!(
+            "{{\"drag\": \"Max Slope\", \"to\": 30, \"frames\": 10}}\n\
+             {{\"wait_build\": true}}\n\
+             {{\"draw\": \"Raw Contours\"}}\n\
+             {{\"wait_frames\": 3}}\n\
+             {{\"screenshot\": \"{}\"}}\n",
+            shot.display()
+        ),
+    )
+    .unwrap();
+    let state = dir.join("state.json");
+    let output = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_navlab"))
+        .args(["view", "--session"])
+        .arg(&session)
+        .arg("--state-json")
+        .arg(&state)
+        .output()
+        .expect("xvfb-run runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(state["quit"], false, "{state:#}");
+    assert_eq!(state["drawMode"], "Raw Contours", "{state:#}");
+    let slope = state["settings"]["agentMaxSlope"].as_f64().unwrap();
+    assert!((slope - 30.0).abs() <= 2.0, "{state:#}");
+    assert_eq!(state["settings"]["agentMaxClimb"], 0.9, "{state:#}");
+    let (width, height, _) = read_png(&shot);
+    assert_eq!((width, height), (1280, 800));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -79,7 +79,11 @@ impl RecentFiles {
             let saved = store
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| write_replacing(store, &text));
+                .map_err(|source| crate::NavlabError::Io {
+                    path: store.clone(),
+                    source,
+                })
+                .and_then(|()| crate::file::write_atomically(store, text.as_bytes()));
             if let Err(err) = saved {
                 bevy::log::warn!(
                     "could not save the recent files to {}: {err}",
@@ -88,15 +92,6 @@ impl RecentFiles {
             }
         }
     }
-}
-
-/// Writes `text` to a temporary file beside `path` and renames it over `path`, so an
-/// interrupted write never leaves half a file.
-fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(".tmp");
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, path)
 }
 
 /// The user's config directory for Navlab (`$XDG_CONFIG_HOME/navlab` or `~/.config/navlab`).

@@ -76,13 +76,17 @@ impl Plugin for SessionPlugin {
             written: false,
         })
         .init_resource::<WidgetIndex>()
+        .init_resource::<FrameTimes>()
         .add_systems(
             PreUpdate,
             map_offscreen_window
                 .after(EguiPreUpdateSet::InitContexts)
                 .before(EguiPreUpdateSet::ProcessInput),
         )
-        .add_systems(First, drive.run_if(|d: Res<SessionDriver>| d.playing))
+        .add_systems(
+            First,
+            (time_frames, drive.run_if(|d: Res<SessionDriver>| d.playing)).chain(),
+        )
         .add_systems(
             PostUpdate,
             (enable_accesskit, index_widgets)
@@ -286,6 +290,7 @@ struct DriveParams<'w, 's> {
     state: Res<'w, BuildState>,
     mode: Res<'w, DrawMode>,
     log: Res<'w, ViewerLog>,
+    frame_times: Res<'w, FrameTimes>,
     windows: Query<'w, 's, (Entity, &'static mut Window), With<PrimaryWindow>>,
     cameras: Query<'w, 's, (&'static Camera, &'static GlobalTransform), With<MainCamera>>,
     offscreen: Option<Res<'w, OffscreenTarget>>,
@@ -567,7 +572,7 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             Plan::Ready(Step::Inputs(batches))
         }
         Action::State(path) => {
-            let state = state_json(&p.state, *p.mode, &p.log, false, None);
+            let state = state_json(&p.state, *p.mode, &p.log, &p.frame_times, false, None);
             match crate::file::write_atomically(path, format!("{state:#}\n").as_bytes()) {
                 Ok(()) => Plan::Ready(Step::Frames(0)),
                 Err(err) => Plan::Fail(format!("could not write the state: {err}")),
@@ -922,6 +927,26 @@ fn save_screenshot(
     }
 }
 
+/// How long the frames took, start to start: whether a build ever held one up.
+#[derive(Resource, Default)]
+pub struct FrameTimes {
+    last_start: Option<Instant>,
+    pub frames: u64,
+    pub longest: Duration,
+    /// Frames longer than 100 ms, the longest a person does not notice as a stall.
+    pub over_100_ms: u64,
+}
+
+fn time_frames(mut times: ResMut<FrameTimes>) {
+    let now = Instant::now();
+    if let Some(last) = times.last_start.replace(now) {
+        let frame = now - last;
+        times.frames += 1;
+        times.longest = times.longest.max(frame);
+        times.over_100_ms += u64::from(frame > Duration::from_millis(100));
+    }
+}
+
 #[derive(Resource)]
 struct SessionOutput {
     state_json: Option<PathBuf>,
@@ -1000,6 +1025,7 @@ fn finish_on_exit(
     state: Res<BuildState>,
     mode: Res<DrawMode>,
     log: Res<ViewerLog>,
+    frame_times: Res<FrameTimes>,
 ) {
     if exits.read().count() == 0 || output.written {
         return;
@@ -1011,7 +1037,7 @@ fn finish_on_exit(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let state = state_json(&state, *mode, &log, !driver.finished, error);
+        let state = state_json(&state, *mode, &log, &frame_times, !driver.finished, error);
         write_or_log(&path, format!("{state:#}\n").as_bytes(), "state");
     }
     if let Some(path) = output.record.clone() {
@@ -1037,6 +1063,7 @@ fn state_json(
     state: &BuildState,
     mode: DrawMode,
     log: &ViewerLog,
+    frame_times: &FrameTimes,
     quit: bool,
     error: Option<String>,
 ) -> serde_json::Value {
@@ -1064,6 +1091,11 @@ fn state_json(
         "building": state.is_busy(),
         "builds": state.finished,
         "logErrors": errors,
+        "frames": {
+            "count": frame_times.frames,
+            "longestMs": frame_times.longest.as_secs_f64() * 1000.0,
+            "over100Ms": frame_times.over_100_ms,
+        },
     });
     if let Some(error) = error {
         value["error"] = json!(error);
