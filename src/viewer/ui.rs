@@ -15,7 +15,7 @@ use crate::recast::config::calc_grid_size;
 use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
 use crate::viewer::camera::MainCamera;
-use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
+use crate::viewer::draw::{CullBackFaces, DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{OpenDialog, RecentFiles};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
@@ -100,6 +100,7 @@ struct UiParams<'w, 's> {
     pointer: Res<'w, PointerHit>,
     stats: Res<'w, DrawStats>,
     watershed: ResMut<'w, WatershedView>,
+    cull_back_faces: ResMut<'w, CullBackFaces>,
     requests: MessageWriter<'w, BuildRequest>,
     shown_nav_mesh: Res<'w, ShownNavMesh>,
     nav_mesh_requests: MessageWriter<'w, NavMeshRequest>,
@@ -294,6 +295,7 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
         ui.menu_button("View", |ui| {
             ui.checkbox(&mut p.visibility.log, "Build Log");
             ui.checkbox(&mut p.visibility.tools, "Tools Panel");
+            ui.checkbox(&mut p.cull_back_faces.0, "Cull back faces");
         });
     });
 }
