@@ -786,9 +786,10 @@ fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
 
 fn tools_panel(ui: &mut egui::Ui, p: &mut UiParams) {
     ui.heading("Tools");
+    let listed = p.tools.listed(p.state.sample);
     let Tools { tools, active, .. } = &mut *p.tools;
-    for (i, tool) in tools.iter().enumerate() {
-        ui.radio_value(active, i, tool.name());
+    for i in listed {
+        ui.radio_value(active, i, tools[i].name());
     }
     ui.separator();
     let ctx = tool_context(&p.state, &p.shown_nav_mesh, &p.pointer);
