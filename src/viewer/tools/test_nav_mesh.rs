@@ -1025,11 +1025,44 @@ impl TestNavMeshTool {
             _ => String::new(),
         };
         ui.small(format!(
-            "{} polys{length}, {:.0} µs, status {status}{sliced}",
+            "{} polys{length}, {:.0} µs, {}{sliced}",
             o.polys.len(),
-            o.micros
-        ));
+            o.micros,
+            status_words(status)
+        ))
+        .on_hover_text(format!("Detour status {status}"));
     }
+}
+
+/// A Detour status in words: its outcome, then its details ("Success, partial result").
+fn status_words(status: Status) -> String {
+    const DETAILS: [(Status, &str); 8] = [
+        (Status::WRONG_MAGIC, "wrong magic"),
+        (Status::WRONG_VERSION, "wrong version"),
+        (Status::OUT_OF_MEMORY, "out of memory"),
+        (Status::INVALID_PARAM, "invalid parameter"),
+        (Status::BUFFER_TOO_SMALL, "buffer too small"),
+        (Status::OUT_OF_NODES, "out of nodes"),
+        (Status::PARTIAL_RESULT, "partial result"),
+        (Status::ALREADY_OCCUPIED, "already occupied"),
+    ];
+    let outcome = if status.is_failure() {
+        "Failure"
+    } else if status.is_in_progress() {
+        "In progress"
+    } else if status.is_success() {
+        "Success"
+    } else {
+        "No outcome"
+    };
+    let details = DETAILS
+        .iter()
+        .filter(|(detail, _)| status.has_detail(*detail))
+        .map(|(_, words)| *words);
+    std::iter::once(outcome)
+        .chain(details)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn flag_checkbox(ui: &mut egui::Ui, flags: &mut u16, flag: u16) -> bool {
@@ -1054,6 +1087,24 @@ mod tests {
 
     const START: [f32; 3] = [-20.0, 0.0, -20.0];
     const END: [f32; 3] = [18.0, 0.0, 18.0];
+
+    #[test]
+    fn statuses_read_as_words() {
+        assert_eq!(status_words(Status::SUCCESS), "Success");
+        assert_eq!(
+            status_words(Status::SUCCESS | Status::PARTIAL_RESULT),
+            "Success, partial result"
+        );
+        assert_eq!(
+            status_words(Status::SUCCESS | Status::OUT_OF_NODES | Status::PARTIAL_RESULT),
+            "Success, out of nodes, partial result"
+        );
+        assert_eq!(
+            status_words(Status::FAILURE | Status::INVALID_PARAM),
+            "Failure, invalid parameter"
+        );
+        assert_eq!(status_words(Status::IN_PROGRESS), "In progress");
+    }
 
     fn hit(p: [f32; 3]) -> Hit {
         Hit::from_above(Vec3::from(p))
