@@ -31,6 +31,8 @@ const LOG_HEIGHT: f32 = 200.0;
 const MIN_VIEWPORT: UVec2 = UVec2::new(200, 150);
 /// How long an error toast stays up.
 const TOAST_TIME: Duration = Duration::from_secs(6);
+/// egui's Small text, which hints and read-outs use, in points (egui's own 9 is hard to read).
+const SMALL_TEXT_SIZE: f32 = 12.0;
 
 /// Which parts of the interface are shown.
 #[derive(Resource)]
@@ -57,8 +59,27 @@ impl Plugin for UiPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<UiVisibility>()
             .add_systems(Update, shortcuts)
-            .add_systems(EguiPrimaryContextPass, draw_ui);
+            .add_systems(EguiPrimaryContextPass, draw_ui)
+            .add_systems(EguiPrimaryContextPass, set_text_sizes.before(draw_ui));
     }
+}
+
+/// Sets the text sizes once, on the first frame of the panels' egui context.
+fn set_text_sizes(mut contexts: EguiContexts, mut done: Local<bool>) -> Result {
+    if !*done {
+        readable_small_text(contexts.ctx_mut()?);
+        *done = true;
+    }
+    Ok(())
+}
+
+/// Makes egui's Small text readable, in every theme.
+fn readable_small_text(ctx: &egui::Context) {
+    ctx.all_styles_mut(|style| {
+        if let Some(font) = style.text_styles.get_mut(&egui::TextStyle::Small) {
+            font.size = SMALL_TEXT_SIZE;
+        }
+    });
 }
 
 fn shortcuts(
@@ -813,4 +834,19 @@ fn log_panel(ui: &mut egui::Ui, log: &ViewerLog) {
                 });
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_text_is_readable_in_every_theme() {
+        let ctx = egui::Context::default();
+        readable_small_text(&ctx);
+        for theme in [egui::Theme::Dark, egui::Theme::Light] {
+            let size = ctx.style_of(theme).text_styles[&egui::TextStyle::Small].size;
+            assert!(size >= 12.0, "{theme:?}: {size}");
+        }
+    }
 }
