@@ -11,7 +11,7 @@ use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::render_resource::BlendState;
 use bevy_egui::input::EguiWantsInput;
-use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
+use bevy_egui::{EguiContexts, EguiGlobalSettings, EguiPrimaryContextPass, PrimaryEguiContext};
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
 use crate::viewer::build::BuildState;
@@ -29,13 +29,23 @@ const SLOW_FLY_SPEED: f32 = 4.0;
 #[derive(Component)]
 pub struct MainCamera;
 
+/// Whether a text field of the panels (or a number being typed into a slider's box) has the
+/// keyboard, as of the last egui pass: then the keys are the text's, not the fly keys. egui's
+/// own `wants_keyboard_input` is true while any widget has the focus, and Tab (which also
+/// shows and hides the panels) gives it to the first button until a click elsewhere: W/A/S/D
+/// stopped until the 3D view was clicked.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TypingInUi(pub bool);
+
 pub struct CameraPlugin;
 
 impl Plugin for CameraPlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(PanOrbitCameraPlugin)
             .insert_resource(ClearColor(CLEAR_COLOR))
+            .init_resource::<TypingInUi>()
             .add_systems(Startup, spawn_camera)
+            .add_systems(EguiPrimaryContextPass, note_typing)
             // Update runs before the orbit camera's own systems in PostUpdate.
             .add_systems(Update, (frame_new_scene, fly, yield_pointer_to_ui));
     }
@@ -133,19 +143,26 @@ fn frame_new_scene(
     }
 }
 
+/// Notes whether a text field has the keyboard ([`TypingInUi`]).
+fn note_typing(mut contexts: EguiContexts, mut typing: ResMut<TypingInUi>) -> Result {
+    let now = TypingInUi(contexts.ctx_mut()?.text_edit_focused());
+    typing.set_if_neq(now);
+    Ok(())
+}
+
 /// RecastDemo's key movement: W/S along the view, A/D sideways, Q/E (or PageUp/PageDown) up and
-/// down, Shift slow; speed eases in over a quarter second.
+/// down, Shift slow; speed eases in over a quarter second. Not while typing in a text field.
 fn fly(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
-    egui_input: Option<Res<EguiWantsInput>>,
+    typing: Res<TypingInUi>,
     mut ease: Local<f32>,
     mut cameras: Query<(&mut PanOrbitCamera, &Transform), With<MainCamera>>,
 ) {
     let Ok((mut orbit, transform)) = cameras.single_mut() else {
         return;
     };
-    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+    if typing.0 {
         return;
     }
     let axis = |plus: &[KeyCode], minus: &[KeyCode]| {
@@ -196,6 +213,65 @@ fn yield_pointer_to_ui(
     for mut orbit in &mut cameras {
         if orbit.enabled == wants {
             orbit.enabled = !wants;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tab gives egui's focus to a button: egui then "wants the keyboard", yet no text is typed,
+    /// so the fly keys stay the 3D view's.
+    #[test]
+    fn a_focused_button_is_not_typing() {
+        let ctx = bevy_egui::egui::Context::default();
+        let tab = bevy_egui::egui::Event::Key {
+            key: bevy_egui::egui::Key::Tab,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: bevy_egui::egui::Modifiers::NONE,
+        };
+        for events in [vec![tab], vec![]] {
+            let input = bevy_egui::egui::RawInput {
+                events,
+                ..Default::default()
+            };
+            let _ = ctx.run_ui(input, |ui| {
+                let _ = ui.button("Build");
+            });
+        }
+        assert!(ctx.egui_wants_keyboard_input());
+        assert!(!ctx.text_edit_focused());
+    }
+
+    /// W moves the orbit's focus along the view, unless a text field has the keyboard.
+    #[test]
+    fn the_fly_keys_move_the_camera_unless_typing() {
+        for typing in [false, true] {
+            let mut app = App::new();
+            app.init_resource::<ButtonInput<KeyCode>>()
+                .init_resource::<Time>()
+                .insert_resource(TypingInUi(typing))
+                .add_systems(Update, fly);
+            let camera = app
+                .world_mut()
+                .spawn((MainCamera, PanOrbitCamera::default(), Transform::default()))
+                .id();
+            app.world_mut()
+                .resource_mut::<ButtonInput<KeyCode>>()
+                .press(KeyCode::KeyW);
+            app.world_mut()
+                .resource_mut::<Time>()
+                .advance_by(std::time::Duration::from_millis(100));
+            app.update();
+            let focus = app
+                .world()
+                .get::<PanOrbitCamera>(camera)
+                .unwrap()
+                .target_focus;
+            assert_eq!(focus.z < 0.0, !typing, "typing: {typing}, focus {focus}");
         }
     }
 }
