@@ -124,7 +124,8 @@ fn append_arrow(lines: &mut LineBatch, p: [f32; 3], q: [f32; 3], head: f32, colo
 }
 
 /// A solid vertical cylinder of 16 sides in the box `min`..`max`, its sides darker
-/// (`duDebugDrawCylinder`).
+/// (`duDebugDrawCylinder`); every face is counter-clockwise seen from outside, so culling
+/// back faces hides only the far side.
 fn append_cylinder(drawing: &mut DebugDraw, min: [f32; 3], max: [f32; 3], color: Rgba) {
     const SEGMENTS: usize = 16;
     let side = darken_col(color);
@@ -136,8 +137,8 @@ fn append_cylinder(drawing: &mut DebugDraw, min: [f32; 3], max: [f32; 3], color:
     };
     let tris = &mut drawing.triangles;
     for i in 1..SEGMENTS - 1 {
-        tris.triangle([at(0, min[1]), at(i + 1, min[1]), at(i, min[1])], side);
-        tris.triangle([at(0, max[1]), at(i, max[1]), at(i + 1, max[1])], color);
+        tris.triangle([at(0, min[1]), at(i, min[1]), at(i + 1, min[1])], side);
+        tris.triangle([at(0, max[1]), at(i + 1, max[1]), at(i, max[1])], color);
     }
     for i in 0..SEGMENTS {
         let j = (i + 1) % SEGMENTS;
@@ -381,5 +382,23 @@ fn append_grid(drawing: &mut DebugDraw, crowd: &Crowd, active: &[usize]) {
                 color,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_cylinders_face_outward() {
+        let mut drawing = DebugDraw::default();
+        append_cylinder(
+            &mut drawing,
+            [1.0, 2.0, 3.0],
+            [2.0, 4.0, 5.0],
+            rgba(0, 0, 0, 255),
+        );
+        assert_eq!(drawing.triangles.triangle_count(), 2 * 14 + 2 * 16);
+        assert!(drawing.triangles.faces_outward_from([1.5, 3.0, 4.0]));
     }
 }

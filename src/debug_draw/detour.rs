@@ -126,22 +126,32 @@ pub fn nav_mesh_polys_with_flags(mesh: &NavMesh, flags: u16, color: Rgba) -> Deb
 /// an off-mesh connection (`duDebugDrawNavMeshPoly`). Arcs go to the first line batch, which
 /// the caller provides (2 px in RecastDemo). An invalid reference draws nothing.
 pub fn append_nav_mesh_poly(drawing: &mut DebugDraw, mesh: &NavMesh, poly: PolyRef, color: Rgba) {
+    append_nav_mesh_poly_filled(drawing, mesh, poly, trans_col(color, 64));
+}
+
+/// Like [`append_nav_mesh_poly`], in `color` with its own opacity: for marks that must stand
+/// out from the navmesh under them.
+pub fn append_nav_mesh_poly_filled(
+    drawing: &mut DebugDraw,
+    mesh: &NavMesh,
+    poly: PolyRef,
+    color: Rgba,
+) {
     let Ok((slot, index)) = mesh.poly_location(poly) else {
         return;
     };
     let Some(tile) = mesh.tile(slot) else {
         return;
     };
-    let veil = trans_col(color, 64);
     if !tile.polys()[index].is_off_mesh_connection() {
-        detail_triangles(tile, index, veil, &mut drawing.triangles);
+        detail_triangles(tile, index, color, &mut drawing.triangles);
     } else if let (Some(con), Some(lines)) = (
         off_mesh_connection_of(tile, index),
         drawing.lines.first_mut(),
     ) {
         let bidir = con.flags & OFFMESH_CON_BIDIR != 0;
         let [a, b] = con.pos;
-        append_arc(lines, a, b, 0.25, if bidir { 0.6 } else { 0.0 }, 0.6, veil);
+        append_arc(lines, a, b, 0.25, if bidir { 0.6 } else { 0.0 }, 0.6, color);
     }
 }
 

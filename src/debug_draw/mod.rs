@@ -135,6 +135,36 @@ impl TriangleBatch {
     pub fn is_opaque(&self) -> bool {
         self.colors.iter().copied().all(is_opaque)
     }
+
+    /// Each triangle's centre and the normal of its front face (not normalised): the side its
+    /// corners run counter-clockwise seen from, in a right-handed frame, as OpenGL (RecastDemo)
+    /// and Bevy take it. Culling back faces keeps a triangle when its front faces the camera.
+    #[cfg(test)]
+    pub(crate) fn front_faces(&self) -> impl Iterator<Item = ([f32; 3], [f32; 3])> + '_ {
+        self.indices.chunks_exact(3).map(|t| {
+            let [a, b, c] = [0, 1, 2].map(|k| self.positions[t[k] as usize]);
+            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+            let normal = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let centre = [0, 1, 2].map(|k| (a[k] + b[k] + c[k]) / 3.0);
+            (centre, normal)
+        })
+    }
+
+    /// Whether every triangle's front faces away from `inside` (a closed solid around it).
+    #[cfg(test)]
+    pub(crate) fn faces_outward_from(&self, inside: [f32; 3]) -> bool {
+        self.front_faces().all(|(centre, normal)| {
+            (0..3)
+                .map(|k| (centre[k] - inside[k]) * normal[k])
+                .sum::<f32>()
+                > 0.0
+        })
+    }
 }
 
 /// Line segments drawn with one width in pixels.

@@ -105,7 +105,8 @@ pub fn obstacles(obstacles: &Obstacles) -> DebugDraw {
     drawing
 }
 
-/// A solid upright cylinder of 16 sides in `bmin`..`bmax` (`duDebugDrawCylinder`).
+/// A solid upright cylinder of 16 sides in `bmin`..`bmax` (`duDebugDrawCylinder`), every face
+/// counter-clockwise seen from outside.
 fn append_solid_cylinder(tris: &mut TriangleBatch, bmin: [f32; 3], bmax: [f32; 3], color: Rgba) {
     const SEGMENTS: usize = 16;
     let side = darken_col(color);
@@ -116,8 +117,8 @@ fn append_solid_cylinder(tris: &mut TriangleBatch, bmin: [f32; 3], bmax: [f32; 3
         [cx + a.cos() * rx, y, cz + a.sin() * rz]
     };
     for i in 1..SEGMENTS - 1 {
-        tris.triangle([at(0, bmin[1]), at(i + 1, bmin[1]), at(i, bmin[1])], side);
-        tris.triangle([at(0, bmax[1]), at(i, bmax[1]), at(i + 1, bmax[1])], color);
+        tris.triangle([at(0, bmin[1]), at(i, bmin[1]), at(i + 1, bmin[1])], side);
+        tris.triangle([at(0, bmax[1]), at(i + 1, bmax[1]), at(i, bmax[1])], color);
     }
     for i in 0..SEGMENTS {
         let j = (i + 1) % SEGMENTS;
@@ -312,4 +313,23 @@ fn layer_mesh(steps: &LayerSteps, cs: f32, ch: f32) -> DebugDraw {
     }
     drawing.lines.extend([inner, outer]);
     drawing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Obstacles are solids: culling back faces must hide only their far side.
+    #[test]
+    fn obstacle_solids_face_outward() {
+        let (bmin, bmax) = ([1.0, 2.0, 3.0], [2.0, 4.0, 5.0]);
+        let inside = [1.5, 3.0, 4.0];
+        let mut cylinder = TriangleBatch::default();
+        append_solid_cylinder(&mut cylinder, bmin, bmax, rgba(0, 0, 0, 255));
+        assert!(cylinder.faces_outward_from(inside));
+        let mut cuboid = TriangleBatch::default();
+        append_box(&mut cuboid, bmin, bmax, [rgba(0, 0, 0, 255); 6]);
+        assert_eq!(cuboid.triangle_count(), 12);
+        assert!(cuboid.faces_outward_from(inside));
+    }
 }

@@ -338,8 +338,8 @@ enum JobOutcome {
         elapsed: Duration,
         /// The tile whose stages were kept, and its read-out.
         inspected: Option<InspectedTile>,
-        /// Tiles rebuilt in place (`None`: the whole grid was built anew).
-        edited: Option<usize>,
+        /// What changed in place (`None`: the whole grid was built anew).
+        edited: Option<TileChanges>,
     },
     Unchanged,
     LoadFailed(String),
@@ -688,12 +688,8 @@ impl BuildState {
                     self.superseded += 1;
                     self.unshown_from = Some(Stage::Rasterize);
                 } else {
-                    match edited {
-                        Some(count) => log.info(format!(
-                            "Rebuilt {count} {} in {:.2} ms",
-                            if count == 1 { "tile" } else { "tiles" },
-                            elapsed.as_secs_f64() * 1000.0
-                        )),
+                    match &edited {
+                        Some(changes) => log.info(changes.describe(elapsed)),
                         None => log_tiles(log, &tiled, elapsed),
                     }
                     log_loose_links(log, &tiled.nav_mesh, &self.base_scene.input.geom_set);
@@ -1067,9 +1063,12 @@ fn edit_tiles(
 ) -> JobOutcome {
     let started = Instant::now();
     let mut tiled = (*base).clone();
-    let result = (|| -> crate::Result<(usize, Option<InspectedTile>)> {
+    let result = (|| -> crate::Result<(TileChanges, Option<InspectedTile>)> {
         let touched = tiled.update_authored(&scene.input)?;
-        let mut count = touched.len();
+        let mut changes = TileChanges {
+            rebuilt: touched.len(),
+            removed: Vec::new(),
+        };
         let mut inspected = None;
         if let Some((x, y)) = inspect.filter(|cell| touched.contains(cell)) {
             inspected = Some(inspect_tile(&mut tiled, &scene.input, x, y)?);
@@ -1078,19 +1077,21 @@ fn edit_tiles(
             match edit {
                 TileEdit::Build(x, y) => {
                     inspected = Some(inspect_tile(&mut tiled, &scene.input, x, y)?);
-                    count += 1;
+                    changes.rebuilt += 1;
                 }
                 TileEdit::Remove(x, y) => {
                     tiled.remove_tile(x, y)?;
-                    count += 1;
+                    changes.removed.push((x, y));
                 }
                 TileEdit::BuildAll => {
                     tiled.rebuild_all(&scene.input)?;
-                    count += tiled.tiles.len();
+                    changes.rebuilt += tiled.tiles.len();
                 }
                 TileEdit::RemoveAll => {
                     tiled.remove_all()?;
-                    count += tiled.tiles.len();
+                    changes
+                        .removed
+                        .extend(tiled.tiles.iter().map(|t| (t.x, t.y)));
                 }
                 TileEdit::Restore(presence) => {
                     if presence.len() != tiled.tiles.len() {
@@ -1104,30 +1105,67 @@ fn edit_tiles(
                     let cells: Vec<(i32, i32)> = tiled.tiles.iter().map(|t| (t.x, t.y)).collect();
                     for ((&want, have), (x, y)) in presence.iter().zip(now).zip(cells) {
                         match (want, have) {
-                            (true, false) => tiled.rebuild_tile(&scene.input, x, y).map(|_| ())?,
-                            (false, true) => tiled.remove_tile(x, y)?,
-                            _ => continue,
+                            (true, false) => {
+                                tiled.rebuild_tile(&scene.input, x, y)?;
+                                changes.rebuilt += 1;
+                            }
+                            (false, true) => {
+                                tiled.remove_tile(x, y)?;
+                                changes.removed.push((x, y));
+                            }
+                            _ => {}
                         }
-                        count += 1;
                     }
                 }
             }
         }
-        Ok((count, inspected))
+        Ok((changes, inspected))
     })();
     match result {
-        Ok((count, inspected)) => JobOutcome::BuiltTiles {
+        Ok((changes, inspected)) => JobOutcome::BuiltTiles {
             scene: None,
             tiled: Box::new(tiled),
             elapsed: started.elapsed(),
             inspected,
-            edited: Some(count),
+            edited: Some(changes),
         },
         Err(err) => JobOutcome::BuildFailed {
             scene: None,
             error: err.to_string(),
             stopped: None,
         },
+    }
+}
+
+/// What an incremental Tile Mesh job changed, for its log line.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct TileChanges {
+    /// Tiles built again.
+    rebuilt: usize,
+    /// The tiles taken out, in order.
+    removed: Vec<(i32, i32)>,
+}
+
+impl TileChanges {
+    /// "Rebuilt 3 tiles in 1.20 ms", "Removed tile (4, 2)", "Removed 12 tiles", or both.
+    fn describe(&self, elapsed: Duration) -> String {
+        let tiles = |n: usize| if n == 1 { "tile" } else { "tiles" };
+        let removed = match self.removed.as_slice() {
+            [] => None,
+            [(x, y)] => Some(format!("tile ({x}, {y})")),
+            all => Some(format!("{} tiles", all.len())),
+        };
+        let ms = elapsed.as_secs_f64() * 1000.0;
+        match (self.rebuilt, removed) {
+            (0, Some(removed)) => format!("Removed {removed}"),
+            (n, None) => format!("Rebuilt {n} {} in {ms:.2} ms", tiles(n)),
+            (n, Some(removed)) => {
+                format!(
+                    "Rebuilt {n} {} and removed {removed} in {ms:.2} ms",
+                    tiles(n)
+                )
+            }
+        }
     }
 }
 
@@ -1309,6 +1347,24 @@ pub(crate) mod tests {
 
     fn state(app: &App) -> &BuildState {
         app.world().resource::<BuildState>()
+    }
+
+    #[test]
+    fn tile_edits_are_logged_by_what_they_did() {
+        let changes = |rebuilt, removed: &[(i32, i32)]| {
+            TileChanges {
+                rebuilt,
+                removed: removed.to_vec(),
+            }
+            .describe(Duration::from_micros(1500))
+        };
+        assert_eq!(changes(1, &[]), "Rebuilt 1 tile in 1.50 ms");
+        assert_eq!(changes(0, &[(4, 2)]), "Removed tile (4, 2)");
+        assert_eq!(changes(0, &[(0, 0), (1, 0)]), "Removed 2 tiles");
+        assert_eq!(
+            changes(3, &[(4, 2)]),
+            "Rebuilt 3 tiles and removed tile (4, 2) in 1.50 ms"
+        );
     }
 
     #[test]

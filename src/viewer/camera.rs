@@ -1,17 +1,19 @@
-//! The 3D camera: bevy_panorbit_camera's orbit (right button, as RecastDemo rotates), pan
-//! (middle button) and zoom (wheel), plus RecastDemo's W/A/S/D/Q/E fly keys with Shift for slow
-//! movement, RecastDemo's fog, and framing the mesh whenever a new scene is shown.
+//! The 3D camera: bevy_panorbit_camera's orbit (right button, as RecastDemo rotates) and pan
+//! (middle button), a wheel zoom of equal steps in and out, plus RecastDemo's W/A/S/D/Q/E fly
+//! keys with Shift for slow movement, RecastDemo's fog, and framing the mesh whenever a new
+//! scene is shown.
 
 use std::f32::consts::FRAC_PI_4;
 
 use bevy::camera::CameraOutputMode;
 use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::input::mouse::{MouseScrollUnit, MouseWheel};
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::render_resource::BlendState;
 use bevy_egui::input::EguiWantsInput;
-use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
+use bevy_egui::{EguiContexts, EguiGlobalSettings, EguiPrimaryContextPass, PrimaryEguiContext};
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
 use crate::viewer::build::BuildState;
@@ -24,10 +26,22 @@ const FOG_COLOR: Color = Color::srgb(0.32, 0.31, 0.30);
 /// Fly speed in units per second, and with Shift held (RecastDemo's values).
 const FLY_SPEED: f32 = 22.0;
 const SLOW_FLY_SPEED: f32 = 4.0;
+/// What one wheel notch divides (in) or multiplies (out) the orbit radius by.
+const ZOOM_STEP: f32 = 1.1;
+/// Pixels of smooth (touchpad) scrolling that make one notch.
+const PIXELS_PER_NOTCH: f32 = 100.0;
 
 /// The viewer's one 3D camera.
 #[derive(Component)]
 pub struct MainCamera;
+
+/// Whether a text field of the panels (or a number being typed into a slider's box) has the
+/// keyboard, as of the last egui pass: then the keys are the text's, not the fly keys. egui's
+/// own `wants_keyboard_input` is true while any widget has the focus, and Tab (which also
+/// shows and hides the panels) gives it to the first button until a click elsewhere: W/A/S/D
+/// stopped until the 3D view was clicked.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TypingInUi(pub bool);
 
 pub struct CameraPlugin;
 
@@ -35,9 +49,19 @@ impl Plugin for CameraPlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(PanOrbitCameraPlugin)
             .insert_resource(ClearColor(CLEAR_COLOR))
+            .init_resource::<TypingInUi>()
             .add_systems(Startup, spawn_camera)
+            .add_systems(EguiPrimaryContextPass, note_typing)
             // Update runs before the orbit camera's own systems in PostUpdate.
-            .add_systems(Update, (frame_new_scene, fly, yield_pointer_to_ui));
+            .add_systems(
+                Update,
+                (
+                    frame_new_scene,
+                    fly,
+                    yield_pointer_to_ui,
+                    wheel_zoom.after(yield_pointer_to_ui),
+                ),
+            );
     }
 }
 
@@ -64,6 +88,8 @@ fn spawn_camera(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSett
         PanOrbitCamera {
             button_orbit: MouseButton::Right,
             button_pan: MouseButton::Middle,
+            // `wheel_zoom` zooms instead.
+            zoom_sensitivity: 0.0,
             ..default()
         },
         Projection::Perspective(PerspectiveProjection {
@@ -133,19 +159,26 @@ fn frame_new_scene(
     }
 }
 
+/// Notes whether a text field has the keyboard ([`TypingInUi`]).
+fn note_typing(mut contexts: EguiContexts, mut typing: ResMut<TypingInUi>) -> Result {
+    let now = TypingInUi(contexts.ctx_mut()?.text_edit_focused());
+    typing.set_if_neq(now);
+    Ok(())
+}
+
 /// RecastDemo's key movement: W/S along the view, A/D sideways, Q/E (or PageUp/PageDown) up and
-/// down, Shift slow; speed eases in over a quarter second.
+/// down, Shift slow; speed eases in over a quarter second. Not while typing in a text field.
 fn fly(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
-    egui_input: Option<Res<EguiWantsInput>>,
+    typing: Res<TypingInUi>,
     mut ease: Local<f32>,
     mut cameras: Query<(&mut PanOrbitCamera, &Transform), With<MainCamera>>,
 ) {
     let Ok((mut orbit, transform)) = cameras.single_mut() else {
         return;
     };
-    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+    if typing.0 {
         return;
     }
     let axis = |plus: &[KeyCode], minus: &[KeyCode]| {
@@ -184,6 +217,33 @@ fn fly(
     orbit.force_update = true;
 }
 
+/// The wheel zooms by a constant factor per notch, so steps in and out cancel (the orbit
+/// camera's own zoom adds a fifth of the radius each notch: six in and six out ended 22 %
+/// closer); not while egui has the pointer.
+fn wheel_zoom(
+    mut wheel: MessageReader<MouseWheel>,
+    mut cameras: Query<&mut PanOrbitCamera, With<MainCamera>>,
+) {
+    let notches: f32 = wheel
+        .read()
+        .map(|event| match event.unit {
+            MouseScrollUnit::Line => event.y,
+            MouseScrollUnit::Pixel => event.y / PIXELS_PER_NOTCH,
+        })
+        .sum();
+    let Ok(mut orbit) = cameras.single_mut() else {
+        return;
+    };
+    if notches != 0.0 && orbit.enabled {
+        orbit.target_radius = zoomed_radius(orbit.target_radius, notches);
+    }
+}
+
+/// The orbit radius `notches` wheel notches from `radius` (positive: closer).
+fn zoomed_radius(radius: f32, notches: f32) -> f32 {
+    radius * ZOOM_STEP.powf(-notches)
+}
+
 /// Leaves the mouse to egui while it is over a panel or dragging a widget.
 fn yield_pointer_to_ui(
     egui_input: Option<Res<EguiWantsInput>>,
@@ -197,5 +257,131 @@ fn yield_pointer_to_ui(
         if orbit.enabled == wants {
             orbit.enabled = !wants;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn six_notches_in_and_six_out_return_to_the_same_radius() {
+        let start = 40.0;
+        let mut radius = start;
+        for _ in 0..6 {
+            radius = zoomed_radius(radius, 1.0);
+        }
+        assert!(
+            (radius - start / ZOOM_STEP.powi(6)).abs() < 1e-3,
+            "{radius}"
+        );
+        for _ in 0..6 {
+            radius = zoomed_radius(radius, -1.0);
+        }
+        assert!((radius - start).abs() < 1e-4 * start, "{radius}");
+    }
+
+    /// Tab gives egui's focus to a button: egui then "wants the keyboard", yet no text is typed,
+    /// so the fly keys stay the 3D view's.
+    #[test]
+    fn a_focused_button_is_not_typing() {
+        let ctx = bevy_egui::egui::Context::default();
+        let tab = bevy_egui::egui::Event::Key {
+            key: bevy_egui::egui::Key::Tab,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: bevy_egui::egui::Modifiers::NONE,
+        };
+        for events in [vec![tab], vec![]] {
+            let input = bevy_egui::egui::RawInput {
+                events,
+                ..Default::default()
+            };
+            let _ = ctx.run_ui(input, |ui| {
+                let _ = ui.button("Build");
+            });
+        }
+        assert!(ctx.egui_wants_keyboard_input());
+        assert!(!ctx.text_edit_focused());
+    }
+
+    /// W moves the orbit's focus along the view, unless a text field has the keyboard.
+    #[test]
+    fn the_fly_keys_move_the_camera_unless_typing() {
+        for typing in [false, true] {
+            let mut app = App::new();
+            app.init_resource::<ButtonInput<KeyCode>>()
+                .init_resource::<Time>()
+                .insert_resource(TypingInUi(typing))
+                .add_systems(Update, fly);
+            let camera = app
+                .world_mut()
+                .spawn((MainCamera, PanOrbitCamera::default(), Transform::default()))
+                .id();
+            app.world_mut()
+                .resource_mut::<ButtonInput<KeyCode>>()
+                .press(KeyCode::KeyW);
+            app.world_mut()
+                .resource_mut::<Time>()
+                .advance_by(std::time::Duration::from_millis(100));
+            app.update();
+            let focus = app
+                .world()
+                .get::<PanOrbitCamera>(camera)
+                .unwrap()
+                .target_focus;
+            assert_eq!(focus.z < 0.0, !typing, "typing: {typing}, focus {focus}");
+        }
+    }
+
+    /// Wheel messages move the orbit camera's target radius, unless egui has the pointer.
+    #[test]
+    fn the_wheel_scales_the_orbit_radius() {
+        let mut app = App::new();
+        app.add_message::<MouseWheel>()
+            .add_systems(Update, wheel_zoom);
+        let camera = app
+            .world_mut()
+            .spawn((
+                MainCamera,
+                PanOrbitCamera {
+                    target_radius: 10.0,
+                    ..default()
+                },
+            ))
+            .id();
+        let notch = |y: f32, unit| MouseWheel {
+            unit,
+            x: 0.0,
+            y,
+            window: Entity::PLACEHOLDER,
+            phase: bevy::input::touch::TouchPhase::Moved,
+        };
+        let radius = |app: &App| {
+            app.world()
+                .get::<PanOrbitCamera>(camera)
+                .unwrap()
+                .target_radius
+        };
+        app.world_mut()
+            .write_message(notch(1.0, MouseScrollUnit::Line));
+        app.update();
+        assert!((radius(&app) - 10.0 / ZOOM_STEP).abs() < 1e-5);
+        app.world_mut()
+            .write_message(notch(-PIXELS_PER_NOTCH, MouseScrollUnit::Pixel));
+        app.update();
+        assert!((radius(&app) - 10.0).abs() < 1e-5);
+        app.world_mut()
+            .get_mut::<PanOrbitCamera>(camera)
+            .unwrap()
+            .enabled = false;
+        app.world_mut()
+            .write_message(notch(3.0, MouseScrollUnit::Line));
+        app.update();
+        assert!(
+            (radius(&app) - 10.0).abs() < 1e-5,
+            "over a panel the wheel scrolls it"
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::recast::config::calc_grid_size;
 use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
 use crate::viewer::camera::MainCamera;
-use crate::viewer::draw::{DrawMode, DrawStats, WatershedView};
+use crate::viewer::draw::{CullBackFaces, DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{self, OpenDialog, RecentFiles, SampleMeshes};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
 use crate::viewer::picking::PointerHit;
@@ -32,6 +32,8 @@ const LOG_HEIGHT: f32 = 200.0;
 const MIN_VIEWPORT: UVec2 = UVec2::new(200, 150);
 /// How long an error toast stays up.
 const TOAST_TIME: Duration = Duration::from_secs(6);
+/// egui's Small text, which hints and read-outs use, in points (egui's own 9 is hard to read).
+const SMALL_TEXT_SIZE: f32 = 12.0;
 
 /// Which parts of the interface are shown.
 #[derive(Resource)]
@@ -58,8 +60,27 @@ impl Plugin for UiPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<UiVisibility>()
             .add_systems(Update, shortcuts)
-            .add_systems(EguiPrimaryContextPass, draw_ui);
+            .add_systems(EguiPrimaryContextPass, draw_ui)
+            .add_systems(EguiPrimaryContextPass, set_text_sizes.before(draw_ui));
     }
+}
+
+/// Sets the text sizes once, on the first frame of the panels' egui context.
+fn set_text_sizes(mut contexts: EguiContexts, mut done: Local<bool>) -> Result {
+    if !*done {
+        readable_small_text(contexts.ctx_mut()?);
+        *done = true;
+    }
+    Ok(())
+}
+
+/// Makes egui's Small text readable, in every theme.
+fn readable_small_text(ctx: &egui::Context) {
+    ctx.all_styles_mut(|style| {
+        if let Some(font) = style.text_styles.get_mut(&egui::TextStyle::Small) {
+            font.size = SMALL_TEXT_SIZE;
+        }
+    });
 }
 
 fn shortcuts(
@@ -98,6 +119,7 @@ struct UiParams<'w, 's> {
     pointer: Res<'w, PointerHit>,
     stats: Res<'w, DrawStats>,
     watershed: ResMut<'w, WatershedView>,
+    cull_back_faces: ResMut<'w, CullBackFaces>,
     requests: MessageWriter<'w, BuildRequest>,
     shown_nav_mesh: Res<'w, ShownNavMesh>,
     nav_mesh_requests: MessageWriter<'w, NavMeshRequest>,
@@ -292,6 +314,7 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
         ui.menu_button("View", |ui| {
             ui.checkbox(&mut p.visibility.log, "Build Log");
             ui.checkbox(&mut p.visibility.tools, "Tools Panel");
+            ui.checkbox(&mut p.cull_back_faces.0, "Cull back faces");
             let mut in_app = files::uses_in_app_browser();
             if ui
                 .checkbox(&mut in_app, "In-app file browser")
@@ -830,9 +853,10 @@ fn stage_info(ui: &mut egui::Ui, state: &BuildState, mode: DrawMode) {
 
 fn tools_panel(ui: &mut egui::Ui, p: &mut UiParams) {
     ui.heading("Tools");
+    let listed = p.tools.listed(p.state.sample);
     let Tools { tools, active, .. } = &mut *p.tools;
-    for (i, tool) in tools.iter().enumerate() {
-        ui.radio_value(active, i, tool.name());
+    for i in listed {
+        ui.radio_value(active, i, tools[i].name());
     }
     ui.separator();
     let ctx = tool_context(&p.state, &p.shown_nav_mesh, &p.pointer);
@@ -856,4 +880,19 @@ fn log_panel(ui: &mut egui::Ui, log: &ViewerLog) {
                 });
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_text_is_readable_in_every_theme() {
+        let ctx = egui::Context::default();
+        readable_small_text(&ctx);
+        for theme in [egui::Theme::Dark, egui::Theme::Light] {
+            let size = ctx.style_of(theme).text_styles[&egui::TextStyle::Small].size;
+            assert!(size >= 12.0, "{theme:?}: {size}");
+        }
+    }
 }

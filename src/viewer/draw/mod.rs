@@ -20,7 +20,7 @@ use bevy::asset::RenderAssetUsages;
 use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::render::render_resource::{Extent3d, Face, TextureDimension, TextureFormat};
 
 use crate::bake::solo::Stage;
 use crate::debug_draw::{self, DebugDraw, Rgba};
@@ -202,6 +202,19 @@ pub struct DrawStats {
     pub last_rebuild: Option<(&'static str, Duration, usize, usize)>,
 }
 
+/// Whether the debug drawings hide the faces turned away from the camera, as RecastDemo does
+/// (`GL_CULL_FACE` with OpenGL's counter-clockwise front faces, which are Bevy's too): seen
+/// from above, a dungeon's ceilings face away (down, into the rooms) and its navmesh shows
+/// through them. On by default; the View menu turns it off.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CullBackFaces(pub bool);
+
+impl Default for CullBackFaces {
+    fn default() -> Self {
+        Self(true)
+    }
+}
+
 /// Shared assets of the debug drawings.
 #[derive(Resource)]
 pub struct DrawAssets {
@@ -241,7 +254,12 @@ impl Plugin for DrawPlugin {
         app.init_resource::<DrawMode>()
             .init_resource::<RetainedLayers>()
             .init_resource::<DrawStats>()
+            .init_resource::<CullBackFaces>()
             .add_systems(PreStartup, create_assets)
+            .add_systems(
+                Update,
+                apply_face_culling.run_if(resource_changed::<CullBackFaces>),
+            )
             .add_plugins((
                 InputMeshDrawPlugin,
                 VoxelDrawPlugin,
@@ -266,11 +284,10 @@ fn create_assets(
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut images: ResMut<Assets<Image>>,
 ) {
+    // Back faces are culled, Bevy's default, until `apply_face_culling` says otherwise.
     let base = StandardMaterial {
         base_color: Color::WHITE,
         unlit: true,
-        cull_mode: None,
-        double_sided: true,
         ..default()
     };
     let opaque = materials.add(base.clone());
@@ -289,6 +306,26 @@ fn create_assets(
         blended,
         textured,
     });
+}
+
+/// Culls the back faces of the debug materials, or shows both sides, as [`CullBackFaces`]
+/// says; a material already set so is left untouched (a write would upload it again).
+fn apply_face_culling(
+    cull: Res<CullBackFaces>,
+    assets: Res<DrawAssets>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let cull_mode = cull.0.then_some(Face::Back);
+    for handle in [&assets.opaque, &assets.blended, &assets.textured] {
+        if materials
+            .get(handle)
+            .is_some_and(|m| m.cull_mode != cull_mode)
+            && let Some(mut material) = materials.get_mut(handle)
+        {
+            material.cull_mode = cull_mode;
+            material.double_sided = !cull.0;
+        }
+    }
 }
 
 /// RecastDemo's grid texture: white with a light grey line on two edges, repeated.
@@ -765,6 +802,48 @@ mod tests {
                 per_frame.as_secs_f64() * 1000.0
             );
         }
+    }
+
+    /// Culling back faces keeps the walkable surfaces in view from above: the navmesh, and the
+    /// Recast polygons and detail triangles it is made of, are counter-clockwise seen from above.
+    #[test]
+    fn walkable_surfaces_face_up() {
+        let mut app = crate::viewer::build::tests::build_app();
+        crate::viewer::build::tests::settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        let build = state.build.as_deref().expect("a solo build");
+        let mesh = build.nav_mesh.as_deref().expect("a navmesh");
+        for (name, drawing) in [
+            ("navmesh", debug_draw::detour::nav_mesh(mesh, default())),
+            ("poly mesh", debug_draw::recast::poly_mesh(&build.poly_mesh)),
+            (
+                "detail mesh",
+                debug_draw::recast::poly_mesh_detail(&build.detail_mesh),
+            ),
+        ] {
+            let ups: Vec<f32> = drawing.triangles.front_faces().map(|(_, n)| n[1]).collect();
+            assert!(ups.iter().any(|&y| y > 0.0), "{name}: nothing faces up");
+            assert!(
+                ups.iter().all(|&y| y >= 0.0),
+                "{name}: a triangle faces down"
+            );
+        }
+    }
+
+    #[test]
+    fn the_view_toggle_culls_back_faces_or_shows_both_sides() {
+        let mut app = draw_app();
+        app.update();
+        let cull_modes = |app: &App| {
+            let assets = app.world().resource::<DrawAssets>();
+            let materials = app.world().resource::<Assets<StandardMaterial>>();
+            [&assets.opaque, &assets.blended, &assets.textured]
+                .map(|h| materials.get(h).map(|m| (m.cull_mode, m.double_sided)))
+        };
+        assert_eq!(cull_modes(&app), [Some((Some(Face::Back), false)); 3]);
+        app.world_mut().resource_mut::<CullBackFaces>().0 = false;
+        app.update();
+        assert_eq!(cull_modes(&app), [Some((None, true)); 3]);
     }
 
     #[test]

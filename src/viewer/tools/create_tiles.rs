@@ -197,7 +197,7 @@ impl Tool for CreateTilesTool {
 mod tests {
     use super::*;
     use crate::viewer::build::tests::{build_app, first_built_tile, settle};
-    use crate::viewer::build::tile_presence;
+    use crate::viewer::build::{ViewerLog, tile_presence};
     use crate::viewer::navmesh::ShownNavMesh;
     use crate::viewer::picking::PointerHit;
     use crate::viewer::tools::tool_context;
@@ -236,6 +236,9 @@ mod tests {
         app.world_mut()
             .write_message(BuildRequest::Tiles(TileEdit::Remove(x, y)));
         settle(&mut app);
+        let log = &app.world().resource::<ViewerLog>().lines;
+        let removed = format!("Removed tile ({x}, {y})");
+        assert!(log.iter().any(|(_, line)| *line == removed), "{log:?}");
         let state = app.world().resource::<BuildState>();
         let tiled = state.tiled.as_deref().unwrap();
         assert!(tiled.nav_mesh.tile_at(x, y, 0).is_none());

@@ -1050,6 +1050,40 @@ mod tests {
         Hit::from_above(Vec3::from_array(p))
     }
 
+    /// A click on the update graph gives it no keyboard focus: the fly keys stay the 3D view's.
+    #[test]
+    fn clicking_the_graph_leaves_the_keyboard_to_the_view() {
+        let tool = CrowdTool::default();
+        let ctx = egui::Context::default();
+        let at = egui::pos2(150.0, 60.0);
+        let button = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        let mut pressed_on_graph = false;
+        for events in [
+            vec![egui::Event::PointerMoved(at)],
+            vec![button(true)],
+            vec![button(false)],
+            vec![],
+        ] {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(800.0, 600.0),
+                )),
+                events,
+                ..Default::default()
+            };
+            let _ = ctx.run_ui(input, |ui| tool.graph_ui(ui));
+            pressed_on_graph |= ctx.egui_is_using_pointer();
+        }
+        assert!(pressed_on_graph, "the click landed on the graph");
+        assert!(!ctx.egui_wants_keyboard_input());
+    }
+
     /// Two points on the built navmesh, from workload P's generator.
     fn two_points(nav: &NavMesh) -> ([f32; 3], [f32; 3]) {
         let query = NavMeshQuery::new(nav, SPAWN_QUERY_NODES).unwrap();

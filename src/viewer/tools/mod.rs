@@ -4,6 +4,8 @@
 //! paths). This module is the framework; each tool has a file of its own ([`test_nav_mesh`],
 //! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`crowds`], [`temp_obstacles`],
 //! [`highlight_tile_cache`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
+//! As in RecastDemo, each sample lists only its own tools ([`Tools::listed`]), Navlab's own
+//! (Pick) after them.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
@@ -33,7 +35,7 @@ use crate::detour::NavMesh;
 use crate::detour::query::{NavMeshQuery, NodePool};
 use crate::input::GeomSet;
 use crate::viewer::build::{
-    BuildRequest, BuildState, ObstacleEdit, TileEdit, ViewerLog, tile_presence,
+    BuildRequest, BuildState, ObstacleEdit, Sample, TileEdit, ViewerLog, tile_presence,
 };
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::labels::{Label, WorldLabels};
@@ -158,6 +160,65 @@ pub struct Tools {
     seen_active: Option<usize>,
 }
 
+impl Tools {
+    /// The tools the Tools panel lists for `sample`, as indices into `tools`: RecastDemo's
+    /// for that sample in its order, then Navlab's own (those no RecastDemo sample has).
+    pub fn listed(&self, sample: Sample) -> Vec<usize> {
+        let in_recastdemo = |name: &str| {
+            Sample::ALL
+                .iter()
+                .any(|&s| recastdemo_tools(s).contains(&name))
+        };
+        let index_of = |name: &&str| self.tools.iter().position(|t| t.name() == *name);
+        let mut listed: Vec<usize> = recastdemo_tools(sample)
+            .iter()
+            .filter_map(index_of)
+            .collect();
+        listed.extend((0..self.tools.len()).filter(|&i| !in_recastdemo(self.tools[i].name())));
+        listed
+    }
+
+    /// Keeps the active tool if `sample` lists it, else makes the first listed one active
+    /// (after a switch of sample).
+    fn keep_listed(&mut self, sample: Sample) {
+        let listed = self.listed(sample);
+        if !listed.contains(&self.active)
+            && let Some(&first) = listed.first()
+        {
+            self.active = first;
+        }
+    }
+}
+
+/// The tools of a RecastDemo sample, in the order its `drawToolsUI` lists them.
+fn recastdemo_tools(sample: Sample) -> &'static [&'static str] {
+    match sample {
+        Sample::SoloMesh => &[
+            "Test Navmesh",
+            "Prune Navmesh",
+            "Create Off-Mesh Links",
+            "Create Convex Volumes",
+            "Create Crowds",
+        ],
+        Sample::TileMesh => &[
+            "Test Navmesh",
+            "Prune Navmesh",
+            "Create Tiles",
+            "Create Off-Mesh Links",
+            "Create Convex Volumes",
+            "Create Crowds",
+        ],
+        Sample::TempObstacles => &[
+            "Test Navmesh",
+            "Highlight Tile Cache",
+            "Create Temp Obstacles",
+            "Create Off-Mesh Links",
+            "Create Convex Volumes",
+            "Create Crowds",
+        ],
+    }
+}
+
 /// Registers tools from their plugins.
 pub trait ToolAppExt {
     fn register_tool(&mut self, tool: impl Tool) -> &mut Self;
@@ -275,6 +336,7 @@ fn run_active_tool(
         _ => &*keys,
     };
     let tools = &mut *tools;
+    tools.keep_listed(ctx.state.sample);
     let active = tools.active;
     if tools.seen_active != Some(active) {
         if let Some(tool) = tools.seen_active.and_then(|i| tools.tools.get_mut(i)) {
@@ -426,4 +488,48 @@ fn sync_state_overlay(overlay: Res<StateOverlay>, mut params: LayerParams) {
 fn sync_tool_overlay(overlay: Res<ToolOverlay>, mut params: LayerParams) {
     let version = (!overlay.drawing.is_empty()).then_some(overlay.version);
     sync_layer(&mut params, "Tool", version, || overlay.drawing.clone());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(tools: &Tools, sample: Sample) -> Vec<&'static str> {
+        tools
+            .listed(sample)
+            .into_iter()
+            .map(|i| tools.tools[i].name())
+            .collect()
+    }
+
+    #[test]
+    fn each_sample_lists_its_recastdemo_tools_then_pick() {
+        let mut app = App::new();
+        app.add_plugins(ToolsPlugin);
+        let tools = app.world_mut().remove_resource::<Tools>().unwrap();
+        for sample in Sample::ALL {
+            let mut expected = recastdemo_tools(sample).to_vec();
+            expected.push("Pick");
+            assert_eq!(names(&tools, sample), expected, "{}", sample.label());
+        }
+    }
+
+    #[test]
+    fn switching_sample_keeps_the_active_tool_where_it_is_listed() {
+        let mut app = App::new();
+        app.add_plugins(ToolsPlugin);
+        let mut tools = app.world_mut().remove_resource::<Tools>().unwrap();
+        let index = |tools: &Tools, name| tools.tools.iter().position(|t| t.name() == name);
+        tools.active = index(&tools, "Create Crowds").unwrap();
+        tools.keep_listed(Sample::TempObstacles);
+        assert_eq!(tools.tools[tools.active].name(), "Create Crowds");
+        tools.active = index(&tools, "Prune Navmesh").unwrap();
+        tools.keep_listed(Sample::TileMesh);
+        assert_eq!(tools.tools[tools.active].name(), "Prune Navmesh");
+        tools.keep_listed(Sample::TempObstacles);
+        assert_eq!(tools.tools[tools.active].name(), "Test Navmesh");
+        tools.active = index(&tools, "Create Tiles").unwrap();
+        tools.keep_listed(Sample::SoloMesh);
+        assert_eq!(tools.tools[tools.active].name(), "Test Navmesh");
+    }
 }

@@ -1,11 +1,15 @@
 //! The Pick tool: what is under the cursor at every stage (the triangle and its slope, the voxel
-//! column, the compact span with its region and distance, the polygon).
+//! column, the compact span with its region and distance, the poly mesh polygon) and the
+//! polygon of the navmesh on screen, whichever sample made it.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::bake::solo::Build;
+use crate::detour::query::tester::POLY_PICK_EXT;
+use crate::detour::query::{NavMeshQuery, QueryFilter};
+use crate::detour::{NavMesh, PolyRef};
 use crate::input::obj::TriMesh;
 use crate::recast::compact::CompactHeightfield;
 use crate::recast::poly_mesh::PolyMesh;
@@ -21,8 +25,11 @@ impl Plugin for PickToolPlugin {
     }
 }
 
+/// Nodes of the query that finds the navmesh polygon (a nearest-polygon search uses none).
+const PICK_QUERY_NODES: usize = 16;
+
 /// Shows the triangle under the cursor with its slope, the voxel column's spans, the compact
-/// span with its region and distance, and the polygon; a click pins the point.
+/// span with its region and distance, and the polygons; a click pins the point.
 #[derive(Default)]
 pub struct PickTool {
     pinned: Option<Hit>,
@@ -42,19 +49,42 @@ pub struct PickInfo {
     pub spans: Vec<(f32, f32, u8)>,
     /// The compact span nearest the point: (floor height, region, area, distance).
     pub compact_span: Option<(f32, u16, u8, Option<u16>)>,
-    /// The polygon under the point: (index, region, area, vertex count).
+    /// The poly mesh polygon under the point, when the stages are shown: (index, region, area,
+    /// vertex count).
     pub polygon: Option<(usize, u16, u8, usize)>,
+    /// The polygon of the navmesh on screen under the point.
+    pub nav_polygon: Option<NavPolygon>,
+}
+
+/// A navmesh polygon as the Pick tool reports it.
+#[derive(Debug, PartialEq)]
+pub struct NavPolygon {
+    pub poly: PolyRef,
+    /// Its tile's grid cell and layer.
+    pub tile: (i32, i32, i32),
+    pub vertices: usize,
+    pub area: u8,
+    pub flags: u16,
 }
 
 impl PickInfo {
-    /// Gathers the report for `hit` from the input mesh and, when present, the build.
-    pub fn gather(mesh: &TriMesh, build: Option<&Build>, max_slope: f32, hit: Hit) -> Self {
+    /// Gathers the report for `hit` from the input mesh and, when present, the build with its
+    /// stages and the navmesh on screen (Tile Mesh and Temp Obstacles keep no stages but a
+    /// tile's, yet show a navmesh).
+    pub fn gather(
+        mesh: &TriMesh,
+        build: Option<&Build>,
+        nav_mesh: Option<&NavMesh>,
+        max_slope: f32,
+        hit: Hit,
+    ) -> Self {
         let n = hit.normal(mesh);
         let slope_degrees = n.y.clamp(-1.0, 1.0).acos().to_degrees();
         let mut info = PickInfo {
             triangle: hit.triangle,
             slope_degrees,
             walkable_slope: n.y >= max_slope.to_radians().cos(),
+            nav_polygon: nav_mesh.and_then(|nav| nav_polygon_under(nav, hit.point)),
             ..Default::default()
         };
         let Some(build) = build else {
@@ -104,6 +134,26 @@ fn nearest_compact_span(
                 chf.dist.get(i).copied(),
             )
         })
+}
+
+/// The navmesh polygon the point lies over (in xz), nearest in height within Test Navmesh's
+/// pick box.
+fn nav_polygon_under(nav: &NavMesh, p: Vec3) -> Option<NavPolygon> {
+    let query = NavMeshQuery::new(nav, PICK_QUERY_NODES).ok()?;
+    let (_, nearest) =
+        query.find_nearest_poly(&p.to_array(), &POLY_PICK_EXT, &QueryFilter::default());
+    if nearest.poly_ref == 0 || !nearest.is_over_poly {
+        return None;
+    }
+    let (tile, poly) = nav.tile_and_poly_by_ref(nearest.poly_ref).ok()?;
+    let header = tile.header();
+    Some(NavPolygon {
+        poly: nearest.poly_ref,
+        tile: (header.x, header.y, header.layer),
+        vertices: poly.vertex_indices().len(),
+        area: poly.area(),
+        flags: poly.flags,
+    })
 }
 
 /// The polygon whose outline contains the point on the xz-plane, nearest in height.
@@ -165,6 +215,7 @@ impl Tool for PickTool {
         let info = PickInfo::gather(
             &state.scene.input.mesh,
             state.stage_build(),
+            ctx.nav_mesh,
             state.settings.agent_max_slope,
             hit,
         );
@@ -199,11 +250,17 @@ impl Tool for PickTool {
                 "Compact span: floor {floor:.2}, region {reg}, area {area}, distance {dist}"
             ));
         }
-        match info.polygon {
-            Some((index, reg, area, n)) => ui.label(format!(
-                "Polygon {index}: {n} vertices, region {reg}, area {area}"
+        if let Some((index, reg, area, n)) = info.polygon {
+            ui.label(format!(
+                "Poly mesh polygon {index}: {n} vertices, region {reg}, area {area}"
+            ));
+        }
+        match info.nav_polygon {
+            Some(p) => ui.label(format!(
+                "Navmesh polygon {:#x} (tile {}, {}, layer {}): {} vertices, area {}, flags {:#06x}",
+                p.poly, p.tile.0, p.tile.1, p.tile.2, p.vertices, p.area, p.flags
             )),
-            None => ui.label("No polygon here."),
+            None => ui.label("No navmesh polygon here."),
         };
         if self.pinned.is_some() && ui.button("Unpin").clicked() {
             self.pinned = None;
@@ -254,6 +311,46 @@ impl Tool for PickTool {
             gizmos.cube(
                 Transform::from_translation((min + max) / 2.0).with_scale(max - min),
                 color,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::viewer::build::tests::{build_app, settle};
+    use crate::viewer::build::{BuildRequest, BuildState, Sample};
+    use crate::viewer::navmesh::ShownNavMesh;
+    use crate::viewer::picking::PointerHit;
+    use crate::viewer::tools::tool_context;
+
+    /// Every sample reports the polygon of the navmesh on screen; only the solo build's stages
+    /// add the poly mesh's.
+    #[test]
+    fn the_navmesh_polygon_is_found_in_every_sample() {
+        let mut app = build_app();
+        settle(&mut app);
+        for sample in Sample::ALL {
+            app.world_mut().write_message(BuildRequest::Sample(sample));
+            settle(&mut app);
+            let state = app.world().resource::<BuildState>();
+            let shown = ShownNavMesh::default();
+            let ctx = tool_context(state, &shown, &PointerHit::default());
+            let info = PickInfo::gather(
+                &state.scene.input.mesh,
+                state.stage_build(),
+                ctx.nav_mesh,
+                state.settings.agent_max_slope,
+                Hit::from_above(Vec3::new(-20.0, 0.0, -20.0)),
+            );
+            let polygon = info.nav_polygon.expect(sample.label());
+            assert!(polygon.vertices >= 3, "{}", sample.label());
+            assert_eq!(
+                info.polygon.is_some(),
+                sample == Sample::SoloMesh,
+                "{}",
+                sample.label()
             );
         }
     }

@@ -2,18 +2,21 @@
 //! reachable from the nearest polygon, through every link and off-mesh connection, and
 //! "Prune Unselected" disables the rest. Beyond RecastDemo, the read-out says how many
 //! polygons each seed reached and how many pruning would keep and disable; the pruned flags
-//! are on the navmesh on screen, so Export writes them into the file.
+//! are on the navmesh on screen, so Export writes them into the file; and the selection and
+//! the disabled polygons are filled strongly enough to tell apart at any zoom (RecastDemo's
+//! quarter-opacity veils vanish into the navmesh's own colours).
 
 use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::bake::prune::{Reachable, disable_unreachable};
-use crate::debug_draw::detour::append_nav_mesh_poly;
-use crate::debug_draw::{DebugDraw, LineBatch, rgba};
-use crate::detour::NavMesh;
+use crate::bake::sample_areas::flags::DISABLED;
+use crate::debug_draw::detour::append_nav_mesh_poly_filled;
+use crate::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
 use crate::detour::query::tester::POLY_PICK_EXT;
 use crate::detour::query::{NavMeshQuery, QueryFilter};
+use crate::detour::{NavMesh, PolyRef};
 use crate::viewer::picking::Hit;
 
 /// Registers the Prune Navmesh tool.
@@ -27,6 +30,10 @@ impl Plugin for PruneToolPlugin {
 
 /// Nodes of the query that finds the clicked polygon (a nearest-polygon search uses none).
 const PICK_QUERY_NODES: usize = 16;
+/// The polygons the floods reached (the selection pruning keeps).
+const SELECTED_COLOR: Rgba = rgba(255, 220, 0, 150);
+/// The polygons pruning disabled.
+const DISABLED_COLOR: Rgba = rgba(150, 10, 10, 210);
 
 /// A seed point and how many polygons its flood added.
 struct Seed {
@@ -43,24 +50,34 @@ pub struct PruneTool {
 }
 
 impl PruneTool {
-    /// Forgets the selection when the navmesh on screen is another one.
+    /// Forgets the selection when the navmesh on screen is another one (a pruned one shows
+    /// its disabled polygons).
     fn follow(&mut self, ctx: &ToolContext, out: &mut ToolOutput) {
         if self.nav_mesh_version != Some(ctx.nav_mesh_version) {
             self.nav_mesh_version = Some(ctx.nav_mesh_version);
             self.reachable = None;
             self.seeds.clear();
-            out.overlay = Some(DebugDraw::default());
+            out.overlay = Some(ctx.nav_mesh.map(|m| self.overlay(m)).unwrap_or_default());
         }
     }
 
+    /// The disabled polygons of `mesh` and the selection on it.
     fn overlay(&self, mesh: &NavMesh) -> DebugDraw {
         let mut drawing = DebugDraw {
             lines: vec![LineBatch::new(2.0)],
             ..Default::default()
         };
+        for (tile_ref, tile) in mesh.tiles() {
+            for (i, poly) in tile.polys().iter().enumerate() {
+                if poly.flags & DISABLED != 0 {
+                    let poly = tile_ref | i as PolyRef;
+                    append_nav_mesh_poly_filled(&mut drawing, mesh, poly, DISABLED_COLOR);
+                }
+            }
+        }
         if let Some(reachable) = &self.reachable {
             for poly in reachable.polys(mesh) {
-                append_nav_mesh_poly(&mut drawing, mesh, poly, rgba(255, 255, 255, 128));
+                append_nav_mesh_poly_filled(&mut drawing, mesh, poly, SELECTED_COLOR);
             }
         }
         drawing
@@ -97,7 +114,7 @@ impl Tool for PruneTool {
                     reachable.clear();
                 }
                 self.seeds.clear();
-                out.overlay = Some(DebugDraw::default());
+                out.overlay = Some(self.overlay(mesh));
             }
             if ui
                 .add_enabled(kept > 0, egui::Button::new("Prune Unselected"))
@@ -110,9 +127,9 @@ impl Tool for PruneTool {
                     "Pruned the navmesh: {} polygons kept, {} disabled (export to keep them)",
                     counts.kept, counts.disabled
                 ));
-                out.edited_nav_mesh = Some(pruned);
                 self.seeds.clear();
-                out.overlay = Some(DebugDraw::default());
+                out.overlay = Some(self.overlay(&pruned));
+                out.edited_nav_mesh = Some(pruned);
             }
         });
     }
@@ -169,7 +186,6 @@ impl Tool for PruneTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bake::sample_areas::flags::DISABLED;
     use crate::viewer::build::BuildState;
     use crate::viewer::build::tests::{build_app, settle};
     use crate::viewer::navmesh::ShownNavMesh;
@@ -196,7 +212,21 @@ mod tests {
         assert_eq!(out.log.len(), 1);
         let kept = tool.reachable.as_ref().unwrap().count();
         assert!(kept > 0 && kept < total, "{kept} of {total}");
-        assert!(out.overlay.take().is_some_and(|d| !d.is_empty()));
+        let painted = |drawing: &DebugDraw, color: Rgba| {
+            drawing
+                .triangles
+                .colors
+                .iter()
+                .filter(|&&c| c == color)
+                .count()
+                / 3
+        };
+        let overlay = out.overlay.take().unwrap();
+        assert!(
+            painted(&overlay, SELECTED_COLOR) > 0,
+            "the selection is filled"
+        );
+        assert_eq!(painted(&overlay, DISABLED_COLOR), 0);
 
         let reachable = tool.reachable.take().unwrap();
         let mut pruned = mesh.clone();
@@ -208,5 +238,16 @@ mod tests {
             .filter(|p| p.flags & DISABLED != 0)
             .count();
         assert_eq!(disabled, total - kept);
+        // After pruning, the disabled polygons are filled in their own colour.
+        let detail_tris: usize = pruned
+            .tiles()
+            .flat_map(|(_, t)| t.polys().iter().zip(t.detail_meshes()))
+            .filter(|(p, _)| p.flags & DISABLED != 0)
+            .map(|(_, d)| usize::from(d.tri_count))
+            .sum();
+        let overlay = tool.overlay(&pruned);
+        assert_eq!(painted(&overlay, DISABLED_COLOR), detail_tris);
+        assert_eq!(painted(&overlay, SELECTED_COLOR), 0);
+        assert_ne!(SELECTED_COLOR, DISABLED_COLOR);
     }
 }

@@ -134,7 +134,12 @@ const START_COLOR: Rgba = rgba(128, 25, 0, 192);
 const END_COLOR: Rgba = rgba(51, 102, 0, 129);
 const PATH_COLOR: Rgba = rgba(0, 0, 0, 64);
 const RESULT_COLOR: Rgba = rgba(64, 16, 0, 220);
-const OFF_MESH_COLOR: Rgba = rgba(128, 96, 0, 220);
+/// A path's lines and corners: brighter and wider than RecastDemo's (dark brown or black, 2 or
+/// 3 px), which vanish over the darkened path polygons.
+const PATH_LINE_COLOR: Rgba = rgba(255, 230, 40, 255);
+/// A straight path's off-mesh connection segments and corners.
+const OFF_MESH_LINE_COLOR: Rgba = rgba(255, 128, 0, 255);
+const PATH_LINE_WIDTH: f32 = 3.0;
 
 /// What the last query found, for drawing and the read-out.
 #[derive(Default)]
@@ -616,13 +621,9 @@ impl TestNavMeshTool {
         match self.mode {
             TesterMode::PathfindFollow => {
                 path_polys(drawing);
-                let mut smooth = LineBatch::new(3.0);
+                let mut smooth = LineBatch::new(PATH_LINE_WIDTH);
                 for pair in o.smooth_path.chunks_exact(2) {
-                    smooth.segment(
-                        lifted(pair[0], 0.1),
-                        lifted(pair[1], 0.1),
-                        rgba(0, 0, 0, 220),
-                    );
+                    smooth.segment(lifted(pair[0], 0.1), lifted(pair[1], 0.1), PATH_LINE_COLOR);
                 }
                 drawing.lines.push(smooth);
                 if let Some(walk) = &self.stepping {
@@ -811,13 +812,13 @@ fn poly_center(nav: &NavMesh, poly: PolyRef) -> [f32; 3] {
 
 /// A straight path: segments coloured by crossing type, corners by start/end/off-mesh.
 fn draw_straight_path(drawing: &mut DebugDraw, path: &[StraightPathPoint]) {
-    let mut lines = LineBatch::new(2.0);
+    let mut lines = LineBatch::new(PATH_LINE_WIDTH);
     let mut points = PointBatch::new(6.0);
     for pair in path.windows(2) {
         let color = if pair[0].flags & STRAIGHTPATH_OFFMESH_CONNECTION != 0 {
-            OFF_MESH_COLOR
+            OFF_MESH_LINE_COLOR
         } else {
-            RESULT_COLOR
+            PATH_LINE_COLOR
         };
         lines.segment(lifted(pair[0].pos, 0.4), lifted(pair[1].pos, 0.4), color);
     }
@@ -827,9 +828,9 @@ fn draw_straight_path(drawing: &mut DebugDraw, path: &[StraightPathPoint]) {
         } else if p.flags & STRAIGHTPATH_END != 0 {
             END_COLOR
         } else if p.flags & STRAIGHTPATH_OFFMESH_CONNECTION != 0 {
-            OFF_MESH_COLOR
+            OFF_MESH_LINE_COLOR
         } else {
-            RESULT_COLOR
+            PATH_LINE_COLOR
         };
         points.point(lifted(p.pos, 0.4), color);
     }
@@ -1025,11 +1026,44 @@ impl TestNavMeshTool {
             _ => String::new(),
         };
         ui.small(format!(
-            "{} polys{length}, {:.0} µs, status {status}{sliced}",
+            "{} polys{length}, {:.0} µs, {}{sliced}",
             o.polys.len(),
-            o.micros
-        ));
+            o.micros,
+            status_words(status)
+        ))
+        .on_hover_text(format!("Detour status {status}"));
     }
+}
+
+/// A Detour status in words: its outcome, then its details ("Success, partial result").
+fn status_words(status: Status) -> String {
+    const DETAILS: [(Status, &str); 8] = [
+        (Status::WRONG_MAGIC, "wrong magic"),
+        (Status::WRONG_VERSION, "wrong version"),
+        (Status::OUT_OF_MEMORY, "out of memory"),
+        (Status::INVALID_PARAM, "invalid parameter"),
+        (Status::BUFFER_TOO_SMALL, "buffer too small"),
+        (Status::OUT_OF_NODES, "out of nodes"),
+        (Status::PARTIAL_RESULT, "partial result"),
+        (Status::ALREADY_OCCUPIED, "already occupied"),
+    ];
+    let outcome = if status.is_failure() {
+        "Failure"
+    } else if status.is_in_progress() {
+        "In progress"
+    } else if status.is_success() {
+        "Success"
+    } else {
+        "No outcome"
+    };
+    let details = DETAILS
+        .iter()
+        .filter(|(detail, _)| status.has_detail(*detail))
+        .map(|(_, words)| *words);
+    std::iter::once(outcome)
+        .chain(details)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn flag_checkbox(ui: &mut egui::Ui, flags: &mut u16, flag: u16) -> bool {
@@ -1054,6 +1088,24 @@ mod tests {
 
     const START: [f32; 3] = [-20.0, 0.0, -20.0];
     const END: [f32; 3] = [18.0, 0.0, 18.0];
+
+    #[test]
+    fn statuses_read_as_words() {
+        assert_eq!(status_words(Status::SUCCESS), "Success");
+        assert_eq!(
+            status_words(Status::SUCCESS | Status::PARTIAL_RESULT),
+            "Success, partial result"
+        );
+        assert_eq!(
+            status_words(Status::SUCCESS | Status::OUT_OF_NODES | Status::PARTIAL_RESULT),
+            "Success, out of nodes, partial result"
+        );
+        assert_eq!(
+            status_words(Status::FAILURE | Status::INVALID_PARAM),
+            "Failure, invalid parameter"
+        );
+        assert_eq!(status_words(Status::IN_PROGRESS), "In progress");
+    }
 
     fn hit(p: [f32; 3]) -> Hit {
         Hit::from_above(Vec3::from(p))
@@ -1161,6 +1213,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Paths are drawn wide and bright, to stand out over the darkened path polygons.
+    #[test]
+    fn paths_are_drawn_wide_and_bright() {
+        let mut app = build_app();
+        settle(&mut app);
+        let state = app.world().resource::<BuildState>();
+        let shown = ShownNavMesh::default();
+        let ctx = tool_context(state, &shown, &PointerHit::default());
+        for mode in [TesterMode::PathfindFollow, TesterMode::PathfindStraight] {
+            let mut tool = TestNavMeshTool {
+                mode,
+                ..TestNavMeshTool::default()
+            };
+            let mut out = ToolOutput::default();
+            tool.on_click(&ctx, hit(START), true, &mut out);
+            tool.on_click(&ctx, hit(END), false, &mut out);
+            let overlay = out.overlay.take().unwrap();
+            let path = overlay
+                .lines
+                .iter()
+                .find(|batch| batch.colors.contains(&PATH_LINE_COLOR))
+                .unwrap_or_else(|| panic!("{mode:?}: no path lines"));
+            assert!(path.width >= 3.0, "{mode:?}");
+            assert!(path.segments.len() > 1, "{mode:?}");
+        }
+        let [r, g, b, a] = crate::debug_draw::channels(PATH_LINE_COLOR);
+        assert!(u32::from(r) + u32::from(g) + u32::from(b) > 3 * 160 && a == 255);
     }
 
     #[test]
