@@ -290,9 +290,12 @@ fn real_window_takes_xdotool_input_and_records_it() {
     if !vulkan_available() {
         return;
     }
-    let tools = ["xvfb-run", "xdotool"]
-        .iter()
-        .all(|tool| Command::new("which").arg(tool).output().is_ok_and(|o| o.status.success()));
+    let tools = ["xvfb-run", "xdotool"].iter().all(|tool| {
+        Command::new("which")
+            .arg(tool)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if !tools {
         assert!(!required(), "xvfb-run or xdotool is missing");
         eprintln!("note: xvfb-run or xdotool is not installed; skipping");

@@ -291,7 +291,8 @@ fn viewer_app(
 ) -> App {
     let mut app = App::new();
     let headless = options.screenshot.is_some() || options.headless;
-    let mut filter = "wgpu=error,naga=warn,bevy_render=warn,bevy_winit=warn,calloop=warn".to_owned();
+    let mut filter =
+        "wgpu=error,naga=warn,bevy_render=warn,bevy_winit=warn,calloop=warn".to_owned();
     if headless {
         // bevy_egui looks each frame for the OS window behind the window entity, to place the
         // input-method box; a headless session has none, by design.

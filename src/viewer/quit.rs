@@ -122,6 +122,7 @@ pub struct QuitDialog {
 fn escape_closes_the_top_first(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
     mut dialog: ResMut<QuitDialog>,
     mut tests: ResMut<TestCases>,
     mut quit: MessageWriter<QuitRequest>,
@@ -129,8 +130,8 @@ fn escape_closes_the_top_first(
     if !keys.just_pressed(KeyCode::Escape) {
         return;
     }
-    let egui_has_it = egui_input
-        .is_some_and(|e| e.wants_keyboard_input() || e.is_popup_open());
+    // A text field (Esc leaves it) or an open popup (Esc closes it) takes the key.
+    let egui_has_it = typing.is_some_and(|t| t.0) || egui_input.is_some_and(|e| e.is_popup_open());
     if egui_has_it {
         return;
     }

@@ -108,10 +108,10 @@ impl Plugin for SavingPlugin {
 /// Key 9 saves the geometry set, as in RecastDemo.
 fn save_key(
     keys: Res<ButtonInput<KeyCode>>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
     mut requests: MessageWriter<SaveRequest>,
 ) {
-    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+    if typing.is_some_and(|t| t.0) {
         return;
     }
     if keys.just_pressed(KeyCode::Digit9) {

@@ -67,6 +67,7 @@ impl Plugin for SessionPlugin {
             pointer: Vec2::ZERO,
             error: self.error.clone(),
             finished: false,
+            last_target: None,
         })
         .insert_resource(SessionOutput {
             state_json: self.state_json.clone(),
@@ -185,10 +186,22 @@ fn index_widgets(
     else {
         return;
     };
-    index.nodes = update
-        .nodes
-        .iter()
-        .filter_map(|(_, node)| {
+    // The tree in depth-first order: egui hangs areas made later (popups, windows) off the root
+    // after the panels, so later means drawn on top.
+    let nodes: std::collections::HashMap<_, _> =
+        update.nodes.iter().map(|(id, node)| (*id, node)).collect();
+    let mut ordered = Vec::with_capacity(nodes.len());
+    let mut stack: Vec<_> = update.tree.as_ref().map(|t| t.root).into_iter().collect();
+    while let Some(id) = stack.pop() {
+        let Some(node) = nodes.get(&id) else {
+            continue;
+        };
+        ordered.push(*node);
+        stack.extend(node.children().iter().rev());
+    }
+    index.nodes = ordered
+        .into_iter()
+        .filter_map(|node| {
             let label = node
                 .label()
                 .or_else(|| {
@@ -280,6 +293,18 @@ struct SessionDriver {
     error: Arc<Mutex<Option<String>>>,
     /// The script ran to its end (not a quit).
     finished: bool,
+    /// Where the widget the action is after was last frame.
+    last_target: Option<egui::Rect>,
+}
+
+impl SessionDriver {
+    /// Whether the target is where it was last frame: a panel still scrolling (egui animates
+    /// the wheel) moves its widgets, and a press on a moving widget lands beside it.
+    fn settled(&mut self, rect: egui::Rect) -> bool {
+        let same = self.last_target == Some(rect);
+        self.last_target = Some(rect);
+        same
+    }
 }
 
 /// Everything [`drive`] reads and writes.
@@ -409,10 +434,16 @@ fn advance(step: Step, p: &mut DriveParams, window: Entity) -> Result<Option<Ste
                 action,
                 frames: frames + 20,
             })),
+            Plan::Scroll(..) if frames >= FIND_FRAMES => {
+                Err("the widget stays out of view however its panel is scrolled".into())
+            }
             Plan::Scroll(at, lines) => {
                 send(p, window, Input::Move(at));
                 send(p, window, Input::Wheel(lines));
-                Ok(Some(Step::Find { action, frames }))
+                Ok(Some(Step::Find {
+                    action,
+                    frames: frames + 1,
+                }))
             }
             Plan::Fail(reason) => Err(reason),
             Plan::NotYet(reason) if frames >= FIND_FRAMES => Err(reason),
@@ -440,10 +471,16 @@ enum Plan {
 fn plan(action: &Action, p: &mut DriveParams) -> Plan {
     let visible = visible_area(p);
     match action {
-        Action::Click { label } => with_widget(p, label, visible, |n| is_clickable(n.role), |node| {
-            let at = node.rect.center();
-            Plan::Ready(click_at(Vec2::new(at.x, at.y)))
-        }),
+        Action::Click { label } => with_widget(
+            p,
+            label,
+            visible,
+            |n| is_clickable(n.role),
+            |node| {
+                let at = node.rect.center();
+                Plan::Ready(click_at(Vec2::new(at.x, at.y)))
+            },
+        ),
         Action::Drag { label, to, frames } => {
             let is_slider = |n: &WidgetNode| n.role == egui::accesskit::Role::Slider;
             with_widget(p, label, visible, is_slider, |node| {
@@ -487,9 +524,12 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             let Some(value_box) = value_box else {
                 return Plan::NotYet(format!("the slider \"{label}\" has no value box"));
             };
-            let at = value_box.rect.center();
+            let (rect, at) = (value_box.rect, value_box.rect.center());
             if let Some(scroll) = scroll_into_view(at.y, visible, Vec2::new(at.x, at.y)) {
                 return scroll;
+            }
+            if !p.driver.settled(rect) {
+                return Plan::NotYet(format!("the value box of \"{label}\" keeps moving"));
             }
             let Step::Inputs(mut batches) = click_at(Vec2::new(at.x, at.y)) else {
                 unreachable!("a click is inputs")
@@ -623,7 +663,7 @@ fn visible_area(p: &DriveParams) -> egui::Rect {
 }
 
 fn with_widget(
-    p: &DriveParams,
+    p: &mut DriveParams,
     label: &str,
     visible: egui::Rect,
     accept: impl Fn(&WidgetNode) -> bool,
@@ -635,6 +675,9 @@ fn with_widget(
     let center = node.rect.center();
     if let Some(scroll) = scroll_into_view(center.y, visible, Vec2::new(center.x, center.y)) {
         return scroll;
+    }
+    if !p.driver.settled(node.rect) {
+        return Plan::NotYet(format!("\"{label}\" keeps moving"));
     }
     ready(node)
 }

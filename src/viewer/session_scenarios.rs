@@ -143,10 +143,7 @@ fn dragging_a_setting_while_building_changes_only_that_setting() {
         );
         for (name, value) in after.as_object().unwrap() {
             if name != key {
-                assert_eq!(
-                    value, &before[name],
-                    "dragging {label} also changed {name}"
-                );
+                assert_eq!(value, &before[name], "dragging {label} also changed {name}");
             }
         }
         before = after;
@@ -170,7 +167,10 @@ fn a_tour_of_the_modes_leaves_nothing_behind() {
              {\"draw\": \"Compact\"}\n{\"wait_frames\": 4}\n{\"screenshot\": \"{dir}/tour-compact.png\"}\n";
     let toured = play(&dir, ViewerOptions::default(), &tour);
     assert_eq!(toured["drawMode"], "Compact");
-    for (mode, name) in [(DrawMode::Navmesh, "navmesh"), (DrawMode::Compact, "compact")] {
+    for (mode, name) in [
+        (DrawMode::Navmesh, "navmesh"),
+        (DrawMode::Compact, "compact"),
+    ] {
         let fresh = format!(
             "{{\"wait_build\": true}}\n{{\"wait_frames\": 4}}\n{{\"screenshot\": \"{{dir}}/fresh-{name}.png\"}}\n"
         );

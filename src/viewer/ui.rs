@@ -14,7 +14,7 @@ use crate::bake::validate::{BuildShape, Severity, settings_report};
 use crate::recast::config::calc_grid_size;
 use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
-use crate::viewer::camera::MainCamera;
+use crate::viewer::camera::{MainCamera, TypingInUi};
 use crate::viewer::draw::{CullBackFaces, DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{self, OpenDialog, RecentFiles, SampleMeshes};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
@@ -85,11 +85,12 @@ fn readable_small_text(ctx: &egui::Context) {
 
 fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    typing: Option<Res<TypingInUi>>,
     mut visibility: ResMut<UiVisibility>,
     mut mode: ResMut<DrawMode>,
 ) {
-    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+    // A button focused by Tab keeps the shortcuts; only a text field takes the keys.
+    if typing.is_some_and(|t| t.0) {
         return;
     }
     if keys.just_pressed(KeyCode::Tab) {

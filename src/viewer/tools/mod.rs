@@ -324,16 +324,17 @@ fn run_active_tool(
     view: ToolView,
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
     mut tools: ResMut<Tools>,
     mut out: ResMut<ToolOutput>,
 ) {
     let ctx = view.context();
     // Keys typed into a text field are not the tool's.
     let no_keys = ButtonInput::default();
-    let keys = match egui_input {
-        Some(e) if e.wants_keyboard_input() => &no_keys,
-        _ => &*keys,
+    let keys = if typing.is_some_and(|t| t.0) {
+        &no_keys
+    } else {
+        &*keys
     };
     let tools = &mut *tools;
     tools.keep_listed(ctx.state.sample);
@@ -369,13 +370,13 @@ fn draw_active_tool(view: ToolView, tools: Res<Tools>, mut gizmos: Gizmos) {
 /// Ctrl+Z / Ctrl+Shift+Z: the authored content before the last edit, or after the last undo.
 fn undo_redo(
     keys: Res<ButtonInput<KeyCode>>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
     state: Res<BuildState>,
     mut history: ResMut<EditHistory>,
     mut requests: MessageWriter<BuildRequest>,
     mut log: ResMut<ViewerLog>,
 ) {
-    if egui_input.is_some_and(|e| e.wants_keyboard_input()) || !keys.just_pressed(KeyCode::KeyZ) {
+    if typing.is_some_and(|t| t.0) || !keys.just_pressed(KeyCode::KeyZ) {
         return;
     }
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
