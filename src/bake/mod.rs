@@ -3,7 +3,8 @@
 //! tiled build ([`tiled`]), RecastDemo's area and flag conventions ([`sample_areas`]), the rules
 //! of its authoring tools ([`authoring`]), the `--dump-json` stage summary ([`dump`]) and the
 //! detail mesh written as OBJ or glTF ([`export`]), and RecastDemo's Temp Obstacles sample
-//! ([`temp_obstacles`]) with its obstacle session as one run ([`tile_cache_run`]). This is where Recast's output becomes
+//! ([`temp_obstacles`]) with its obstacle session as one run ([`tile_cache_run`]), and what a
+//! RecastDemo test-case file names ([`test_file`]). This is where Recast's output becomes
 //! Detour's input.
 
 pub mod authoring;
@@ -18,6 +19,7 @@ pub mod sample_areas;
 pub mod settings;
 pub mod solo;
 pub mod temp_obstacles;
+pub mod test_file;
 pub mod tile_cache_run;
 pub mod tiled;
 pub mod validate;

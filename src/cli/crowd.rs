@@ -23,7 +23,7 @@ use navlab::detour::query::workloads::generate_path_pairs_seeded;
 use navlab::error::{NavlabError, Result};
 use serde::Serialize;
 
-use super::test::{Sample, bad_file, line_of, load_source, read_test_file};
+use super::test::{Sample, line_of, load_source, read_test_file, test_file_error};
 
 /// What `navlab crowd` was asked to do.
 #[derive(clap::Args)]
@@ -121,7 +121,7 @@ fn navmesh_for(
         ));
     };
     let sample = Sample::parse(&file.sample_name).ok_or_else(|| {
-        bad_file(
+        test_file_error(
             path,
             line_of(text, 's'),
             format!(
@@ -256,7 +256,7 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
     if let (None, Some((path, _, file))) = (args.random_agents, &cases)
         && !file.tests.iter().any(|t| t.kind == TestKind::Pathfind)
     {
-        return Err(bad_file(
+        return Err(test_file_error(
             path,
             None,
             "has no `pf` lines to take agents from".into(),

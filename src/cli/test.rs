@@ -9,6 +9,8 @@ use std::time::Instant;
 
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::Build;
+use navlab::bake::test_file::{TestSample, find_test_mesh};
+pub(super) use navlab::bake::test_file::{line_of, read_test_file, test_file_error};
 use navlab::bake::tiled::TiledBuild;
 use navlab::detour::NavMesh;
 use navlab::detour::nav_mesh_file::load_nav_mesh;
@@ -19,7 +21,6 @@ use navlab::detour::query::text::TestFile;
 use navlab::detour::query::workloads::{QueryCase, run_queries};
 use navlab::error::{NavlabError, Result};
 use navlab::input::InputGeom;
-use navlab::input::geomset::find_named_file;
 
 /// RecastDemo's Tile Mesh tile size, used when the geometry set does not save one.
 const DEFAULT_TILE_SIZE: i32 = 32;
@@ -63,18 +64,19 @@ pub(super) enum Sample {
 }
 
 impl Sample {
+    /// One of the two samples `navlab test` builds (not Temp Obstacles).
     pub(super) fn parse(name: &str) -> Option<Sample> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "solo mesh" | "solo" => Some(Sample::Solo),
-            "tile mesh" | "tile" => Some(Sample::Tile),
-            _ => None,
+        match TestSample::parse(name)? {
+            TestSample::SoloMesh => Some(Sample::Solo),
+            TestSample::TileMesh => Some(Sample::Tile),
+            TestSample::TempObstacles => None,
         }
     }
 
     pub(super) fn name(self) -> &'static str {
         match self {
-            Sample::Solo => "Solo Mesh",
-            Sample::Tile => "Tile Mesh",
+            Sample::Solo => TestSample::SoloMesh.name(),
+            Sample::Tile => TestSample::TileMesh.name(),
         }
     }
 
@@ -173,7 +175,7 @@ pub fn run(args: &TestArgs) -> Result<()> {
                     reason: "expected \"Solo Mesh\" or \"Tile Mesh\"".into(),
                 })?,
                 None => named.ok_or_else(|| {
-                    bad_file(
+                    test_file_error(
                         &args.cases,
                         line_of(&text, 's'),
                         format!(
@@ -260,44 +262,8 @@ pub fn run(args: &TestArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reads and checks the test file: every malformed row is an error naming its line.
-pub(super) fn read_test_file(path: &Path) -> Result<(String, TestFile)> {
-    let bytes = std::fs::read(path).map_err(|source| NavlabError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| bad_file(path, None, "is not a text file (not UTF-8)".into()))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
-    let file =
-        TestFile::parse_checked(&text).map_err(|e| bad_file(path, Some(e.line), e.message))?;
-    if file.tests.is_empty() {
-        return Err(bad_file(path, None, "has no `pf` or `rc` lines".into()));
-    }
-    Ok((text, file))
-}
-
-pub(super) fn bad_file(path: &Path, line: Option<usize>, message: String) -> NavlabError {
-    let message = match line {
-        Some(line) => format!("line {line}: {message}"),
-        None => message,
-    };
-    NavlabError::InvalidSettingsFile {
-        path: path.to_owned(),
-        message,
-    }
-}
-
-/// The 1-based line of the first row starting with `prefix` (after blanks).
-pub(super) fn line_of(text: &str, prefix: char) -> Option<usize> {
-    text.lines()
-        .position(|l| l.trim_start().starts_with(prefix))
-        .map(|i| i + 1)
-}
-
-/// The mesh to build: `--mesh`, or the file's `f` row, looked up next to the test file and in
-/// RecastDemo's layout (`Meshes/` beside `TestCases/`).
-/// The input the test file `cases` names (or `mesh`), with its settings.
+/// The input the test file `cases` names (or `mesh`), with its settings: the file's `f` row
+/// is looked up as [`find_test_mesh`] does (`Meshes/` beside `TestCases/` first).
 pub(super) fn load_source(
     cases: &Path,
     mesh: Option<&Path>,
@@ -306,29 +272,13 @@ pub(super) fn load_source(
 ) -> Result<Source> {
     let path = match mesh {
         Some(path) => path.to_owned(),
-        None => {
-            let name = file.geom_file_name.trim();
-            if name.is_empty() {
-                return Err(bad_file(
-                    cases,
-                    None,
-                    "names no mesh (no `f` line); pass --mesh or --navmesh".into(),
-                ));
-            }
-            let dir = cases.parent().unwrap_or(Path::new("."));
-            let found = find_named_file(dir, Path::new(name));
-            if !found.is_file() {
-                return Err(bad_file(
-                    cases,
-                    line_of(text, 'f'),
-                    format!(
-                        "names the mesh `{name}`, which is not in {} nor in ../Meshes or ../meshes beside it; pass --mesh",
-                        dir.display()
-                    ),
-                ));
-            }
-            found
-        }
+        None => find_test_mesh(cases, &file.geom_file_name).map_err(|missing| {
+            test_file_error(
+                cases,
+                line_of(text, 'f'),
+                format!("{missing}; pass --mesh or --navmesh"),
+            )
+        })?,
     };
     let input = InputGeom::load(&path)?;
     let settings = BuildSettings::for_input(&input);
