@@ -36,6 +36,7 @@ use crate::viewer::build::{BuildState, LogLevel, ViewerLog};
 use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::DrawMode;
 use crate::viewer::screenshot::OffscreenTarget;
+use crate::viewer::test_cases::TestCases;
 
 /// How long an action may wait for its widget to show up, in frames.
 const FIND_FRAMES: u32 = 240;
@@ -43,8 +44,6 @@ const FIND_FRAMES: u32 = 240;
 const BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 /// Wheel lines per step when scrolling a widget into view.
 const SCROLL_LINES: f32 = 3.0;
-/// Rows hidden under the menu bar at the top of the window.
-const MENU_BAR_HEIGHT: f32 = 26.0;
 
 pub struct SessionPlugin {
     /// The actions to play (empty: only record or dump the state at quit).
@@ -315,7 +314,8 @@ struct DriveParams<'w, 's> {
     state: Res<'w, BuildState>,
     mode: Res<'w, DrawMode>,
     log: Res<'w, ViewerLog>,
-    frame_times: Res<'w, FrameTimes>,
+    frame_times: ResMut<'w, FrameTimes>,
+    test_cases: Option<Res<'w, TestCases>>,
     windows: Query<'w, 's, (Entity, &'static mut Window), With<PrimaryWindow>>,
     cameras: Query<'w, 's, (&'static Camera, &'static GlobalTransform), With<MainCamera>>,
     offscreen: Option<Res<'w, OffscreenTarget>>,
@@ -612,9 +612,21 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             Plan::Ready(Step::Inputs(batches))
         }
         Action::State(path) => {
-            let state = state_json(&p.state, *p.mode, &p.log, &p.frame_times, false, None);
+            let state = state_json(
+                &p.state,
+                *p.mode,
+                &p.log,
+                &p.frame_times,
+                p.test_cases.as_deref(),
+                false,
+                None,
+            );
             match crate::file::write_atomically(path, format!("{state:#}\n").as_bytes()) {
-                Ok(()) => Plan::Ready(Step::Frames(0)),
+                Ok(()) => {
+                    // The next state's frame times start here: a rebuild's own, say.
+                    p.frame_times.restart();
+                    Plan::Ready(Step::Frames(0))
+                }
                 Err(err) => Plan::Fail(format!("could not write the state: {err}")),
             }
         }
@@ -649,17 +661,15 @@ fn item_in_open_list(index: &WidgetIndex, item: &WidgetNode) -> bool {
     matches!((position(item), last_combo), (Some(i), Some(c)) if i > c)
 }
 
-/// The window's area not under the menu bar, where a widget can be clicked.
+/// The window's area, where a widget can be clicked. (A panel's widget scrolled up under the
+/// menu bar would count as in view; the driver scrolls toward what lies below far more often.)
 fn visible_area(p: &DriveParams) -> egui::Rect {
     let size = p
         .windows
         .single()
         .map(|(_, w)| Vec2::new(w.width(), w.height()))
         .unwrap_or(Vec2::new(1280.0, 800.0));
-    egui::Rect::from_min_max(
-        egui::pos2(0.0, MENU_BAR_HEIGHT),
-        egui::pos2(size.x, size.y - 4.0),
-    )
+    egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(size.x, size.y))
 }
 
 fn with_widget(
@@ -691,7 +701,7 @@ fn scroll_into_view(y: f32, visible: egui::Rect, at: Vec2) -> Option<Plan> {
     );
     if y > visible.max.y - 8.0 {
         Some(Plan::Scroll(pointer, -SCROLL_LINES))
-    } else if y < visible.min.y + 8.0 {
+    } else if y < visible.min.y + 2.0 {
         Some(Plan::Scroll(pointer, SCROLL_LINES))
     } else {
         None
@@ -980,6 +990,15 @@ pub struct FrameTimes {
     pub over_100_ms: u64,
 }
 
+impl FrameTimes {
+    fn restart(&mut self) {
+        *self = FrameTimes {
+            last_start: self.last_start,
+            ..FrameTimes::default()
+        };
+    }
+}
+
 fn time_frames(mut times: ResMut<FrameTimes>) {
     let now = Instant::now();
     if let Some(last) = times.last_start.replace(now) {
@@ -1069,6 +1088,7 @@ fn finish_on_exit(
     mode: Res<DrawMode>,
     log: Res<ViewerLog>,
     frame_times: Res<FrameTimes>,
+    test_cases: Option<Res<TestCases>>,
 ) {
     if exits.read().count() == 0 || output.written {
         return;
@@ -1080,7 +1100,15 @@ fn finish_on_exit(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let state = state_json(&state, *mode, &log, &frame_times, !driver.finished, error);
+        let state = state_json(
+            &state,
+            *mode,
+            &log,
+            &frame_times,
+            test_cases.as_deref(),
+            !driver.finished,
+            error,
+        );
         write_or_log(&path, format!("{state:#}\n").as_bytes(), "state");
     }
     if let Some(path) = output.record.clone() {
@@ -1107,6 +1135,7 @@ fn state_json(
     mode: DrawMode,
     log: &ViewerLog,
     frame_times: &FrameTimes,
+    test_cases: Option<&TestCases>,
     quit: bool,
     error: Option<String>,
 ) -> serde_json::Value {
@@ -1133,6 +1162,7 @@ fn state_json(
         "offMeshLinks": state.scene.input.geom_set.off_mesh_connections.len(),
         "building": state.is_busy(),
         "builds": state.finished,
+        "lastBuildMs": state.last_build.map(|(_, time)| time.as_secs_f64() * 1000.0),
         "logErrors": errors,
         "frames": {
             "count": frame_times.frames,
@@ -1140,6 +1170,9 @@ fn state_json(
             "over100Ms": frame_times.over_100_ms,
         },
     });
+    if let Some(summary) = test_cases.and_then(|t| t.summary()) {
+        value["testCases"] = json!(summary);
+    }
     if let Some(error) = error {
         value["error"] = json!(error);
     }

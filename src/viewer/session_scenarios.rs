@@ -221,3 +221,136 @@ fn escape_closes_a_popup_before_it_quits() {
     assert!(end["builds"].as_u64().unwrap() >= 2, "{end:#}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The checkout's sample folder (`assets/`), where the tests' meshes and test files are.
+fn assets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+/// A test-case file from a fresh start: the window loads the file's sample and mesh, builds,
+/// and runs; none of nav_test's 21 paths fails.
+#[test]
+fn a_test_case_file_runs_on_its_own_mesh_from_a_fresh_start() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("test-cases");
+    let script = "{\"wait_build\": true}\n\
+                  {\"wait_frames\": 5}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 5}\n\
+                  {\"screenshot\": \"{dir}/test-cases.png\"}\n";
+    let options = ViewerOptions {
+        test_cases: Some(assets().join("TestCases/nav_mesh_test.txt")),
+        ..ViewerOptions::default()
+    };
+    let end = play(&dir, options, script);
+    let cases = &end["testCases"];
+    assert_eq!(cases["ran"], 21, "{end:#}");
+    assert_eq!(cases["failed"], 0, "{end:#}");
+    assert_eq!(cases["sample"], "Solo Mesh", "{end:#}");
+    assert!(
+        cases["mesh"].as_str().unwrap().ends_with("nav_test.obj"),
+        "{end:#}"
+    );
+    assert!(end["mesh"].as_str().unwrap().ends_with("nav_test.obj"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With no desktop dialog (the in-app browser switched on in the View menu), File → Open
+/// shows Navlab's browser; walking to assets/Meshes and opening dungeon.obj opens it.
+#[test]
+fn a_mesh_opens_through_the_in_app_browser() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("browser");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"View\"}\n\
+                  {\"click\": \"In-app file browser\"}\n\
+                  {\"wait_frames\": 2}\n\
+                  {\"click\": \"File\"}\n\
+                  {\"click\": \"Open…\"}\n\
+                  {\"click\": \"assets\"}\n\
+                  {\"click\": \"Meshes\"}\n\
+                  {\"click\": \"dungeon.obj\"}\n\
+                  {\"click\": \"Open\"}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"wait_build\": true}\n\
+                  {\"click\": \"View\"}\n\
+                  {\"click\": \"In-app file browser\"}\n\
+                  {\"wait_frames\": 2}\n";
+    let end = play(&dir, ViewerOptions::default(), script);
+    assert!(
+        end["mesh"].as_str().unwrap().ends_with("dungeon.obj"),
+        "{end:#}"
+    );
+    assert_eq!(end["quit"], false, "{end:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A convex volume and an off-mesh link made with the tools, the link undone and redone, the
+/// set saved with key 9 beside the mesh; opened again, the set has both.
+#[test]
+fn authored_volumes_and_links_undo_redo_save_and_reload() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("authoring");
+    let mesh = dir.join("nav_test.obj");
+    std::fs::copy(assets().join("Meshes/nav_test.obj"), &mesh).unwrap();
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Create Convex Volumes\"}\n\
+                  {\"click_world\": [16.0, -2.37, -20.0]}\n\
+                  {\"click_world\": [20.0, -2.37, -20.0]}\n\
+                  {\"click_world\": [20.0, -2.37, -16.0]}\n\
+                  {\"click_world\": [20.0, -2.37, -16.0]}\n\
+                  {\"wait_build\": true}\n\
+                  {\"click\": \"Create Off-Mesh Links\"}\n\
+                  {\"click_world\": [18.25, -2.37, -7.0]}\n\
+                  {\"click_world\": [10.83, -2.37, 19.0]}\n\
+                  {\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/authored.json\"}\n\
+                  {\"key_down\": \"Control\"}\n\
+                  {\"key\": \"z\"}\n\
+                  {\"key_up\": \"Control\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/undone.json\"}\n\
+                  {\"key_down\": \"Control\"}\n\
+                  {\"key_down\": \"Shift\"}\n\
+                  {\"key\": \"z\"}\n\
+                  {\"key_up\": \"Shift\"}\n\
+                  {\"key_up\": \"Control\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/redone.json\"}\n\
+                  {\"key\": \"9\"}\n\
+                  {\"wait_frames\": 2}\n";
+    let options = ViewerOptions {
+        mesh: Some(mesh.clone()),
+        ..ViewerOptions::default()
+    };
+    play(&dir, options, script);
+    let count = |name: &str| {
+        let state = read_json(&dir.join(name));
+        (
+            state["convexVolumes"].clone(),
+            state["offMeshLinks"].clone(),
+        )
+    };
+    assert_eq!(count("authored.json"), (1.into(), 1.into()));
+    assert_eq!(count("undone.json"), (1.into(), 0.into()));
+    assert_eq!(count("redone.json"), (1.into(), 1.into()));
+    let saved = dir.join("nav_test.gset");
+    let text = std::fs::read_to_string(&saved).expect("key 9 saved the set beside the mesh");
+    let reopened = play(
+        &dir,
+        ViewerOptions {
+            mesh: Some(saved),
+            ..ViewerOptions::default()
+        },
+        "{\"wait_build\": true}\n",
+    );
+    assert_eq!(reopened["convexVolumes"], 1, "{reopened:#}\n{text}");
+    assert_eq!(reopened["offMeshLinks"], 1, "{reopened:#}\n{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

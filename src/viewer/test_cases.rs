@@ -290,10 +290,10 @@ fn listed_test_files(root: &Path) -> Vec<PathBuf> {
 
 fn toggle_window(
     keys: Res<ButtonInput<KeyCode>>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
     mut tests: ResMut<TestCases>,
 ) {
-    if egui_input.is_some_and(|e| e.wants_keyboard_input()) {
+    if typing.is_some_and(|t| t.0) {
         return;
     }
     if keys.just_pressed(KeyCode::KeyT) {
