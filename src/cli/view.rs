@@ -168,6 +168,7 @@ pub fn run(args: ViewArgs) -> Result<()> {
     use navlab::viewer::tools::crowds::{CrowdPreset, PROFILE_MAX_AGENTS, PROFILE_MAX_CROWDS};
     use navlab::viewer::tools::test_nav_mesh::{TesterMode, TesterPreset};
     use navlab::viewer::{DrawMode, ViewerOptions};
+    check_session_outputs(&args)?;
     let draw_mode = match args.draw {
         None => DrawMode::default(),
         Some(name) => name
@@ -249,7 +250,6 @@ pub fn run(args: ViewArgs) -> Result<()> {
             end,
         }),
     };
-    check_session_outputs(&args)?;
     let session = match &args.session {
         Some(path) => navlab::session_script::read_script(path)?,
         None => Vec::new(),

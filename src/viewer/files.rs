@@ -730,7 +730,7 @@ mod tests {
         // Run from the checkout itself, its folder is found once.
         assert_eq!(
             sample_folders_from(Some(&checkout), Some(&executable)),
-            [meshes_folder.clone()]
+            std::slice::from_ref(&meshes_folder)
         );
 
         let gone = root.join("gone");

@@ -1084,11 +1084,7 @@ fn finish_on_exit(
     mut exits: MessageReader<AppExit>,
     mut output: ResMut<SessionOutput>,
     driver: Res<SessionDriver>,
-    state: Res<BuildState>,
-    mode: Res<DrawMode>,
-    log: Res<ViewerLog>,
-    frame_times: Res<FrameTimes>,
-    test_cases: Option<Res<TestCases>>,
+    viewer: ViewerState,
 ) {
     if exits.read().count() == 0 || output.written {
         return;
@@ -1101,11 +1097,11 @@ fn finish_on_exit(
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let state = state_json(
-            &state,
-            *mode,
-            &log,
-            &frame_times,
-            test_cases.as_deref(),
+            &viewer.state,
+            *viewer.mode,
+            &viewer.log,
+            &viewer.frame_times,
+            viewer.test_cases.as_deref(),
             !driver.finished,
             error,
         );
@@ -1119,6 +1115,16 @@ fn finish_on_exit(
             .collect();
         write_or_log(&path, text.as_bytes(), "recorded session");
     }
+}
+
+/// What the state written at the end is made of.
+#[derive(bevy::ecs::system::SystemParam)]
+struct ViewerState<'w> {
+    state: Res<'w, BuildState>,
+    mode: Res<'w, DrawMode>,
+    log: Res<'w, ViewerLog>,
+    frame_times: Res<'w, FrameTimes>,
+    test_cases: Option<Res<'w, TestCases>>,
 }
 
 fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
@@ -1170,6 +1176,16 @@ fn state_json(
             "over100Ms": frame_times.over_100_ms,
         },
     });
+    if let Some(tiled) = &state.tiled {
+        let present = crate::viewer::build::tile_presence(tiled);
+        value["tiles"] = json!({
+            "present": present.iter().filter(|&&p| p).count(),
+            "total": present.len(),
+        });
+    }
+    if let Some(view) = &state.temp_obstacles {
+        value["obstacles"] = json!(view.build.obstacles.live().count());
+    }
     if let Some(summary) = test_cases.and_then(|t| t.summary()) {
         value["testCases"] = json!(summary);
     }

@@ -289,8 +289,9 @@ fn a_mesh_opens_through_the_in_app_browser() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A convex volume and an off-mesh link made with the tools, the link undone and redone, the
-/// set saved with key 9 beside the mesh; opened again, the set has both.
+/// A convex volume and an off-mesh link made with the tools, the link undone and redone; Esc
+/// asks before losing them; the set saved with key 9 beside the mesh, after which Esc quits;
+/// opened again, the set has both.
 #[test]
 fn authored_volumes_and_links_undo_redo_save_and_reload() {
     if !vulkan_available() {
@@ -323,13 +324,22 @@ fn authored_volumes_and_links_undo_redo_save_and_reload() {
                   {\"key_up\": \"Control\"}\n\
                   {\"wait_build\": true}\n\
                   {\"state\": \"{dir}/redone.json\"}\n\
+                  {\"key\": \"Escape\"}\n\
+                  {\"click\": \"Cancel\"}\n\
+                  {\"state\": \"{dir}/asked.json\"}\n\
                   {\"key\": \"9\"}\n\
-                  {\"wait_frames\": 2}\n";
+                  {\"wait_frames\": 2}\n\
+                  {\"key\": \"Escape\"}\n\
+                  {\"wait_frames\": 10}\n";
     let options = ViewerOptions {
         mesh: Some(mesh.clone()),
         ..ViewerOptions::default()
     };
-    play(&dir, options, script);
+    let end = play(&dir, options, script);
+    // Esc with unsaved work asked (its Cancel was there to click) and did not quit; once
+    // saved, Esc quits.
+    assert_eq!(read_json(&dir.join("asked.json"))["quit"], false);
+    assert_eq!(end["quit"], true, "{end:#}");
     let count = |name: &str| {
         let state = read_json(&dir.join(name));
         (
@@ -352,5 +362,70 @@ fn authored_volumes_and_links_undo_redo_save_and_reload() {
     );
     assert_eq!(reopened["convexVolumes"], 1, "{reopened:#}\n{text}");
     assert_eq!(reopened["offMeshLinks"], 1, "{reopened:#}\n{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Create Tiles in Tile Mesh: Remove All empties the grid, a click builds the tile under it,
+/// Create All fills the grid again.
+#[test]
+fn tiles_are_removed_and_created_by_clicks() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("tiles");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Create Tiles\"}\n\
+                  {\"state\": \"{dir}/built.json\"}\n\
+                  {\"click\": \"Remove All\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/removed.json\"}\n\
+                  {\"click_world\": [0.5, 0.0, 0.5]}\n\
+                  {\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/one.json\"}\n\
+                  {\"click\": \"Create All\"}\n\
+                  {\"wait_build\": true}\n";
+    let options = ViewerOptions {
+        tile_size: Some(32),
+        ..ViewerOptions::default()
+    };
+    let end = play(&dir, options, script);
+    let tiles = |state: &Value| {
+        (
+            state["tiles"]["present"].as_u64().unwrap(),
+            state["tiles"]["total"].as_u64().unwrap(),
+        )
+    };
+    let (built, total) = tiles(&read_json(&dir.join("built.json")));
+    assert!(total > 1 && built == total, "{built} of {total}");
+    assert_eq!(tiles(&read_json(&dir.join("removed.json"))), (0, total));
+    assert_eq!(tiles(&read_json(&dir.join("one.json"))), (1, total));
+    assert_eq!(tiles(&end), (total, total));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Create Temp Obstacles: two clicks on nav_test's floor put two obstacles in the tile cache,
+/// Remove All takes them out.
+#[test]
+fn temp_obstacles_are_added_by_clicks_and_removed() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("obstacles");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Create Temp Obstacles\"}\n\
+                  {\"click_world\": [18.14, -2.37, -21.32]}\n\
+                  {\"click_world\": [18.25, -2.37, -7.0]}\n\
+                  {\"wait_frames\": 20}\n\
+                  {\"state\": \"{dir}/added.json\"}\n\
+                  {\"click\": \"Remove All\"}\n\
+                  {\"wait_frames\": 20}\n";
+    let options = ViewerOptions {
+        mesh: Some(assets().join("Meshes/nav_test.obj")),
+        sample: Some(crate::viewer::build::Sample::TempObstacles),
+        ..ViewerOptions::default()
+    };
+    let end = play(&dir, options, script);
+    assert_eq!(read_json(&dir.join("added.json"))["obstacles"], 2);
+    assert_eq!(end["obstacles"], 0, "{end:#}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -344,7 +344,9 @@ mod tests {
                 state.settings.agent_max_slope,
                 Hit::from_above(Vec3::new(-20.0, 0.0, -20.0)),
             );
-            let polygon = info.nav_polygon.expect(sample.label());
+            let polygon = info
+                .nav_polygon
+                .unwrap_or_else(|| panic!("no navmesh polygon in {}", sample.label()));
             assert!(polygon.vertices >= 3, "{}", sample.label());
             assert_eq!(
                 info.polygon.is_some(),
