@@ -139,7 +139,7 @@ impl WidgetIndex {
         let mut labels: Vec<&str> = self
             .nodes
             .iter()
-            .filter(|n| n.enabled && is_clickable(n.role))
+            .filter(|n| n.enabled && is_clickable(n.role) && !n.label.is_empty())
             .map(|n| n.label.as_str())
             .collect();
         labels.dedup();
@@ -201,14 +201,14 @@ fn index_widgets(
     index.nodes = ordered
         .into_iter()
         .filter_map(|node| {
-            let label = node
-                .label()
-                .or_else(|| {
-                    (node.role() == egui::accesskit::Role::ComboBox)
-                        .then(|| node.value())
-                        .flatten()
-                })?
-                .to_owned();
+            // A combo box is known by its selected text; a value box (a slider's number) has
+            // no label and is found beside its slider.
+            let label = match node.role() {
+                egui::accesskit::Role::ComboBox => node.label().or(node.value()),
+                egui::accesskit::Role::SpinButton => node.label().or(Some("")),
+                _ => node.label(),
+            }?
+            .to_owned();
             let bounds = node.bounds()?;
             Some(WidgetNode {
                 role: node.role(),

@@ -128,9 +128,11 @@ fn dragging_a_setting_while_building_changes_only_that_setting() {
              {{\"state\": \"{{dir}}/after-{i}.json\"}}\n"
         );
     }
-    script += "{\"wait_build\": true}\n";
+    // A value typed into a slider's box, as exact as typed.
+    script += "{\"set\": \"Max Slope\", \"value\": 33}\n{\"wait_build\": true}\n";
     let end = play(&dir, ViewerOptions::default(), &script);
     assert_eq!(end["quit"], false);
+    assert_eq!(end["settings"]["agentMaxSlope"], 33.0, "{end:#}");
     let mut before = read_json(&dir.join("before-0.json"))["settings"].clone();
     for (i, (label, key, to, step, span)) in drags.iter().enumerate() {
         let after = read_json(&dir.join(format!("after-{i}.json")))["settings"].clone();
