@@ -302,13 +302,22 @@ fn viewer_app(
         filter,
         ..default()
     };
-    if options.screenshot.is_some() {
+    let window = Window {
+        title: "Navlab".into(),
+        resolution: (options.size.x, options.size.y).into(),
+        ..default()
+    };
+    if headless {
+        // No OS window. A screenshot needs no window at all; a headless session has a window
+        // entity without one, so window input goes to it as to a real one (`session`).
+        let session_window = options.screenshot.is_none().then_some(window);
         app.add_plugins((
             DefaultPlugins
                 .set(log)
                 .set(WindowPlugin {
-                    primary_window: None,
+                    primary_window: session_window,
                     exit_condition: ExitCondition::DontExit,
+                    close_when_requested: false,
                     ..default()
                 })
                 // Every mesh must be drawn in the captured frame: compile pipelines before
@@ -320,37 +329,12 @@ fn viewer_app(
                 .disable::<WinitPlugin>(),
             ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
         ));
-    } else if headless {
-        // A window entity without an OS window: window input goes to it as to a real one,
-        // and the camera renders into an image (`session`).
-        app.add_plugins((
-            DefaultPlugins
-                .set(log)
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: "Navlab".into(),
-                        resolution: (options.size.x, options.size.y).into(),
-                        ..default()
-                    }),
-                    exit_condition: ExitCondition::DontExit,
-                    close_when_requested: false,
-                    ..default()
-                })
-                .set(bevy::render::RenderPlugin {
-                    synchronous_pipeline_compilation: true,
-                    ..default()
-                })
-                .disable::<WinitPlugin>(),
-            ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
-            screenshot::OffscreenPlugin { size: options.size },
-        ));
+        if options.screenshot.is_none() {
+            app.add_plugins(screenshot::OffscreenPlugin { size: options.size });
+        }
     } else {
         app.add_plugins(DefaultPlugins.set(log).set(WindowPlugin {
-            primary_window: Some(Window {
-                title: "Navlab".into(),
-                resolution: (options.size.x, options.size.y).into(),
-                ..default()
-            }),
+            primary_window: Some(window),
             // The close button asks first when there is unsaved authoring (`quit`).
             close_when_requested: false,
             ..default()
