@@ -37,6 +37,7 @@ use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::DrawMode;
 use crate::viewer::screenshot::OffscreenTarget;
 use crate::viewer::test_cases::TestCases;
+use crate::viewer::tools::Tools;
 
 /// How long an action may wait for its widget to show up, in frames.
 const FIND_FRAMES: u32 = 240;
@@ -316,6 +317,7 @@ struct DriveParams<'w, 's> {
     log: Res<'w, ViewerLog>,
     frame_times: ResMut<'w, FrameTimes>,
     test_cases: Option<Res<'w, TestCases>>,
+    tools: Option<Res<'w, Tools>>,
     windows: Query<'w, 's, (Entity, &'static mut Window), With<PrimaryWindow>>,
     cameras: Query<'w, 's, (&'static Camera, &'static GlobalTransform), With<MainCamera>>,
     offscreen: Option<Res<'w, OffscreenTarget>>,
@@ -618,6 +620,7 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
                 &p.log,
                 &p.frame_times,
                 p.test_cases.as_deref(),
+                p.tools.as_deref(),
                 false,
                 None,
             );
@@ -1102,6 +1105,7 @@ fn finish_on_exit(
             &viewer.log,
             &viewer.frame_times,
             viewer.test_cases.as_deref(),
+            viewer.tools.as_deref(),
             !driver.finished,
             error,
         );
@@ -1125,6 +1129,7 @@ struct ViewerState<'w> {
     log: Res<'w, ViewerLog>,
     frame_times: Res<'w, FrameTimes>,
     test_cases: Option<Res<'w, TestCases>>,
+    tools: Option<Res<'w, Tools>>,
 }
 
 fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
@@ -1142,6 +1147,7 @@ fn state_json(
     log: &ViewerLog,
     frame_times: &FrameTimes,
     test_cases: Option<&TestCases>,
+    tools: Option<&Tools>,
     quit: bool,
     error: Option<String>,
 ) -> serde_json::Value {
@@ -1185,6 +1191,21 @@ fn state_json(
     }
     if let Some(view) = &state.temp_obstacles {
         value["obstacles"] = json!(view.build.obstacles.live().count());
+    }
+    if let Some(tools) = tools {
+        let listed = tools.listed(state.sample);
+        value["tools"] = json!(
+            listed
+                .iter()
+                .map(|&i| tools.tools[i].name())
+                .collect::<Vec<_>>()
+        );
+        if let Some(active) = tools.tools.get(tools.active) {
+            value["tool"] = json!(active.name());
+            if let Some(tool_state) = active.session_state() {
+                value["toolState"] = tool_state;
+            }
+        }
     }
     if let Some(summary) = test_cases.and_then(|t| t.summary()) {
         value["testCases"] = json!(summary);

@@ -402,6 +402,14 @@ fn tiles_are_removed_and_created_by_clicks() {
     assert_eq!(tiles(&read_json(&dir.join("removed.json"))), (0, total));
     assert_eq!(tiles(&read_json(&dir.join("one.json"))), (1, total));
     assert_eq!(tiles(&end), (total, total));
+    assert!(
+        end["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "Create Tiles"),
+        "Tile Mesh lists Create Tiles: {end:#}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -429,5 +437,87 @@ fn temp_obstacles_are_added_by_clicks_and_removed() {
     let end = play(&dir, options, script);
     assert_eq!(read_json(&dir.join("added.json"))["obstacles"], 2);
     assert_eq!(end["obstacles"], 0, "{end:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Create Crowds: three clicks add three agents; Space runs the crowd, Space pauses it (no
+/// updates while paused), 1 steps it once. Solo Mesh lists no Create Tiles.
+#[test]
+fn a_crowd_runs_pauses_and_steps() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("crowd");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Create Crowds\"}\n\
+                  {\"click_world\": [-10.0, 0.0, -10.0]}\n\
+                  {\"click_world\": [-12.0, 0.0, -8.0]}\n\
+                  {\"click_world\": [-8.0, 0.0, -12.0]}\n\
+                  {\"key\": \"Space\"}\n\
+                  {\"state\": \"{dir}/paused.json\"}\n\
+                  {\"wait_frames\": 10}\n\
+                  {\"state\": \"{dir}/still.json\"}\n\
+                  {\"key\": \"1\"}\n\
+                  {\"state\": \"{dir}/stepped.json\"}\n\
+                  {\"key\": \"Space\"}\n\
+                  {\"wait_frames\": 10}\n";
+    let end = play(&dir, ViewerOptions::default(), script);
+    let crowd = |state: &Value| state["toolState"].clone();
+    let paused = crowd(&read_json(&dir.join("paused.json")));
+    assert_eq!(paused["agents"], 3, "{paused}");
+    assert_eq!(paused["running"], false, "{paused}");
+    let updates = paused["updates"].as_u64().unwrap();
+    assert!(updates > 0, "the crowd ran before the pause: {paused}");
+    let still = crowd(&read_json(&dir.join("still.json")));
+    assert_eq!(still["updates"].as_u64(), Some(updates), "paused: {still}");
+    let stepped = crowd(&read_json(&dir.join("stepped.json")));
+    assert_eq!(stepped["updates"].as_u64(), Some(updates + 1), "{stepped}");
+    let end_updates = crowd(&end)["updates"].as_u64().unwrap();
+    assert!(end_updates > updates + 1, "running again: {end:#}");
+    assert_eq!(end["tool"], "Create Crowds");
+    let tools = end["tools"].as_array().unwrap();
+    assert!(!tools.iter().any(|t| t == "Create Tiles"), "{end:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// RecastDemo's navmesh blue (0, 192, 255) over the grey scene: blue above red, green above red.
+fn navmesh_blue_share(path: &Path) -> f64 {
+    let (_, _, pixels) = read_png(path);
+    let blue = pixels
+        .iter()
+        .filter(|p| {
+            let [r, g, b] = p.map(i32::from);
+            b >= r + 25 && g >= r + 10
+        })
+        .count();
+    blue as f64 / pixels.len() as f64
+}
+
+/// The dungeon from outside: with back faces culled (the default, as RecastDemo) the navmesh
+/// shows through the ceilings; View → Cull back faces off hides it behind them again.
+#[test]
+fn culled_back_faces_show_the_dungeon_navmesh_from_outside() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("culling");
+    let script = "{\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/culled.png\"}\n\
+                  {\"click\": \"View\"}\n\
+                  {\"click\": \"Cull back faces\"}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/both-sides.png\"}\n";
+    let options = ViewerOptions {
+        mesh: Some(assets().join("Meshes/dungeon.obj")),
+        ..ViewerOptions::default()
+    };
+    play(&dir, options, script);
+    let culled = navmesh_blue_share(&dir.join("culled.png"));
+    let both_sides = navmesh_blue_share(&dir.join("both-sides.png"));
+    assert!(
+        culled > both_sides * 3.0 && culled > 0.005,
+        "navmesh blue: {culled:.3} culled, {both_sides:.3} with both sides drawn"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

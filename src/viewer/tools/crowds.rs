@@ -882,6 +882,17 @@ fn append_labels(
 }
 
 impl Tool for CrowdTool {
+    fn session_state(&self) -> Option<serde_json::Value> {
+        let agents: usize = self.cell.as_ref().map_or(0, |cell| {
+            cell.with_dependent(|_, crowds| crowds.iter().map(|c| c.active_agents().count()).sum())
+        });
+        Some(serde_json::json!({
+            "agents": agents,
+            "running": self.running,
+            "updates": self.phase_updates,
+        }))
+    }
+
     fn name(&self) -> &'static str {
         "Create Crowds"
     }

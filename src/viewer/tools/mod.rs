@@ -149,6 +149,11 @@ pub trait Tool: Send + Sync + 'static {
     fn activated(&mut self, _active: bool, _ctx: &ToolContext, _out: &mut ToolOutput) {}
     /// Draws the tool's markers for this frame.
     fn draw(&self, ctx: &ToolContext, gizmos: &mut Gizmos);
+    /// What a scripted session's state reports of the tool (`toolState`), for tools whose
+    /// effect is not in the build: a crowd's agents and updates.
+    fn session_state(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// The registered tools and which one is active.
