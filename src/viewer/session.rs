@@ -614,16 +614,15 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             Plan::Ready(Step::Inputs(batches))
         }
         Action::State(path) => {
-            let state = state_json(
-                &p.state,
-                *p.mode,
-                &p.log,
-                &p.frame_times,
-                p.test_cases.as_deref(),
-                p.tools.as_deref(),
-                false,
-                None,
-            );
+            let sources = StateSources {
+                state: &p.state,
+                mode: *p.mode,
+                log: &p.log,
+                frame_times: &p.frame_times,
+                test_cases: p.test_cases.as_deref(),
+                tools: p.tools.as_deref(),
+            };
+            let state = state_json(sources, false, None);
             match crate::file::write_atomically(path, format!("{state:#}\n").as_bytes()) {
                 Ok(()) => {
                     // The next state's frame times start here: a rebuild's own, say.
@@ -1099,16 +1098,15 @@ fn finish_on_exit(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let state = state_json(
-            &viewer.state,
-            *viewer.mode,
-            &viewer.log,
-            &viewer.frame_times,
-            viewer.test_cases.as_deref(),
-            viewer.tools.as_deref(),
-            !driver.finished,
-            error,
-        );
+        let sources = StateSources {
+            state: &viewer.state,
+            mode: *viewer.mode,
+            log: &viewer.log,
+            frame_times: &viewer.frame_times,
+            test_cases: viewer.test_cases.as_deref(),
+            tools: viewer.tools.as_deref(),
+        };
+        let state = state_json(sources, !driver.finished, error);
         write_or_log(&path, format!("{state:#}\n").as_bytes(), "state");
     }
     if let Some(path) = output.record.clone() {
@@ -1139,18 +1137,27 @@ fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
     }
 }
 
+/// What a session's state is made of, borrowed from the app.
+struct StateSources<'a> {
+    state: &'a BuildState,
+    mode: DrawMode,
+    log: &'a ViewerLog,
+    frame_times: &'a FrameTimes,
+    test_cases: Option<&'a TestCases>,
+    tools: Option<&'a Tools>,
+}
+
 /// The viewer's state as a session reports it: the settings by RecastDemo's names, the
 /// sample, mesh and draw mode, whether the app was asked to quit, and the test cases' run.
-fn state_json(
-    state: &BuildState,
-    mode: DrawMode,
-    log: &ViewerLog,
-    frame_times: &FrameTimes,
-    test_cases: Option<&TestCases>,
-    tools: Option<&Tools>,
-    quit: bool,
-    error: Option<String>,
-) -> serde_json::Value {
+fn state_json(sources: StateSources, quit: bool, error: Option<String>) -> serde_json::Value {
+    let StateSources {
+        state,
+        mode,
+        log,
+        frame_times,
+        test_cases,
+        tools,
+    } = sources;
     let mesh = state
         .scene
         .input
