@@ -33,6 +33,8 @@ use serde_json::json;
 
 use crate::session_script::{Action, Button, ScriptLine, action_line};
 use crate::viewer::build::{BuildState, LogLevel, ViewerLog};
+use bevy_panorbit_camera::PanOrbitCamera;
+
 use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::DrawMode;
 use crate::viewer::screenshot::OffscreenTarget;
@@ -318,6 +320,7 @@ struct DriveParams<'w, 's> {
     frame_times: ResMut<'w, FrameTimes>,
     test_cases: Option<Res<'w, TestCases>>,
     tools: Option<Res<'w, Tools>>,
+    orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
     windows: Query<'w, 's, (Entity, &'static mut Window), With<PrimaryWindow>>,
     cameras: Query<'w, 's, (&'static Camera, &'static GlobalTransform), With<MainCamera>>,
     offscreen: Option<Res<'w, OffscreenTarget>>,
@@ -615,6 +618,7 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
         }
         Action::State(path) => {
             let sources = StateSources {
+                camera: p.orbits.single().ok().map(orbit_pose),
                 state: &p.state,
                 mode: *p.mode,
                 log: &p.log,
@@ -1099,6 +1103,7 @@ fn finish_on_exit(
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let sources = StateSources {
+            camera: viewer.orbits.single().ok().map(orbit_pose),
             state: &viewer.state,
             mode: *viewer.mode,
             log: &viewer.log,
@@ -1121,13 +1126,24 @@ fn finish_on_exit(
 
 /// What the state written at the end is made of.
 #[derive(bevy::ecs::system::SystemParam)]
-struct ViewerState<'w> {
+struct ViewerState<'w, 's> {
     state: Res<'w, BuildState>,
     mode: Res<'w, DrawMode>,
     log: Res<'w, ViewerLog>,
     frame_times: Res<'w, FrameTimes>,
     test_cases: Option<Res<'w, TestCases>>,
     tools: Option<Res<'w, Tools>>,
+    orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
+}
+
+/// Where the orbit camera is headed (its targets: the smoothed values trail them).
+fn orbit_pose(orbit: &PanOrbitCamera) -> (Vec3, f32, f32, f32) {
+    (
+        orbit.target_focus,
+        orbit.target_radius,
+        orbit.target_yaw,
+        orbit.target_pitch,
+    )
 }
 
 fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
@@ -1139,6 +1155,8 @@ fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
 
 /// What a session's state is made of, borrowed from the app.
 struct StateSources<'a> {
+    /// The orbit camera's focus, radius, yaw and pitch.
+    camera: Option<(Vec3, f32, f32, f32)>,
     state: &'a BuildState,
     mode: DrawMode,
     log: &'a ViewerLog,
@@ -1151,6 +1169,7 @@ struct StateSources<'a> {
 /// sample, mesh and draw mode, whether the app was asked to quit, and the test cases' run.
 fn state_json(sources: StateSources, quit: bool, error: Option<String>) -> serde_json::Value {
     let StateSources {
+        camera,
         state,
         mode,
         log,
@@ -1183,6 +1202,13 @@ fn state_json(sources: StateSources, quit: bool, error: Option<String>) -> serde
         "builds": state.finished,
         "lastBuildMs": state.last_build.map(|(_, time)| time.as_secs_f64() * 1000.0),
         "logErrors": errors,
+        "lastLog": log.lines.last().map(|(_, line)| line.as_str()),
+        "camera": camera.map(|(focus, radius, yaw, pitch)| json!({
+            "focus": focus.to_array(),
+            "radius": radius,
+            "yaw": yaw,
+            "pitch": pitch,
+        })),
         "frames": {
             "count": frame_times.frames,
             "longestMs": frame_times.longest.as_secs_f64() * 1000.0,

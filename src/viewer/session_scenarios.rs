@@ -73,8 +73,8 @@ fn read_png(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
 }
 
 /// The share of the 3D view's pixels (the part no panel or overlay covers at 1280 × 800)
-/// that differ by more than anti-aliasing would.
-fn view_difference(a: &Path, b: &Path) -> f64 {
+/// whose colour differs by more than `levels` in a channel.
+fn view_difference(a: &Path, b: &Path, levels: u8) -> f64 {
     let (width, height, a) = read_png(a);
     let (_, _, b) = read_png(b);
     let (x0, x1, y0, y1) = (340, width - 330, 140, height - 220);
@@ -90,7 +90,7 @@ fn view_difference(a: &Path, b: &Path) -> f64 {
                 .map(|(p, q)| p.abs_diff(*q))
                 .max()
                 .unwrap_or(0);
-            differing += usize::from(delta > 40);
+            differing += usize::from(delta > levels);
         }
     }
     differing as f64 / total as f64
@@ -187,6 +187,8 @@ fn a_tour_of_the_modes_leaves_nothing_behind() {
         let difference = view_difference(
             &dir.join(format!("tour-{name}.png")),
             &dir.join(format!("fresh-{name}.png")),
+            // More than anti-aliasing changes.
+            40,
         );
         assert!(
             difference < 0.002,
@@ -385,6 +387,9 @@ fn tiles_are_removed_and_created_by_clicks() {
                   {\"wait_build\": true}\n\
                   {\"state\": \"{dir}/one.json\"}\n\
                   {\"click\": \"Create All\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/all.json\"}\n\
+                  {\"click_world\": [0.5, 0.0, 0.5], \"shift\": true}\n\
                   {\"wait_build\": true}\n";
     let options = ViewerOptions {
         tile_size: Some(32),
@@ -401,7 +406,16 @@ fn tiles_are_removed_and_created_by_clicks() {
     assert!(total > 1 && built == total, "{built} of {total}");
     assert_eq!(tiles(&read_json(&dir.join("removed.json"))), (0, total));
     assert_eq!(tiles(&read_json(&dir.join("one.json"))), (1, total));
-    assert_eq!(tiles(&end), (total, total));
+    assert_eq!(tiles(&read_json(&dir.join("all.json"))), (total, total));
+    // Shift+click removes the tile, and the Log says so.
+    assert_eq!(tiles(&end), (total - 1, total));
+    assert!(
+        end["lastLog"]
+            .as_str()
+            .unwrap()
+            .starts_with("Removed tile ("),
+        "{end:#}"
+    );
     assert!(
         end["tools"]
             .as_array()
@@ -428,7 +442,10 @@ fn temp_obstacles_are_added_by_clicks_and_removed() {
                   {\"wait_frames\": 20}\n\
                   {\"state\": \"{dir}/added.json\"}\n\
                   {\"click\": \"Remove All\"}\n\
-                  {\"wait_frames\": 20}\n";
+                  {\"wait_frames\": 20}\n\
+                  {\"click\": \"Pick\"}\n\
+                  {\"click_world\": [18.25, -2.37, -7.0]}\n\
+                  {\"wait_frames\": 2}\n";
     let options = ViewerOptions {
         mesh: Some(assets().join("Meshes/nav_test.obj")),
         sample: Some(crate::viewer::build::Sample::TempObstacles),
@@ -437,6 +454,8 @@ fn temp_obstacles_are_added_by_clicks_and_removed() {
     let end = play(&dir, options, script);
     assert_eq!(read_json(&dir.join("added.json"))["obstacles"], 2);
     assert_eq!(end["obstacles"], 0, "{end:#}");
+    // Pick finds the Temp Obstacles navmesh's polygon under the click.
+    assert!(end["toolState"]["navPolygon"].is_string(), "{end:#}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -518,6 +537,122 @@ fn culled_back_faces_show_the_dungeon_navmesh_from_outside() {
     assert!(
         culled > both_sides * 3.0 && culled > 0.005,
         "navmesh blue: {culled:.3} culled, {both_sides:.3} with both sides drawn"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The share of pixels close to `colour` (each channel within 40).
+fn colour_share(path: &Path, colour: [u8; 3]) -> f64 {
+    let (_, _, pixels) = read_png(path);
+    let near = pixels
+        .iter()
+        .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 40))
+        .count();
+    near as f64 / pixels.len() as f64
+}
+
+/// The wheel zooms by the same factor each way: six notches in and six out come back to the
+/// same view. The fly keys still move the camera after Tab has hidden and shown the panels
+/// (which leaves a button focused).
+#[test]
+fn the_wheel_zooms_back_and_the_fly_keys_survive_a_focused_button() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("camera");
+    let mut script = String::from(
+        "{\"wait_build\": true}\n{\"pointer\": [640, 330]}\n{\"wait_frames\": 2}\n\
+         {\"state\": \"{dir}/start.json\"}\n",
+    );
+    for lines in [1.0, -1.0] {
+        for _ in 0..6 {
+            script += &format!("{{\"wheel\": {lines}}}\n{{\"wait_frames\": 1}}\n");
+        }
+        script += "{\"wait_frames\": 30}\n";
+        let name = if lines > 0.0 { "in" } else { "out" };
+        script += &format!("{{\"state\": \"{{dir}}/{name}.json\"}}\n");
+    }
+    script += "{\"key\": \"Tab\"}\n{\"key\": \"Tab\"}\n{\"wait_frames\": 2}\n\
+               {\"state\": \"{dir}/before-fly.json\"}\n\
+               {\"key_down\": \"w\"}\n{\"wait_frames\": 15}\n{\"key_up\": \"w\"}\n";
+    let end = play(&dir, ViewerOptions::default(), &script);
+    let radius = |name: &str| {
+        read_json(&dir.join(name))["camera"]["radius"]
+            .as_f64()
+            .unwrap()
+    };
+    let (start, zoomed, back) = (radius("start.json"), radius("in.json"), radius("out.json"));
+    assert!(zoomed < start * 0.8, "six notches in: {start} -> {zoomed}");
+    assert!(
+        (back - start).abs() < start * 1e-3,
+        "six in and six out: {start} -> {back}"
+    );
+    let focus = |state: &Value| state["camera"]["focus"].clone();
+    let before = read_json(&dir.join("before-fly.json"));
+    assert_ne!(focus(&before), focus(&end), "W moved the camera: {end:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Prune Navmesh: a click selects the polygons reachable from it, drawn in bright yellow that
+/// stands out at the default zoom; Prune Unselected then shows the rest dark red.
+#[test]
+fn prune_selection_and_disabled_polygons_are_visible() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("prune");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Prune Navmesh\"}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/fresh.png\"}\n\
+                  {\"click_world\": [0.5, 0.0, 0.5]}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/selected.png\"}\n\
+                  {\"click\": \"Prune Unselected\"}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/pruned.png\"}\n";
+    play(&dir, ViewerOptions::default(), script);
+    let fresh = dir.join("fresh.png");
+    // A tint a person sees at once, though no channel moves by much.
+    let selected = view_difference(&fresh, &dir.join("selected.png"), 20);
+    assert!(
+        selected > 0.05,
+        "the selection changes {:.2}% of the view",
+        selected * 100.0
+    );
+    let pruned = view_difference(&fresh, &dir.join("pruned.png"), 20);
+    assert!(
+        pruned > 0.003,
+        "the disabled polygons change {:.3}% of the view",
+        pruned * 100.0
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A straight path found by Test Navmesh is drawn in a line a person sees: bright yellow, a
+/// few pixels wide.
+#[test]
+fn test_navmesh_paths_are_bright_lines() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("path-lines");
+    let options = ViewerOptions {
+        tester: Some(crate::viewer::tools::test_nav_mesh::TesterPreset {
+            mode: crate::viewer::tools::test_nav_mesh::TesterMode::PathfindStraight,
+            start: Some([-20.0, 0.0, -20.0]),
+            end: Some([18.0, 0.0, 18.0]),
+        }),
+        ..ViewerOptions::default()
+    };
+    let script =
+        "{\"wait_build\": true}\n{\"wait_frames\": 5}\n{\"screenshot\": \"{dir}/path.png\"}\n";
+    play(&dir, options, script);
+    let yellow = colour_share(&dir.join("path.png"), [255, 230, 40]);
+    assert!(
+        yellow > 0.0005,
+        "path yellow on {:.3}% of the frame",
+        yellow * 100.0
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

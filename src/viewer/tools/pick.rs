@@ -33,6 +33,8 @@ const PICK_QUERY_NODES: usize = 16;
 #[derive(Default)]
 pub struct PickTool {
     pinned: Option<Hit>,
+    /// The navmesh polygon last reported, for a session's state.
+    reported_polygon: Option<NavPolygon>,
 }
 
 /// Everything the Pick tool reports about one point.
@@ -57,7 +59,7 @@ pub struct PickInfo {
 }
 
 /// A navmesh polygon as the Pick tool reports it.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NavPolygon {
     pub poly: PolyRef,
     /// Its tile's grid cell and layer.
@@ -205,6 +207,12 @@ impl Tool for PickTool {
         "Pick"
     }
 
+    fn session_state(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "navPolygon": self.reported_polygon.map(|p| format!("{:#x}", p.poly)),
+        }))
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &ToolContext, _out: &mut ToolOutput) {
         ui.label("Hover the mesh to inspect it; click to pin a point.");
         let Some(hit) = self.point(ctx) else {
@@ -219,6 +227,7 @@ impl Tool for PickTool {
             state.settings.agent_max_slope,
             hit,
         );
+        self.reported_polygon = info.nav_polygon;
         let p = hit.point;
         ui.label(format!("Point: {:.2}, {:.2}, {:.2}", p.x, p.y, p.z));
         let [a, b, c] = info.triangle;
