@@ -133,4 +133,5 @@ cat > "$corpus/parse_session/every_action.jsonl" <<'SESSION'
 {"wait_build": true}
 {"screenshot": "a.png"}
 {"state": "a.json"}
+{"expect": "0 failed"}
 SESSION

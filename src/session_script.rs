@@ -19,6 +19,7 @@
 //! {"wait_build": true}
 //! {"screenshot": "after.png"}
 //! {"state": "after.json"}
+//! {"expect": "0 failed"}
 //! ```
 //!
 //! Blank lines and lines starting with `#` or `//` are comments.
@@ -116,6 +117,9 @@ pub enum Action {
     Screenshot(PathBuf),
     /// Write the viewer's state as `--state-json` writes it at the end.
     State(PathBuf),
+    /// Wait until text containing this shows on screen (a label, a button, a read-out); the
+    /// session fails if it does not.
+    Expect(String),
 }
 
 /// An action and the line it came from, for error messages.
@@ -170,7 +174,7 @@ pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
 }
 
 /// The action names a line may start with, for the error on an unknown one.
-const ACTION_NAMES: [&str; 16] = [
+const ACTION_NAMES: [&str; 17] = [
     "drag",
     "set",
     "click",
@@ -187,6 +191,7 @@ const ACTION_NAMES: [&str; 16] = [
     "wait_build",
     "screenshot",
     "state",
+    "expect",
 ];
 
 fn parse_action(text: &str) -> Result<Action, String> {
@@ -260,6 +265,7 @@ fn parse_action(text: &str) -> Result<Action, String> {
         }
         "screenshot" => Action::Screenshot(fields.file_name("screenshot")?),
         "state" => Action::State(fields.file_name("state")?),
+        "expect" => Action::Expect(fields.string("expect")?),
         _ => unreachable!("every name in ACTION_NAMES is handled"),
     };
     fields.finish()?;
@@ -401,6 +407,7 @@ pub fn action_line(action: &Action) -> String {
         Action::WaitBuild => serde_json::json!({ "wait_build": true }),
         Action::Screenshot(path) => serde_json::json!({ "screenshot": path }),
         Action::State(path) => serde_json::json!({ "state": path }),
+        Action::Expect(text) => serde_json::json!({ "expect": text }),
     };
     value.to_string()
 }
@@ -429,9 +436,10 @@ mod tests {
             {"wait_build": true}
             {"screenshot": "a.png"}
             {"state": "a.json"}
+            {"expect": "0 failed"}
         "#;
         let script = parse_script(text).unwrap();
-        assert_eq!(script.len(), 16);
+        assert_eq!(script.len(), 17);
         assert_eq!(script[0].line, 3);
         assert_eq!(
             script[0].action,

@@ -207,7 +207,10 @@ fn index_widgets(
             // A combo box is known by its selected text; a value box (a slider's number) has
             // no label and is found beside its slider.
             let label = match node.role() {
-                egui::accesskit::Role::ComboBox => node.label().or(node.value()),
+                // A label's text is its value.
+                egui::accesskit::Role::ComboBox | egui::accesskit::Role::Label => {
+                    node.label().or(node.value())
+                }
                 egui::accesskit::Role::SpinButton => node.label().or(Some("")),
                 _ => node.label(),
             }?
@@ -615,6 +618,17 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
                 batches.push_back(vec![shift(false)]);
             }
             Plan::Ready(Step::Inputs(batches))
+        }
+        Action::Expect(text) => {
+            if p.index
+                .nodes
+                .iter()
+                .any(|n| n.label.contains(text.as_str()))
+            {
+                Plan::Ready(Step::Frames(0))
+            } else {
+                Plan::NotYet(format!("no text \"{text}\" on screen"))
+            }
         }
         Action::State(path) => {
             let sources = StateSources {

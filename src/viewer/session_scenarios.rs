@@ -242,7 +242,7 @@ fn a_test_case_file_runs_on_its_own_mesh_from_a_fresh_start() {
     let script = "{\"wait_build\": true}\n\
                   {\"wait_frames\": 5}\n\
                   {\"wait_build\": true}\n\
-                  {\"wait_frames\": 5}\n\
+                  {\"expect\": \"on nav_test.obj (Solo Mesh): 0 failed\"}\n\
                   {\"screenshot\": \"{dir}/test-cases.png\"}\n";
     let options = ViewerOptions {
         test_cases: Some(assets().join("TestCases/nav_mesh_test.txt")),
@@ -630,7 +630,7 @@ fn prune_selection_and_disabled_polygons_are_visible() {
 }
 
 /// A straight path found by Test Navmesh is drawn in a line a person sees: bright yellow, a
-/// few pixels wide.
+/// few pixels wide; its status reads as words.
 #[test]
 fn test_navmesh_paths_are_bright_lines() {
     if !vulkan_available() {
@@ -645,8 +645,9 @@ fn test_navmesh_paths_are_bright_lines() {
         }),
         ..ViewerOptions::default()
     };
-    let script =
-        "{\"wait_build\": true}\n{\"wait_frames\": 5}\n{\"screenshot\": \"{dir}/path.png\"}\n";
+    // The read-out gives Detour's status in words (its hex is in a hover).
+    let script = "{\"wait_build\": true}\n{\"wait_frames\": 5}\n{\"expect\": \", Success\"}\n\
+                  {\"screenshot\": \"{dir}/path.png\"}\n";
     play(&dir, options, script);
     let yellow = colour_share(&dir.join("path.png"), [255, 230, 40]);
     assert!(
