@@ -134,4 +134,5 @@ cat > "$corpus/parse_session/every_action.jsonl" <<'SESSION'
 {"screenshot": "a.png"}
 {"state": "a.json"}
 {"expect": "0 failed"}
+{"expect": "Set a start", "min_height": 14}
 SESSION

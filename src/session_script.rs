@@ -20,6 +20,7 @@
 //! {"screenshot": "after.png"}
 //! {"state": "after.json"}
 //! {"expect": "0 failed"}
+//! {"expect": "Set a start", "min_height": 14}
 //! ```
 //!
 //! Blank lines and lines starting with `#` or `//` are comments.
@@ -117,9 +118,12 @@ pub enum Action {
     Screenshot(PathBuf),
     /// Write the viewer's state as `--state-json` writes it at the end.
     State(PathBuf),
-    /// Wait until text containing this shows on screen (a label, a button, a read-out); the
-    /// session fails if it does not.
-    Expect(String),
+    /// Wait until text containing `text` shows on screen (a label, a button, a read-out), at
+    /// least `min_height` pixels high if given (readable); the session fails if it does not.
+    Expect {
+        text: String,
+        min_height: Option<f32>,
+    },
 }
 
 /// An action and the line it came from, for error messages.
@@ -265,7 +269,10 @@ fn parse_action(text: &str) -> Result<Action, String> {
         }
         "screenshot" => Action::Screenshot(fields.file_name("screenshot")?),
         "state" => Action::State(fields.file_name("state")?),
-        "expect" => Action::Expect(fields.string("expect")?),
+        "expect" => Action::Expect {
+            text: fields.string("expect")?,
+            min_height: fields.optional_number("min_height")?.map(|h| h as f32),
+        },
         _ => unreachable!("every name in ACTION_NAMES is handled"),
     };
     fields.finish()?;
@@ -295,6 +302,14 @@ impl Fields {
             .as_f64()
             .filter(|v| v.is_finite() && v.abs() <= f32::MAX as f64)
             .ok_or_else(|| format!("\"{key}\" must be a finite number, found {value}"))
+    }
+
+    fn optional_number(&mut self, key: &str) -> Result<Option<f64>, String> {
+        if self.0.contains_key(key) {
+            self.number(key).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     /// A number or string typed into a value box, as text.
@@ -407,7 +422,10 @@ pub fn action_line(action: &Action) -> String {
         Action::WaitBuild => serde_json::json!({ "wait_build": true }),
         Action::Screenshot(path) => serde_json::json!({ "screenshot": path }),
         Action::State(path) => serde_json::json!({ "state": path }),
-        Action::Expect(text) => serde_json::json!({ "expect": text }),
+        Action::Expect { text, min_height } => match min_height {
+            Some(height) => serde_json::json!({ "expect": text, "min_height": height }),
+            None => serde_json::json!({ "expect": text }),
+        },
     };
     value.to_string()
 }
@@ -436,7 +454,7 @@ mod tests {
             {"wait_build": true}
             {"screenshot": "a.png"}
             {"state": "a.json"}
-            {"expect": "0 failed"}
+            {"expect": "0 failed", "min_height": 14}
         "#;
         let script = parse_script(text).unwrap();
         assert_eq!(script.len(), 17);

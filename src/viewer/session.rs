@@ -619,15 +619,19 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             }
             Plan::Ready(Step::Inputs(batches))
         }
-        Action::Expect(text) => {
-            if p.index
+        Action::Expect { text, min_height } => {
+            let shown = p
+                .index
                 .nodes
                 .iter()
-                .any(|n| n.label.contains(text.as_str()))
-            {
-                Plan::Ready(Step::Frames(0))
-            } else {
-                Plan::NotYet(format!("no text \"{text}\" on screen"))
+                .filter(|n| n.label.contains(text.as_str()));
+            let tallest = shown.map(|n| n.rect.height()).reduce(f32::max);
+            match (tallest, min_height) {
+                (None, _) => Plan::NotYet(format!("no text \"{text}\" on screen")),
+                (Some(height), Some(min)) if height < *min => {
+                    Plan::Fail(format!("\"{text}\" is {height:.1} px high, under {min} px"))
+                }
+                _ => Plan::Ready(Step::Frames(0)),
             }
         }
         Action::State(path) => {

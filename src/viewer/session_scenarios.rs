@@ -657,3 +657,17 @@ fn test_navmesh_paths_are_bright_lines() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Hints and read-outs are readable: the Test Navmesh hint, in egui's small style, stands 14
+/// pixels high (12-point text); egui's 9-point default made it about 11.
+#[test]
+fn hints_are_readable() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("hints");
+    let script = "{\"wait_build\": true}\n\
+                  {\"expect\": \"Set a start (Shift+click).\", \"min_height\": 13}\n";
+    play(&dir, ViewerOptions::default(), script);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
