@@ -228,7 +228,10 @@ fn parse_action(text: &str) -> Result<Action, String> {
         "drag" => Action::Drag {
             label: fields.string("drag")?,
             to: fields.number("to")?,
-            frames: fields.optional_frames("frames")?.unwrap_or(20).max(1),
+            frames: fields
+                .optional("frames", Fields::frames)?
+                .unwrap_or(20)
+                .max(1),
         },
         "set" => Action::Set {
             label: fields.string("set")?,
@@ -251,7 +254,7 @@ fn parse_action(text: &str) -> Result<Action, String> {
         },
         "click_world" => Action::ClickWorld {
             point: fields.point("click_world")?,
-            shift: fields.optional_bool("shift")?.unwrap_or(false),
+            shift: fields.optional("shift", Fields::bool)?.unwrap_or(false),
         },
         "pointer" => {
             let [x, y] = fields.pair("pointer")?;
@@ -262,7 +265,10 @@ fn parse_action(text: &str) -> Result<Action, String> {
         "wheel" => Action::Wheel(fields.number("wheel")? as f32),
         "wait_frames" => Action::WaitFrames(fields.frames("wait_frames")?),
         "wait_build" => {
-            if !fields.optional_bool("wait_build")?.unwrap_or(false) {
+            if !fields
+                .optional("wait_build", Fields::bool)?
+                .unwrap_or(false)
+            {
                 return Err("\"wait_build\" takes true".into());
             }
             Action::WaitBuild
@@ -271,7 +277,9 @@ fn parse_action(text: &str) -> Result<Action, String> {
         "state" => Action::State(fields.file_name("state")?),
         "expect" => Action::Expect {
             text: fields.string("expect")?,
-            min_height: fields.optional_number("min_height")?.map(|h| h as f32),
+            min_height: fields
+                .optional("min_height", Fields::number)?
+                .map(|h| h as f32),
         },
         _ => unreachable!("every name in ACTION_NAMES is handled"),
     };
@@ -304,9 +312,14 @@ impl Fields {
             .ok_or_else(|| format!("\"{key}\" must be a finite number, found {value}"))
     }
 
-    fn optional_number(&mut self, key: &str) -> Result<Option<f64>, String> {
+    /// `read`'s value for `key` if the line has it.
+    fn optional<T>(
+        &mut self,
+        key: &str,
+        read: impl FnOnce(&mut Self, &str) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
         if self.0.contains_key(key) {
-            self.number(key).map(Some)
+            read(self, key).map(Some)
         } else {
             Ok(None)
         }
@@ -336,19 +349,10 @@ impl Fields {
             })
     }
 
-    fn optional_frames(&mut self, key: &str) -> Result<Option<u32>, String> {
-        if self.0.contains_key(key) {
-            self.frames(key).map(Some)
-        } else {
-            Ok(None)
-        }
-    }
-
-    fn optional_bool(&mut self, key: &str) -> Result<Option<bool>, String> {
-        match self.0.remove(key) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(b)),
-            Some(other) => Err(format!("\"{key}\" must be true or false, found {other}")),
+    fn bool(&mut self, key: &str) -> Result<bool, String> {
+        match self.take(key)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(format!("\"{key}\" must be true or false, found {other}")),
         }
     }
 

@@ -92,8 +92,10 @@ impl Plugin for SessionPlugin {
         )
         .add_systems(
             PostUpdate,
+            // Only a playing script looks widgets up; egui's tree costs a frame to build.
             (enable_accesskit, index_widgets)
                 .chain()
+                .run_if(|d: Res<SessionDriver>| d.playing)
                 .after(EguiPostUpdateSet::EndPass)
                 .before(EguiPostUpdateSet::ProcessOutput),
         )
@@ -317,13 +319,7 @@ impl SessionDriver {
 struct DriveParams<'w, 's> {
     driver: ResMut<'w, SessionDriver>,
     index: Res<'w, WidgetIndex>,
-    state: Res<'w, BuildState>,
-    mode: Res<'w, DrawMode>,
-    log: Res<'w, ViewerLog>,
-    frame_times: ResMut<'w, FrameTimes>,
-    test_cases: Option<Res<'w, TestCases>>,
-    tools: Option<Res<'w, Tools>>,
-    orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
+    viewer: ViewerState<'w, 's>,
     windows: Query<'w, 's, (Entity, &'static mut Window), With<PrimaryWindow>>,
     cameras: Query<'w, 's, (&'static Camera, &'static GlobalTransform), With<MainCamera>>,
     offscreen: Option<Res<'w, OffscreenTarget>>,
@@ -410,7 +406,7 @@ fn advance(step: Step, p: &mut DriveParams, window: Entity) -> Result<Option<Ste
                 return Err(format!("the build did not finish within {BUILD_TIMEOUT:?}"));
             }
             // Two idle frames in a row: a request sent last frame has been taken up.
-            let idle_frames = if p.state.is_busy() {
+            let idle_frames = if p.viewer.state.is_busy() {
                 0
             } else {
                 idle_frames + 1
@@ -566,10 +562,10 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
                 Ok(target) => target,
                 Err(error) => return Plan::Fail(error),
             };
-            if target == *p.mode {
+            if target == *p.viewer.mode {
                 return Plan::Ready(Step::Frames(0));
             }
-            let current = p.mode.label();
+            let current = p.viewer.mode.label();
             let is_combo = |n: &WidgetNode| n.role == egui::accesskit::Role::ComboBox;
             let is_item = |n: &WidgetNode| n.role == egui::accesskit::Role::Button;
             // Open the combo, then pick the item from its list (drawn on top, found first).
@@ -635,20 +631,11 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             }
         }
         Action::State(path) => {
-            let sources = StateSources {
-                camera: p.orbits.single().ok().map(orbit_pose),
-                state: &p.state,
-                mode: *p.mode,
-                log: &p.log,
-                frame_times: &p.frame_times,
-                test_cases: p.test_cases.as_deref(),
-                tools: p.tools.as_deref(),
-            };
-            let state = state_json(sources, false, None);
+            let state = p.viewer.json(false, None);
             match crate::file::write_atomically(path, format!("{state:#}\n").as_bytes()) {
                 Ok(()) => {
                     // The next state's frame times start here: a rebuild's own, say.
-                    p.frame_times.restart();
+                    p.viewer.frame_times.restart();
                     Plan::Ready(Step::Frames(0))
                 }
                 Err(err) => Plan::Fail(format!("could not write the state: {err}")),
@@ -1120,16 +1107,7 @@ fn finish_on_exit(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let sources = StateSources {
-            camera: viewer.orbits.single().ok().map(orbit_pose),
-            state: &viewer.state,
-            mode: *viewer.mode,
-            log: &viewer.log,
-            frame_times: &viewer.frame_times,
-            test_cases: viewer.test_cases.as_deref(),
-            tools: viewer.tools.as_deref(),
-        };
-        let state = state_json(sources, !driver.finished, error);
+        let state = viewer.json(!driver.finished, error);
         write_or_log(&path, format!("{state:#}\n").as_bytes(), "state");
     }
     if let Some(path) = output.record.clone() {
@@ -1142,13 +1120,13 @@ fn finish_on_exit(
     }
 }
 
-/// What the state written at the end is made of.
+/// What a session's state is made of (the frame times restart at each `state` action).
 #[derive(bevy::ecs::system::SystemParam)]
 struct ViewerState<'w, 's> {
     state: Res<'w, BuildState>,
     mode: Res<'w, DrawMode>,
     log: Res<'w, ViewerLog>,
-    frame_times: Res<'w, FrameTimes>,
+    frame_times: ResMut<'w, FrameTimes>,
     test_cases: Option<Res<'w, TestCases>>,
     tools: Option<Res<'w, Tools>>,
     orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
@@ -1171,100 +1149,85 @@ fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
     }
 }
 
-/// What a session's state is made of, borrowed from the app.
-struct StateSources<'a> {
-    /// The orbit camera's focus, radius, yaw and pitch.
-    camera: Option<(Vec3, f32, f32, f32)>,
-    state: &'a BuildState,
-    mode: DrawMode,
-    log: &'a ViewerLog,
-    frame_times: &'a FrameTimes,
-    test_cases: Option<&'a TestCases>,
-    tools: Option<&'a Tools>,
-}
-
-/// The viewer's state as a session reports it: the settings by RecastDemo's names, the
-/// sample, mesh and draw mode, whether the app was asked to quit, and the test cases' run.
-fn state_json(sources: StateSources, quit: bool, error: Option<String>) -> serde_json::Value {
-    let StateSources {
-        camera,
-        state,
-        mode,
-        log,
-        frame_times,
-        test_cases,
-        tools,
-    } = sources;
-    let mesh = state
-        .scene
-        .input
-        .source
-        .as_ref()
-        .map_or_else(|| state.scene.name.clone(), |p| p.display().to_string());
-    let errors: Vec<&str> = log
-        .lines
-        .iter()
-        .filter(|(level, _)| *level == LogLevel::Error)
-        .map(|(_, line)| line.as_str())
-        .collect();
-    let mut value = json!({
-        "settings": state.settings,
-        "sample": state.sample.label(),
-        "mesh": mesh,
-        "drawMode": mode.label(),
-        "quit": quit,
-        "tileSize": state.tile_size,
-        "convexVolumes": state.scene.input.geom_set.convex_volumes.len(),
-        "offMeshLinks": state.scene.input.geom_set.off_mesh_connections.len(),
-        "building": state.is_busy(),
-        "builds": state.finished,
-        "lastBuildMs": state.last_build.map(|(_, time)| time.as_secs_f64() * 1000.0),
-        "logErrors": errors,
-        "lastLog": log.lines.last().map(|(_, line)| line.as_str()),
-        "camera": camera.map(|(focus, radius, yaw, pitch)| json!({
-            "focus": focus.to_array(),
-            "radius": radius,
-            "yaw": yaw,
-            "pitch": pitch,
-        })),
-        "frames": {
-            "count": frame_times.frames,
-            "longestMs": frame_times.longest.as_secs_f64() * 1000.0,
-            "over100Ms": frame_times.over_100_ms,
-        },
-    });
-    if let Some(tiled) = &state.tiled {
-        let present = crate::viewer::build::tile_presence(tiled);
-        value["tiles"] = json!({
-            "present": present.iter().filter(|&&p| p).count(),
-            "total": present.len(),
+impl ViewerState<'_, '_> {
+    /// The viewer's state as a session reports it: the settings by RecastDemo's names, the
+    /// sample, mesh and draw mode, whether the app was asked to quit, and the test cases' run.
+    fn json(&self, quit: bool, error: Option<String>) -> serde_json::Value {
+        let camera = self.orbits.single().ok().map(orbit_pose);
+        let (state, mode, log, frame_times) =
+            (&*self.state, *self.mode, &*self.log, &*self.frame_times);
+        let (test_cases, tools) = (self.test_cases.as_deref(), self.tools.as_deref());
+        let mesh = state
+            .scene
+            .input
+            .source
+            .as_ref()
+            .map_or_else(|| state.scene.name.clone(), |p| p.display().to_string());
+        let errors: Vec<&str> = log
+            .lines
+            .iter()
+            .filter(|(level, _)| *level == LogLevel::Error)
+            .map(|(_, line)| line.as_str())
+            .collect();
+        let mut value = json!({
+            "settings": state.settings,
+            "sample": state.sample.label(),
+            "mesh": mesh,
+            "drawMode": mode.label(),
+            "quit": quit,
+            "tileSize": state.tile_size,
+            "convexVolumes": state.scene.input.geom_set.convex_volumes.len(),
+            "offMeshLinks": state.scene.input.geom_set.off_mesh_connections.len(),
+            "building": state.is_busy(),
+            "builds": state.finished,
+            "lastBuildMs": state.last_build.map(|(_, time)| time.as_secs_f64() * 1000.0),
+            "logErrors": errors,
+            "lastLog": log.lines.last().map(|(_, line)| line.as_str()),
+            "camera": camera.map(|(focus, radius, yaw, pitch)| json!({
+                "focus": focus.to_array(),
+                "radius": radius,
+                "yaw": yaw,
+                "pitch": pitch,
+            })),
+            "frames": {
+                "count": frame_times.frames,
+                "longestMs": frame_times.longest.as_secs_f64() * 1000.0,
+                "over100Ms": frame_times.over_100_ms,
+            },
         });
-    }
-    if let Some(view) = &state.temp_obstacles {
-        value["obstacles"] = json!(view.build.obstacles.live().count());
-    }
-    if let Some(tools) = tools {
-        let listed = tools.listed(state.sample);
-        value["tools"] = json!(
-            listed
-                .iter()
-                .map(|&i| tools.tools[i].name())
-                .collect::<Vec<_>>()
-        );
-        if let Some(active) = tools.tools.get(tools.active) {
-            value["tool"] = json!(active.name());
-            if let Some(tool_state) = active.session_state() {
-                value["toolState"] = tool_state;
+        if let Some(tiled) = &state.tiled {
+            let present = crate::viewer::build::tile_presence(tiled);
+            value["tiles"] = json!({
+                "present": present.iter().filter(|&&p| p).count(),
+                "total": present.len(),
+            });
+        }
+        if let Some(view) = &state.temp_obstacles {
+            value["obstacles"] = json!(view.build.obstacles.live().count());
+        }
+        if let Some(tools) = tools {
+            let listed = tools.listed(state.sample);
+            value["tools"] = json!(
+                listed
+                    .iter()
+                    .map(|&i| tools.tools[i].name())
+                    .collect::<Vec<_>>()
+            );
+            if let Some(active) = tools.tools.get(tools.active) {
+                value["tool"] = json!(active.name());
+                if let Some(tool_state) = active.session_state() {
+                    value["toolState"] = tool_state;
+                }
             }
         }
+        if let Some(summary) = test_cases.and_then(|t| t.summary()) {
+            value["testCases"] = json!(summary);
+        }
+        if let Some(error) = error {
+            value["error"] = json!(error);
+        }
+        value
     }
-    if let Some(summary) = test_cases.and_then(|t| t.summary()) {
-        value["testCases"] = json!(summary);
-    }
-    if let Some(error) = error {
-        value["error"] = json!(error);
-    }
-    value
 }
 
 #[cfg(test)]

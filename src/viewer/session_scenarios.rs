@@ -501,15 +501,10 @@ fn a_crowd_runs_pauses_and_steps() {
 
 /// RecastDemo's navmesh blue (0, 192, 255) over the grey scene: blue above red, green above red.
 fn navmesh_blue_share(path: &Path) -> f64 {
-    let (_, _, pixels) = read_png(path);
-    let blue = pixels
-        .iter()
-        .filter(|p| {
-            let [r, g, b] = p.map(i32::from);
-            b >= r + 25 && g >= r + 10
-        })
-        .count();
-    blue as f64 / pixels.len() as f64
+    pixel_share(path, |p| {
+        let [r, g, b] = p.map(i32::from);
+        b >= r + 25 && g >= r + 10
+    })
 }
 
 /// The dungeon from outside: with back faces culled (the default, as RecastDemo) the navmesh
@@ -541,14 +536,17 @@ fn culled_back_faces_show_the_dungeon_navmesh_from_outside() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The share of a PNG's pixels that `pick` takes.
+fn pixel_share(path: &Path, pick: impl Fn(&[u8; 3]) -> bool) -> f64 {
+    let (_, _, pixels) = read_png(path);
+    pixels.iter().filter(|p| pick(p)).count() as f64 / pixels.len() as f64
+}
+
 /// The share of pixels close to `colour` (each channel within 40).
 fn colour_share(path: &Path, colour: [u8; 3]) -> f64 {
-    let (_, _, pixels) = read_png(path);
-    let near = pixels
-        .iter()
-        .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 40))
-        .count();
-    near as f64 / pixels.len() as f64
+    pixel_share(path, |p| {
+        p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 40)
+    })
 }
 
 /// The wheel zooms by the same factor each way: six notches in and six out come back to the
