@@ -12,7 +12,9 @@
 #   parse_settings_toml  settings files with RecastDemo's names;
 #   parse_tset           C++'s tile-cache file;
 #   build_layer_tile     the 60 stored layers in that file, one per input;
-#   parse_session        a viewer session with every action.
+#   parse_session        a viewer session with every action;
+#   parse_test_file      the repository's RecastDemo test-case files.
+# compact_size_claims builds its files from structured input and needs no seeds.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
@@ -136,3 +138,6 @@ cat > "$corpus/parse_session/every_action.jsonl" <<'SESSION'
 {"expect": "0 failed"}
 {"expect": "Set a start", "min_height": 14}
 SESSION
+
+mkdir -p "$corpus/parse_test_file"
+cp "$here"/../assets/TestCases/*.txt "$corpus/parse_test_file/"

@@ -32,6 +32,14 @@ pub enum NavlabError {
     /// A `--set NAME=VALUE` override could not be applied.
     #[error("--set {assignment}: {message}")]
     InvalidSettingOverride { assignment: String, message: String },
+    /// An output path the run may not write: one of its inputs, a file an input names, or
+    /// another output of the same run.
+    #[error("{flag} {}: {problem}", path.display())]
+    OutputPath {
+        flag: &'static str,
+        path: PathBuf,
+        problem: String,
+    },
     /// A build setting is out of its valid range.
     #[error("setting `{name}` = {value}: {reason}")]
     InvalidSetting {

@@ -11,6 +11,10 @@ use crate::error::{NavlabError, Result};
 /// How much [`read_capped`] reads at a time.
 const CHUNK_BYTES: usize = 64 * 1024;
 
+/// The most bytes read from a pipe or a device, whose size is not known before reading: far
+/// above a level streamed through a pipe, low enough that `/dev/zero` ends in a moment.
+pub const MAX_STREAMED_BYTES: u64 = 256 << 20;
+
 /// The UTF-8 encoding of U+FEFF, which Windows editors write at the start of text files.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -26,7 +30,8 @@ pub struct CappedFile {
 
 /// Opens `path` for reading at most `limit` bytes. A regular file over the limit is refused
 /// before anything is read; anything else (a pipe, a device such as `/dev/zero`, a file that
-/// grows) is read through `Read::take(limit + 1)`, so it stops just past the limit instead of
+/// grows) is read through `Read::take(limit + 1)`, the limit lowered to
+/// [`MAX_STREAMED_BYTES`] for what has no size, so it stops just past the limit instead of
 /// growing memory without bound, and [`CappedFile::finish`] refuses it.
 pub fn open_capped(path: &Path, limit: u64) -> Result<CappedFile> {
     let io_error = |source| NavlabError::Io {
@@ -36,6 +41,10 @@ pub fn open_capped(path: &Path, limit: u64) -> Result<CappedFile> {
     let file = File::open(path).map_err(io_error)?;
     let metadata = file.metadata().map_err(io_error)?;
     let size = metadata.is_file().then_some(metadata.len());
+    let limit = match size {
+        Some(_) => limit,
+        None => limit.min(MAX_STREAMED_BYTES),
+    };
     if let Some(size) = size.filter(|&size| size > limit) {
         return Err(NavlabError::FileTooLarge {
             path: path.to_owned(),
@@ -70,6 +79,27 @@ impl CappedFile {
         }
         result
     }
+}
+
+/// Refuses `path` unless it is a regular file: where a file names another one (a `.gset` its
+/// mesh, a glTF its buffers), a device or a pipe there is a mistake or a trap, never a level.
+pub fn require_regular_file(path: &Path, what: &str) -> Result<()> {
+    let metadata = std::fs::metadata(path).map_err(|source| NavlabError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    if metadata.is_file() {
+        return Ok(());
+    }
+    let kind = if metadata.is_dir() {
+        "a folder"
+    } else {
+        "a device or a pipe"
+    };
+    Err(NavlabError::Io {
+        path: path.to_owned(),
+        source: std::io::Error::other(format!("is {kind}, not a regular file, as {what} must be")),
+    })
 }
 
 /// Reads `path` whole through [`open_capped`], refusing more than `limit` bytes. The buffer
@@ -115,9 +145,15 @@ fn reserve(bytes: &mut Vec<u8>, additional: u64) -> std::io::Result<()> {
         })
 }
 
+/// Tells apart the temporary files of one process's concurrent writes.
+static PART_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Writes `path` whole or not at all: `write` fills a temporary file beside it (same folder, so
-/// the rename stays on one file system), which is then renamed over `path`. A crash or a full
-/// disk leaves the old file as it was, never a half-written one.
+/// the rename stays on one file system), which is flushed to the disk and then renamed over
+/// `path`. A crash, a full disk or a file-size limit leaves the old file as it was, never a
+/// half-written one, and removes the temporary file. A `path` that is a link is written through
+/// it: the file it points to is replaced, and the link stays. An existing file keeps its
+/// permissions; a device or a pipe is written directly.
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&Path) -> std::io::Result<()>,
@@ -126,23 +162,80 @@ pub fn write_atomically_with(
         path: path.to_owned(),
         source,
     };
-    let name = path
+    let target = link_target(path);
+    // A device or a pipe (`/dev/stdout`, a FIFO) cannot be replaced, only written to.
+    if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return write(&target).map_err(io_error);
+    }
+    let name = target
         .file_name()
         .ok_or_else(|| io_error(std::io::Error::other("not a file name")))?;
     // The temporary name keeps the extension, for writers that pick the format by it.
     let mut part_name = std::ffi::OsString::from(".");
     part_name.push(name);
-    part_name.push(format!(".{}.part", std::process::id()));
-    if let Some(extension) = path.extension() {
+    let serial = PART_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    part_name.push(format!(".{}-{serial}.part", std::process::id()));
+    if let Some(extension) = target.extension() {
         part_name.push(".");
         part_name.push(extension);
     }
-    let part = path.with_file_name(part_name);
-    let written = write(&part).and_then(|()| std::fs::rename(&part, path));
+    let part = target.with_file_name(part_name);
+    let written = write(&part)
+        .and_then(|()| finish_part(&part, &target))
+        .and_then(|()| std::fs::rename(&part, &target));
     if written.is_err() {
         let _ = std::fs::remove_file(&part);
     }
-    written.map_err(io_error)
+    written.map_err(io_error)?;
+    sync_folder(&target);
+    Ok(())
+}
+
+/// The file a link at `path` points to (through every link, to where a dangling one's file is
+/// to be), or `path` itself: where [`write_atomically`] writes `path`.
+pub fn link_target(path: &Path) -> PathBuf {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return path.to_owned();
+    }
+    // A dangling link names where its file is to be; a live one resolves whole.
+    std::fs::canonicalize(path).unwrap_or_else(|_| {
+        let mut target = path.to_owned();
+        for _ in 0..40 {
+            match std::fs::read_link(&target) {
+                Ok(next) => target = target.parent().unwrap_or(Path::new("")).join(next),
+                Err(_) => break,
+            }
+        }
+        target
+    })
+}
+
+/// Gives the written temporary file the permissions of the file it replaces, and flushes it
+/// to the disk, so the rename never exposes a file whose bytes are not there yet.
+fn finish_part(part: &Path, target: &Path) -> std::io::Result<()> {
+    if let Ok(existing) = std::fs::metadata(target) {
+        std::fs::set_permissions(part, existing.permissions())?;
+    }
+    File::open(part)?.sync_all()
+}
+
+/// Flushes the folder's entry for a renamed file, so the new name survives a crash. Some file
+/// systems cannot sync a folder; the file itself is already safe, so that is not an error.
+fn sync_folder(path: &Path) {
+    #[cfg(unix)]
+    if let Some(folder) = path.parent() {
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        if let Ok(handle) = File::open(folder) {
+            let _ = handle.sync_all();
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 /// [`write_atomically_with`] for bytes already in memory.
@@ -178,6 +271,32 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["state.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_permissions_stay() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("navlab-atomic-link-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let real = dir.join("real.bin");
+        let link = dir.join("link.bin");
+        std::fs::write(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("real.bin", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        // A dangling link makes its target.
+        std::os::unix::fs::symlink("later.bin", dir.join("dangling.bin")).unwrap();
+        write_atomically(&dir.join("dangling.bin"), b"made").unwrap();
+        assert_eq!(std::fs::read(dir.join("later.bin")).unwrap(), b"made");
+        // A device is written, not replaced.
+        write_atomically(Path::new("/dev/null"), b"gone").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

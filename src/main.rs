@@ -10,5 +10,13 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // A file-size limit (`ulimit -f`) kills the process by default; ignored, the write that
+    // passes it fails with an error instead, which the atomic writer reports after leaving the
+    // old file whole.
+    #[cfg(unix)]
+    // SAFETY: as above.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     cli::run()
 }

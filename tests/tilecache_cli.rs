@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use navlab::bake::settings::BuildSettings;
-use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, build_tile_cache, tile_grid};
+use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, MAX_OBSTACLES, build_tile_cache, tile_grid};
 use navlab::bake::tile_cache_run::build_initial_nav_mesh;
 use navlab::detour::{NavMesh, NavMeshParams, OffMeshConnectionParams};
 use navlab::input::InputGeom;
@@ -197,7 +197,8 @@ fn bad_input_is_one_line_and_a_failure() {
         return;
     };
     let mesh = mesh.to_str().unwrap().to_owned();
-    let many: Vec<String> = (0..=MAX_REQUESTS)
+    // More than the request queue goes in batches; more than the pool is refused.
+    let many: Vec<String> = (0..=MAX_OBSTACLES)
         .map(|i| format!("--obstacle={},0,0", i as f32 * 0.1))
         .collect();
     let cases: Vec<(Vec<String>, &str)> = vec![
@@ -230,7 +231,14 @@ fn bad_input_is_one_line_and_a_failure() {
             vec!["--removed-navmesh".into(), "x.bin".into()],
             "needs at least one --remove-obstacle",
         ),
-        (many, "obstacle requests are already waiting"),
+        (
+            many,
+            "--obstacle is given 129 times; the tile cache holds at most 128",
+        ),
+        (
+            vec!["--scratch-bytes".into(), "1023".into()],
+            "--scratch-bytes 1023 is out of range",
+        ),
     ];
     for (args, expected) in cases {
         let output = navlab()

@@ -322,18 +322,16 @@ pub fn pack_glb(document: &Value, bin: &[u8]) -> Result<Vec<u8>> {
     Ok(glb)
 }
 
-/// Writes the areas as OBJ to `path`.
+/// Writes the areas as OBJ to `path`, whole or not at all.
 pub fn save_obj(path: &Path, areas: &[AreaMesh]) -> Result<()> {
-    let io_error = |source| NavlabError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let mut file = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error)?);
-    write_obj(areas, &mut file).map_err(io_error)?;
-    file.flush().map_err(io_error)
+    crate::file::write_atomically_with(path, |part| {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(part)?);
+        write_obj(areas, &mut file)?;
+        file.flush()
+    })
 }
 
-/// Writes the areas as glTF to `path`: a `.gltf` extension gets JSON with the buffer embedded,
+/// Writes the areas as glTF to `path` (whole or not at all): a `.gltf` extension gets JSON with the buffer embedded,
 /// anything else a binary `.glb`.
 pub fn save_gltf(path: &Path, areas: &[AreaMesh]) -> Result<()> {
     let is_json = path
@@ -344,10 +342,7 @@ pub fn save_gltf(path: &Path, areas: &[AreaMesh]) -> Result<()> {
     } else {
         glb_bytes(areas)?
     };
-    std::fs::write(path, bytes).map_err(|source| NavlabError::Io {
-        path: path.to_owned(),
-        source,
-    })
+    crate::file::write_atomically(path, &bytes)
 }
 
 /// Standard base64 with `=` padding (RFC 4648).

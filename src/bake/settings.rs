@@ -446,12 +446,9 @@ impl BuildSettings {
         toml::to_string_pretty(self).expect("build settings always serialise as TOML")
     }
 
-    /// Writes the settings as TOML.
+    /// Writes the settings as TOML, whole or not at all.
     pub fn save_toml(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_toml_string()).map_err(|source| NavlabError::Io {
-            path: path.to_owned(),
-            source,
-        })
+        crate::file::write_atomically(path, self.to_toml_string().as_bytes())
     }
 }
 

@@ -5,12 +5,17 @@
 //! report in the schema of the C++ reference `detour/tilecache_nav_test.json`.
 //!
 //! Tiles are built as the demo builds them, through its 32000-byte `LinearAllocator`
-//! ([`ScratchAllocator`] models it): a layer whose build does not fit fails with
-//! `DT_OUT_OF_MEMORY` as in C++ (initially it gets no tile and the rest of its tile column is
-//! skipped, as `buildNavMeshTilesAt` stops there, which `buildNavMeshTilesAt_nonSuccess` lists;
-//! in an update it keeps its old tile and the update's status says so). So the allocator
-//! figures are C++'s too. Tiles larger than about 72 cells never fit: the demo then has no
-//! navmesh at all, and so has this run.
+//! ([`ScratchAllocator`] models it; [`TileCacheRunOptions::scratch_bytes`] can give it more):
+//! a layer whose build does not fit fails with `DT_OUT_OF_MEMORY` as in C++ (initially it gets
+//! no tile and the rest of its tile column is skipped, as `buildNavMeshTilesAt` stops there,
+//! which `buildNavMeshTilesAt_nonSuccess` lists; in an update it keeps its old tile and the
+//! update's status says so). So the allocator figures are C++'s too. Tiles larger than about
+//! 72 cells never fit: the demo then has no navmesh at all, and so has this run;
+//! [`TileCacheRun::scratch_shortfall`] counts what was lost.
+//!
+//! The obstacles go in as the tool's clicks would, at most
+//! [`MAX_REQUESTS`](crate::tile_cache::obstacles::MAX_REQUESTS) at a time: C++'s request queue
+//! holds no more, so when it is full the run updates until up to date before the next click.
 //!
 //! `pfLine1Based` is `null` (the reference took its clicks from test-case lines; here they are
 //! coordinates). The
@@ -26,7 +31,7 @@ use crate::bake::progress::{BuildProgress, TilePhase};
 use crate::bake::settings::BuildSettings;
 use crate::bake::temp_obstacles::{
     CLICK_OBSTACLE_DROP, CLICK_OBSTACLE_HEIGHT, CLICK_OBSTACLE_RADIUS, EXPECTED_LAYERS_PER_TILE,
-    TempObstaclesBuild, build_tile_cache, sample_mesh_process, tile_grid,
+    MAX_OBSTACLES, TempObstaclesBuild, build_tile_cache, sample_mesh_process, tile_grid,
 };
 use crate::detour::{NavMesh, NavMeshParams};
 use crate::error::{NavlabError, Result};
@@ -36,10 +41,15 @@ use crate::tile_cache::builder::{BuildError, LayerTileBuilder, ObstacleShape, Sc
 use crate::tile_cache::cache::TileCache;
 use crate::tile_cache::file::{TileCacheParams, TileCacheSet};
 use crate::tile_cache::layer::LayerHeader;
-use crate::tile_cache::obstacles::{ObstacleInfo, ObstacleRef, ObstacleState, Obstacles};
+use crate::tile_cache::obstacles::{
+    ObstacleError, ObstacleInfo, ObstacleRef, ObstacleState, Obstacles,
+};
 
 /// Tile sizes RecastDemo's Temp Obstacles slider offers.
 pub const TILE_SIZES: std::ops::RangeInclusive<i32> = 16..=128;
+/// Capacities the scratch allocator may be given: 1 KiB to 1 GiB (it is a model; no buffer of
+/// that size is allocated, but a tile's build never needs more).
+pub const SCRATCH_BYTES: std::ops::RangeInclusive<usize> = 1024..=1 << 30;
 /// `DT_SUCCESS`, the status of every step that did not fail.
 const SUCCESS: &str = "0x40000000";
 /// `DT_FAILURE | DT_OUT_OF_MEMORY`, a build that did not fit the demo's allocator.
@@ -56,6 +66,9 @@ pub struct TileCacheRunOptions {
     pub obstacles: Vec<[f32; 3]>,
     /// 1-based indices into `obstacles` to remove afterwards, all in one batch.
     pub remove: Vec<usize>,
+    /// The scratch allocator's capacity, within [`SCRATCH_BYTES`]
+    /// ([`ScratchAllocator::DEMO_CAPACITY`] is the demo's).
+    pub scratch_bytes: usize,
 }
 
 /// The session's outputs.
@@ -69,6 +82,19 @@ pub struct TileCacheRun {
     pub removed_nav_mesh: Option<Vec<u8>>,
     /// TSET bytes, written right after the initial build as the reference is.
     pub tile_cache_file: Vec<u8>,
+    pub scratch_shortfall: ScratchShortfall,
+}
+
+/// What did not fit the scratch allocator (all zero when everything did).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScratchShortfall {
+    /// Stored layers the initial build gave no navmesh tile: those whose build failed and the
+    /// rest of their tile columns.
+    pub layers_left_out: usize,
+    /// Obstacle updates whose layer rebuild failed (the layer kept its old tile).
+    pub rebuilds_failed: usize,
+    /// The bytes the largest failed build needed ([`ScratchAllocator::largest_refused`]).
+    pub largest_need: usize,
 }
 
 /// The report, in the reference's schema and key order.
@@ -119,6 +145,10 @@ pub struct NonSuccess {
     pub x: i32,
     pub y: i32,
     pub status: String,
+    /// The column's layers that got no tile: the failed one and those after it (not in the
+    /// reference's schema).
+    #[serde(skip)]
+    pub layers_left_out: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -283,8 +313,8 @@ fn stage(message: impl std::fmt::Display) -> NavlabError {
     }
 }
 
-/// Checks the options before anything is built: the tile size, finite clicks, and removals
-/// naming distinct added obstacles.
+/// Checks the options before anything is built: the tile size, the scratch capacity, finite
+/// clicks no more than the tile cache holds, and removals naming distinct added obstacles.
 pub fn check_options(options: &TileCacheRunOptions) -> Result<()> {
     if !TILE_SIZES.contains(&options.tile_size) {
         return Err(NavlabError::InvalidSetting {
@@ -296,6 +326,22 @@ pub fn check_options(options: &TileCacheRunOptions) -> Result<()> {
                 TILE_SIZES.end()
             ),
         });
+    }
+    if !SCRATCH_BYTES.contains(&options.scratch_bytes) {
+        return Err(stage(format!(
+            "--scratch-bytes {} is out of range: give {} to {} (1 KiB to 1 GiB; RecastDemo's is {})",
+            options.scratch_bytes,
+            SCRATCH_BYTES.start(),
+            SCRATCH_BYTES.end(),
+            ScratchAllocator::DEMO_CAPACITY
+        )));
+    }
+    if options.obstacles.len() > MAX_OBSTACLES as usize {
+        return Err(stage(format!(
+            "--obstacle is given {} times; the tile cache holds at most {MAX_OBSTACLES} obstacles \
+             (RecastDemo's maxObstacles)",
+            options.obstacles.len()
+        )));
     }
     if let Some(i) = options
         .obstacles
@@ -345,7 +391,8 @@ pub fn build_initial_nav_mesh(
             if let Some(progress) = progress {
                 progress.tiles((y * tiles_x + x) as usize, total);
             }
-            for r in cache.layers_at(x, y) {
+            let column = cache.layers_at(x, y);
+            for (k, &r) in column.iter().enumerate() {
                 let Some((_, data)) = cache.layer(r) else {
                     continue;
                 };
@@ -363,6 +410,7 @@ pub fn build_initial_nav_mesh(
                             x,
                             y,
                             status: OUT_OF_MEMORY.into(),
+                            layers_left_out: column.len() - k,
                         });
                         break;
                     }
@@ -417,8 +465,28 @@ pub fn build_tile_cache_and_nav_mesh(
     Ok((cache, nav_params, nav_mesh, non_success))
 }
 
+/// Makes `request`; when the request queue is full, first updates until up to date (adding
+/// those updates' statuses to `statuses`), as a user of the demo would let the queued
+/// obstacles in before clicking on. The outer error is an update's.
+fn request_or_update<T>(
+    obstacles: &mut Obstacles,
+    cache: &TileCache,
+    nav_mesh: &mut NavMesh,
+    statuses: &mut Vec<String>,
+    mut request: impl FnMut(&mut Obstacles) -> std::result::Result<T, ObstacleError>,
+) -> Result<std::result::Result<T, ObstacleError>> {
+    match request(obstacles) {
+        Err(ObstacleError::RequestQueueFull) => {
+            statuses.extend(update_until_done(obstacles, cache, nav_mesh)?);
+            Ok(request(obstacles))
+        }
+        result => Ok(result),
+    }
+}
+
 /// The Create Temp Obstacles tool's clicks, each a cylinder, then updates until up to date;
-/// returns what was added and each update's status. One function for callgrind
+/// returns what was added and each update's status. Clicks beyond a full request queue wait
+/// for the queued ones to be let in. One function for callgrind
 /// (`--toggle-collect='*add_clicked_obstacles*'`).
 #[inline(never)]
 pub fn add_clicked_obstacles(
@@ -428,11 +496,11 @@ pub fn add_clicked_obstacles(
     clicks: &[[f32; 3]],
 ) -> Result<(Vec<AddedReport>, Vec<String>)> {
     let mut added = Vec::with_capacity(clicks.len());
+    let mut statuses = Vec::new();
     for (i, &clicked) in clicks.iter().enumerate() {
         let shape = TempObstaclesBuild::click_obstacle(clicked);
         let pos = [clicked[0], clicked[1] - CLICK_OBSTACLE_DROP, clicked[2]];
-        let r = obstacles
-            .add(shape)
+        let r = request_or_update(obstacles, cache, nav_mesh, &mut statuses, |o| o.add(shape))?
             .map_err(|e| stage(format!("adding obstacle {}: {e}", i + 1)))?;
         added.push(AddedReport {
             pf_line_1_based: None,
@@ -444,7 +512,7 @@ pub fn add_clicked_obstacles(
             obstacle_ref: r,
         });
     }
-    let statuses = update_until_done(obstacles, cache, nav_mesh)?;
+    statuses.extend(update_until_done(obstacles, cache, nav_mesh)?);
     Ok((added, statuses))
 }
 
@@ -466,7 +534,7 @@ pub fn run_tile_cache(
     cfg.width = tile_size + 2 * cfg.border_size;
     cfg.height = cfg.width;
 
-    let mut scratch = ScratchAllocator::new(ScratchAllocator::DEMO_CAPACITY);
+    let mut scratch = ScratchAllocator::new(options.scratch_bytes);
     let mut builder = LayerTileBuilder::new();
     let (cache, nav_params, mut nav_mesh, non_success) = build_tile_cache_and_nav_mesh(
         input,
@@ -517,12 +585,14 @@ pub fn run_tile_cache(
             .iter()
             .map(|&k| added[k - 1].obstacle_ref)
             .collect();
+        let mut statuses = Vec::new();
         for (&k, &r) in options.remove.iter().zip(&refs) {
-            obstacles
-                .remove(r)
-                .map_err(|e| stage(format!("removing obstacle {k}: {e}")))?;
+            request_or_update(&mut obstacles, &cache, &mut nav_mesh, &mut statuses, |o| {
+                o.remove(r)
+            })?
+            .map_err(|e| stage(format!("removing obstacle {k}: {e}")))?;
         }
-        let statuses = update_until_done(&mut obstacles, &cache, &mut nav_mesh)?;
+        statuses.extend(update_until_done(&mut obstacles, &cache, &mut nav_mesh)?);
         let removed_ref = match refs[..] {
             [one] => serde_json::Value::from(one),
             _ => serde_json::Value::from(refs.clone()),
@@ -538,6 +608,18 @@ pub fn run_tile_cache(
         (Some(report), Some(nav_mesh.to_mset_bytes()))
     };
 
+    let failed_rebuilds =
+        |statuses: &[String]| statuses.iter().filter(|s| *s == OUT_OF_MEMORY).count();
+    let scratch_shortfall = ScratchShortfall {
+        layers_left_out: non_success.iter().map(|n| n.layers_left_out).sum(),
+        rebuilds_failed: failed_rebuilds(&with_obstacles.update_statuses)
+            + after_removing
+                .as_ref()
+                .map_or(0, |r| failed_rebuilds(&r.update_statuses)),
+        largest_need: obstacles
+            .scratch()
+            .map_or(0, ScratchAllocator::largest_refused),
+    };
     let cache_compressed_size: usize = layers.iter().map(|l| l.data_size).sum();
     let cache_raw_size = layers.len() * demo_raw_size(cache.params());
     let report = TileCacheReport {
@@ -567,7 +649,7 @@ pub fn run_tile_cache(
         cache_raw_size,
         compression_ratio: cache_compressed_size as f32 / (cache_raw_size + 1) as f32,
         cache_build_mem_usage_allocator_high: build_high,
-        linear_allocator_capacity: ScratchAllocator::DEMO_CAPACITY,
+        linear_allocator_capacity: options.scratch_bytes,
         linear_allocator_failed_allocs: build_failed,
         navmesh_mem_usage: initial.tiles.iter().map(|t| t.data_size).sum(),
         layers,
@@ -590,6 +672,7 @@ pub fn run_tile_cache(
         obstacles_nav_mesh,
         removed_nav_mesh,
         tile_cache_file,
+        scratch_shortfall,
     })
 }
 

@@ -20,6 +20,8 @@ use navlab::input::input_geom::InputGeom;
 use navlab::recast::context::{LogCategory, LogEntry};
 use navlab::recast::region::PartitionType;
 
+use super::outputs::RunFiles;
+
 /// The exit status, for `navlab bake --help`.
 pub const EXIT_STATUS_HELP: &str = "Exit status: 0 when the navmesh was built (problems that did \
 not stop the build, Recast's non-fatal errors among them, are printed as `warning:` lines), 1 on \
@@ -188,10 +190,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             .unwrap_or_default();
         let summary = navlab::bake::dump::stage_summary(&name, &build);
         let text = serde_json::to_string(&summary).expect("a JSON value always serialises");
-        std::fs::write(out, text).map_err(|source| NavlabError::Io {
-            path: out.clone(),
-            source,
-        })?;
+        navlab::file::write_atomically(out, text.as_bytes())?;
     }
     Ok(())
 }
@@ -300,75 +299,28 @@ fn log_kind(message: &str) -> String {
 
 /// Refuses outputs that would overwrite an input, or each other, before anything is built.
 fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
-    // For an OBJ input the second entry names the input again; the first match is reported.
-    let mut inputs = vec![
-        ("the input", args.mesh.clone()),
-        (
-            "the input's mesh",
-            input.geom_set.mesh_path_relative_to(&args.mesh),
-        ),
-    ];
+    let mut files = RunFiles::default();
+    files.input_geom("the input", input);
     if let Some(config) = &args.config {
-        inputs.push(("the settings file", config.clone()));
-    }
-    let outputs = [
-        ("-o", &args.output),
-        ("--dump-json", &args.dump_json),
-        ("--save-gset", &args.save_gset),
-        ("--export-obj", &args.export_obj),
-        ("--export-gltf", &args.export_gltf),
-    ];
-    let outputs: Vec<(&'static str, &PathBuf)> = outputs
-        .into_iter()
-        .filter_map(|(flag, path)| Some((flag, path.as_ref()?)))
-        .collect();
-    for &(flag, output) in &outputs {
-        if let Some((what, _)) = inputs.iter().find(|(_, path)| same_file(output, path)) {
-            return Err(NavlabError::InvalidSetting {
-                name: flag,
-                value: output.display().to_string(),
-                reason: format!("is {what}; writing there would destroy it, choose another file"),
-            });
+        files.input("the settings file", config);
+        // A `.gset` settings file names a mesh too, read or not.
+        let is_gset = config
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gset"));
+        if is_gset && let Ok(geom_set) = GeomSet::load(config) {
+            files.input(
+                "the settings file's mesh",
+                &geom_set.mesh_path_relative_to(config),
+            );
         }
     }
-    for (i, &(second, b)) in outputs.iter().enumerate() {
-        if let Some(&(first, _)) = outputs[..i].iter().find(|(_, a)| same_file(a, b)) {
-            return Err(NavlabError::InvalidSetting {
-                name: second,
-                value: b.display().to_string(),
-                reason: format!("is also the {first} file; the two would overwrite each other"),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Whether two paths name one file: the same file when both exist (through links too),
-/// else the same place once the folders are resolved.
-pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        #[cfg(unix)]
-        (Ok(ma), Ok(mb)) => {
-            use std::os::unix::fs::MetadataExt;
-            (ma.dev(), ma.ino()) == (mb.dev(), mb.ino())
-        }
-        #[cfg(not(unix))]
-        (Ok(_), Ok(_)) => a.canonicalize().ok() == b.canonicalize().ok(),
-        (Err(_), Err(_)) => resolved(a) == resolved(b),
-        _ => false,
-    }
-}
-
-/// `path` with its folder made absolute and links resolved, for a file that may not exist yet.
-fn resolved(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    match (absolute.parent(), absolute.file_name()) {
-        (Some(dir), Some(name)) => dir
-            .canonicalize()
-            .map(|dir| dir.join(name))
-            .unwrap_or(absolute.clone()),
-        _ => absolute,
-    }
+    files
+        .output("-o", args.output.as_deref())
+        .output("--dump-json", args.dump_json.as_deref())
+        .output("--save-gset", args.save_gset.as_deref())
+        .output("--export-obj", args.export_obj.as_deref())
+        .output("--export-gltf", args.export_gltf.as_deref())
+        .check()
 }
 
 /// `bake --tile-size N`: every tile through the pipeline, a summary, the navmesh file and the

@@ -12,7 +12,7 @@ use navlab::crowd::profiling::{
 };
 use navlab::crowd::scenario::{
     AgentSource, DEMO_AGENT_RADIUS, DEMO_MAX_AGENTS, REFERENCE_AGENTS, ScenarioResult,
-    ScenarioSettings, check_settings, run_scenario_with,
+    ScenarioSettings, check_random_settings, check_settings, run_scenario_with,
 };
 use navlab::detour::NavMesh;
 use navlab::detour::nav_mesh_file::load_nav_mesh;
@@ -23,7 +23,10 @@ use navlab::detour::query::workloads::generate_path_pairs_seeded;
 use navlab::error::{NavlabError, Result};
 use serde::Serialize;
 
-use super::test::{Sample, line_of, load_source, read_test_file, test_file_error};
+use super::outputs::RunFiles;
+use super::test::{
+    Sample, line_of, load_source, read_test_file, require_tiles, test_file_error, test_file_outputs,
+};
 
 /// What `navlab crowd` was asked to do.
 #[derive(clap::Args)]
@@ -37,25 +40,28 @@ pub struct CrowdArgs {
     /// Obstacle avoidance quality: the demo's presets 0 (low) to 3 (high).
     #[arg(long, default_value_t = 1)]
     avoidance_quality: u8,
-    /// Crowd updates to run.
+    /// Crowd updates to run (at most 10 000 000).
     #[arg(long, default_value_t = 600)]
     steps: usize,
     /// Seconds per update.
     #[arg(long, default_value_t = 1.0 / 30.0, allow_negative_numbers = true)]
     dt: f32,
-    /// Record the agents every this many updates (and before the first).
+    /// Record the agents every this many updates (and before the first) for --json; a
+    /// recording may take 100 MB (about 800 000 agent states).
     #[arg(long, default_value_t = 10)]
     record_every: usize,
     /// Agents, one per `pf` line from the first (the reference runs use 12).
     #[arg(long, default_value_t = REFERENCE_AGENTS, conflicts_with = "random_agents")]
     agents: usize,
-    /// Agents from the first N pairs of workload P's generator instead of `pf` lines.
+    /// Agents from the first N pairs of workload P's generator instead of `pf` lines
+    /// (1 to 100 000).
     #[arg(long, value_name = "N")]
     random_agents: Option<usize>,
     /// The pair generator's seed (12345 is workload P's).
     #[arg(long, default_value_t = DEFAULT_SEED, requires = "random_agents")]
     seed: u32,
-    /// Split the random agents over this many crowds (no --json then).
+    /// Split the random agents over this many crowds (no --json then). Each crowd takes about
+    /// 200 KB besides its agents, and all of them at most 2 GB.
     #[arg(long, default_value_t = 1, value_name = "K")]
     crowds: usize,
     /// Update several crowds on parallel threads.
@@ -103,12 +109,16 @@ fn stage_error(message: impl ToString) -> NavlabError {
 }
 
 /// The navmesh to walk on, its sample's name and how it was made.
+/// `files` (the run's files so far) is checked with the navmesh or mesh added, before it is read
+/// or built.
 fn navmesh_for(
     args: &CrowdArgs,
     cases: Option<&(PathBuf, String, TestFile)>,
+    mut files: RunFiles,
 ) -> Result<(NavMesh, String, String)> {
     let sample_name = cases.map_or_else(String::new, |(_, _, file)| file.sample_name.clone());
     if let Some(path) = &args.navmesh {
+        files.input("the navmesh file", path).check()?;
         return Ok((
             load_nav_mesh(path)?,
             sample_name,
@@ -131,6 +141,7 @@ fn navmesh_for(
         )
     })?;
     let source = load_source(path, None, file, text)?;
+    files.input_geom("the mesh", &source.input).check()?;
     let subject = source.build(sample)?;
     Ok((subject.nav, sample.name().to_string(), subject.build))
 }
@@ -212,15 +223,11 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
         dt: args.dt,
         record_every: args.record_every,
         agents: args.random_agents.unwrap_or(args.agents),
+        // Only the JSON report holds the frames.
+        record_frames: args.json.is_some(),
     };
     match args.random_agents {
         Some(agents) => {
-            // The pair count has its own cap; the other settings are checked as usual.
-            check_settings(&ScenarioSettings {
-                agents: 1,
-                ..settings
-            })
-            .map_err(stage_error)?;
             let spec = CrowdSetSpec {
                 agents,
                 crowds: args.crowds,
@@ -228,6 +235,7 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
                 params: settings.agent_params(),
             };
             spec.check().map_err(stage_error)?;
+            check_random_settings(&settings).map_err(stage_error)?;
             if args.crowds > 1 && args.json.is_some() {
                 return Err(stage_error(
                     "--json records one crowd; drop --crowds or --json",
@@ -262,7 +270,16 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
             "has no `pf` lines to take agents from".into(),
         ));
     }
-    let (nav, sample, build) = navmesh_for(args, cases.as_ref())?;
+    let files = match &cases {
+        Some((path, _, file)) => test_file_outputs(path, file, args.json.as_deref()),
+        None => {
+            let mut files = RunFiles::default();
+            files.output("--json", args.json.as_deref());
+            files
+        }
+    };
+    let (nav, sample, build) = navmesh_for(args, cases.as_ref(), files)?;
+    require_tiles(&nav, &build, "crowd", "no agent could walk")?;
     if args.random_agents.is_some() && args.crowds > 1 {
         return run_crowd_set(args, &nav, &settings);
     }
@@ -289,9 +306,6 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
     let started = Instant::now();
     let result = run_once(&nav, source, &settings, stats.as_mut())?;
     let elapsed = started.elapsed();
-    let deterministic = run_once(&nav, source, &settings, None).is_ok_and(|again| {
-        serde_json::to_string(&again).ok() == serde_json::to_string(&result).ok()
-    });
     if !args.quiet {
         let reached = result
             .final_state
@@ -308,6 +322,8 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
     }
     let profile = finish_profile(args, stats.as_ref(), result.agents.len());
     if let Some(out) = &args.json {
+        let deterministic = run_once(&nav, source, &settings, None)
+            .is_ok_and(|again| again.serialises_like(&result));
         let max_agents = match args.random_agents {
             Some(agents) => agents.max(DEMO_MAX_AGENTS),
             None => DEMO_MAX_AGENTS,
@@ -341,10 +357,7 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
             profile,
         };
         let text = serde_json::to_string_pretty(&report).map_err(stage_error)?;
-        std::fs::write(out, text).map_err(|source| NavlabError::Io {
-            path: out.clone(),
-            source,
-        })?;
+        navlab::file::write_atomically(out, text.as_bytes())?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use navlab::bake::merge::merge_parts;
 use navlab::detour::nav_mesh_file::load_nav_mesh;
-use navlab::error::{NavlabError, Result};
+use navlab::error::Result;
 
 /// What `navlab merge` was asked to do.
 #[derive(clap::Args)]
@@ -25,20 +25,11 @@ pub struct MergeArgs {
 
 /// Runs `navlab merge`.
 pub fn run(args: &MergeArgs) -> Result<()> {
-    if let Some(part) = args
-        .parts
-        .iter()
-        .find(|part| super::bake::same_file(part, &args.output))
-    {
-        return Err(NavlabError::InvalidSetting {
-            name: "-o",
-            value: args.output.display().to_string(),
-            reason: format!(
-                "is the part {}; writing there would destroy it, choose another file",
-                part.display()
-            ),
-        });
+    let mut files = super::outputs::RunFiles::default();
+    for part in &args.parts {
+        files.input(format!("the part {}", part.display()), part);
     }
+    files.output("-o", Some(&args.output)).check()?;
     let parts = args
         .parts
         .iter()

@@ -6,6 +6,7 @@
 mod bake;
 mod crowd;
 mod merge;
+mod outputs;
 mod test;
 mod tilecache;
 mod view;

@@ -22,6 +22,8 @@ use navlab::detour::query::workloads::{QueryCase, run_queries};
 use navlab::error::{NavlabError, Result};
 use navlab::input::InputGeom;
 
+use super::outputs::RunFiles;
+
 /// RecastDemo's Tile Mesh tile size, used when the geometry set does not save one.
 const DEFAULT_TILE_SIZE: i32 = 32;
 /// How the reference describes a navmesh built with RecastDemo's defaults.
@@ -97,7 +99,7 @@ pub(super) struct Subject {
 
 /// The input a test file's samples are built from, with its settings.
 pub(super) struct Source {
-    input: InputGeom,
+    pub(super) input: InputGeom,
     settings: BuildSettings,
 }
 
@@ -158,8 +160,10 @@ pub fn run(args: &TestArgs) -> Result<()> {
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let named = Sample::parse(&file.sample_name);
+    let mut files = test_file_outputs(&args.cases, &file, args.json.as_deref());
     let (subject, source) = match &args.navmesh {
         Some(path) => {
+            files.input("the navmesh file", path).check()?;
             let subject = Subject {
                 nav: load_nav_mesh(path)?,
                 sample: None,
@@ -186,9 +190,16 @@ pub fn run(args: &TestArgs) -> Result<()> {
                 })?,
             };
             let source = load_source(&args.cases, args.mesh.as_deref(), &file, &text)?;
+            files.input_geom("the mesh", &source.input).check()?;
             (source.build(sample)?, Some(source))
         }
     };
+    require_tiles(
+        &subject.nav,
+        &subject.build,
+        "test",
+        "every query would fail and there is nothing to test",
+    )?;
     if let Some(passes) = args.repeat {
         repeat_queries(&subject.nav, &file, passes, args.quiet)?;
     }
@@ -248,10 +259,7 @@ pub fn run(args: &TestArgs) -> Result<()> {
     if let Some(out) = &args.json {
         let text = serde_json::to_string_pretty(&json.expect("reports serialise"))
             .expect("a JSON value always serialises");
-        std::fs::write(out, text).map_err(|source| NavlabError::Io {
-            path: out.clone(),
-            source,
-        })?;
+        navlab::file::write_atomically(out, text.as_bytes())?;
     }
     if !args.quiet {
         // After the file is written, so a closed pipe cannot lose it.
@@ -260,6 +268,37 @@ pub fn run(args: &TestArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The files of a run over the test-case file `cases` that writes `json`: the test-case file
+/// and the mesh it names (read or not) are inputs. The command adds the navmesh or mesh it
+/// reads, then checks.
+pub(super) fn test_file_outputs(cases: &Path, file: &TestFile, json: Option<&Path>) -> RunFiles {
+    let mut files = RunFiles::default();
+    files.input("the test-case file", cases);
+    if let Ok(mesh) = find_test_mesh(cases, &file.geom_file_name) {
+        files.input("the mesh the test-case file names", &mesh);
+    }
+    files.output("--json", json);
+    files
+}
+
+/// Refuses a navmesh without tiles (a tile cache whose tiles all failed saves one): every
+/// query on it fails, so its results would say nothing.
+/// `origin` says where the navmesh came from.
+pub(super) fn require_tiles(
+    nav: &NavMesh,
+    origin: &str,
+    stage: &'static str,
+    why: &str,
+) -> Result<()> {
+    if nav.tile_count() > 0 {
+        return Ok(());
+    }
+    Err(NavlabError::Stage {
+        stage,
+        message: format!("the navmesh ({origin}) has no tiles, so {why}"),
+    })
 }
 
 /// The input the test file `cases` names (or `mesh`), with its settings: the file's `f` row

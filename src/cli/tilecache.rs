@@ -4,14 +4,18 @@
 //! file (TSET) and a report in the C++ reference's schema
 //! ([`navlab::bake::tile_cache_run`] says which fields cannot be C++'s).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::temp_obstacles::DEFAULT_TILE_SIZE;
-use navlab::bake::tile_cache_run::{TileCacheRunOptions, check_options, run_tile_cache};
+use navlab::bake::tile_cache_run::{
+    ScratchShortfall, TileCacheRunOptions, check_options, run_tile_cache,
+};
 use navlab::error::{NavlabError, Result};
+use navlab::file::write_atomically;
 use navlab::input::input_geom::InputGeom;
+use navlab::tile_cache::builder::ScratchAllocator;
 
 /// What `navlab tilecache` was asked to do.
 #[derive(clap::Args)]
@@ -19,11 +23,16 @@ pub struct TileCacheArgs {
     /// The input: a Wavefront OBJ or glTF mesh, or a RecastDemo `.gset` (its settings and
     /// off-mesh links are used).
     mesh: PathBuf,
-    /// Cells per tile side (16 to 128, as the demo's slider).
+    /// Cells per tile side (16 to 128, as the demo's slider). Above about 64 some tiles do not
+    /// fit the scratch allocator and are left out, as in RecastDemo (a warning says how many).
     #[arg(long, default_value_t = DEFAULT_TILE_SIZE, allow_negative_numbers = true)]
     tile_size: i32,
+    /// Bytes of the scratch allocator tiles are built in (1024 to 1073741824; RecastDemo's
+    /// LinearAllocator has 32000).
+    #[arg(long, value_name = "N", default_value_t = ScratchAllocator::DEMO_CAPACITY)]
+    scratch_bytes: usize,
     /// A clicked point X,Y,Z: a cylinder of radius 1 and height 2 standing 0.5 below it
-    /// (repeatable; numbered from 1 in order).
+    /// (repeatable, up to 128 times; numbered from 1 in order).
     #[arg(long = "obstacle", value_name = "X,Y,Z", value_parser = parse_point, allow_hyphen_values = true)]
     obstacles: Vec<[f32; 3]>,
     /// Remove obstacle K (1-based) after the added ones are in (repeatable; all in one batch).
@@ -77,11 +86,31 @@ fn file_name(path: &Option<PathBuf>) -> Option<String> {
         .map(|n| n.to_string_lossy().into_owned())
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).map_err(|source| NavlabError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+/// Says what did not fit the scratch allocator, and how to make it fit.
+fn warn_shortfall(shortfall: &ScratchShortfall, layers: usize, scratch_bytes: usize) {
+    let allocator = if scratch_bytes == ScratchAllocator::DEMO_CAPACITY {
+        format!("RecastDemo's {scratch_bytes}-byte scratch allocator")
+    } else {
+        format!("the {scratch_bytes}-byte scratch allocator")
+    };
+    let fix = format!(
+        "a larger --scratch-bytes (the largest build that failed needed {})",
+        shortfall.largest_need
+    );
+    if shortfall.layers_left_out > 0 {
+        eprintln!(
+            "warning: {} of {layers} tile layers did not fit {allocator} and were left out of \
+             the navmesh; use a smaller --tile-size or {fix}",
+            shortfall.layers_left_out
+        );
+    }
+    if shortfall.rebuilds_failed > 0 {
+        eprintln!(
+            "warning: {} obstacle rebuilds did not fit {allocator}, so their layers keep their \
+             old tiles; use {fix}",
+            shortfall.rebuilds_failed
+        );
+    }
 }
 
 /// Runs `navlab tilecache`.
@@ -90,6 +119,7 @@ pub fn run(args: &TileCacheArgs) -> Result<()> {
         tile_size: args.tile_size,
         obstacles: args.obstacles.clone(),
         remove: args.remove.clone(),
+        scratch_bytes: args.scratch_bytes,
     };
     check_options(&options)?;
     if args.removed_navmesh.is_some() && args.remove.is_empty() {
@@ -99,6 +129,14 @@ pub fn run(args: &TileCacheArgs) -> Result<()> {
         });
     }
     let input = InputGeom::load(&args.mesh)?;
+    super::outputs::RunFiles::default()
+        .input_geom("the input", &input)
+        .output("--initial-navmesh", args.initial_navmesh.as_deref())
+        .output("--obstacles-navmesh", args.obstacles_navmesh.as_deref())
+        .output("--removed-navmesh", args.removed_navmesh.as_deref())
+        .output("--tset", args.tset.as_deref())
+        .output("--json", args.json.as_deref())
+        .check()?;
     if !args.quiet {
         for warning in input.mesh.warnings.lines() {
             eprintln!("warning: {warning}");
@@ -112,6 +150,13 @@ pub fn run(args: &TileCacheArgs) -> Result<()> {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let mut run = run_tile_cache(&input, &settings, &geom, &options)?;
     let elapsed = started.elapsed();
+    if !args.quiet {
+        warn_shortfall(
+            &run.scratch_shortfall,
+            run.report.cache_layer_count,
+            args.scratch_bytes,
+        );
+    }
 
     let report = &mut run.report;
     report.initial.mset_file = file_name(&args.initial_navmesh);
@@ -122,23 +167,23 @@ pub fn run(args: &TileCacheArgs) -> Result<()> {
     report.tset_file = file_name(&args.tset);
 
     if let Some(path) = &args.initial_navmesh {
-        write(path, &run.initial_nav_mesh)?;
+        write_atomically(path, &run.initial_nav_mesh)?;
     }
     if let Some(path) = &args.obstacles_navmesh {
-        write(path, &run.obstacles_nav_mesh)?;
+        write_atomically(path, &run.obstacles_nav_mesh)?;
     }
     if let (Some(path), Some(bytes)) = (&args.removed_navmesh, &run.removed_nav_mesh) {
-        write(path, bytes)?;
+        write_atomically(path, bytes)?;
     }
     if let Some(path) = &args.tset {
-        write(path, &run.tile_cache_file)?;
+        write_atomically(path, &run.tile_cache_file)?;
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&run.report).map_err(|e| NavlabError::Stage {
             stage: "tile cache",
             message: e.to_string(),
         })?;
-        write(path, text.as_bytes())?;
+        write_atomically(path, text.as_bytes())?;
     }
     if !args.quiet {
         let r = &run.report;

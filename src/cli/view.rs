@@ -288,7 +288,7 @@ pub fn run(args: ViewArgs) -> Result<()> {
 /// Refuses a `--state-json` or `--record` file that is one of the inputs or the other output.
 #[cfg(feature = "viewer")]
 fn check_session_outputs(args: &ViewArgs) -> Result<()> {
-    use super::bake::same_file;
+    let mut files = super::outputs::RunFiles::default();
     let inputs = [
         ("the mesh", &args.mesh),
         ("the settings file", &args.config),
@@ -296,28 +296,13 @@ fn check_session_outputs(args: &ViewArgs) -> Result<()> {
         ("the test-case file", &args.test_cases),
         ("the session file", &args.session),
     ];
-    let outputs = [("state-json", &args.state_json), ("record", &args.record)];
-    for (flag, output) in outputs {
-        let Some(output) = output else { continue };
-        if let Some((what, _)) = inputs
-            .iter()
-            .find(|(_, input)| input.as_ref().is_some_and(|i| same_file(output, i)))
-        {
-            return Err(NavlabError::InvalidSetting {
-                name: flag,
-                value: output.display().to_string(),
-                reason: format!("is {what}; writing there would destroy it, choose another file"),
-            });
+    for (what, path) in inputs {
+        if let Some(path) = path {
+            files.input(what, path);
         }
     }
-    if let (Some(state), Some(record)) = (&args.state_json, &args.record)
-        && same_file(state, record)
-    {
-        return Err(NavlabError::InvalidSetting {
-            name: "record",
-            value: record.display().to_string(),
-            reason: "is also the --state-json file; the two would overwrite each other".into(),
-        });
-    }
-    Ok(())
+    files
+        .output("--state-json", args.state_json.as_deref())
+        .output("--record", args.record.as_deref())
+        .check()
 }

@@ -14,16 +14,16 @@ use super::obstacle_avoidance::{
     ObstacleAvoidanceDebugData, ObstacleAvoidanceParams, ObstacleAvoidanceQuery,
 };
 use super::path_queue::{
-    CROWD_ITERATIONS_PER_UPDATE, CROWD_PATH_QUEUE_NODES, PATHQ_INVALID, PathQueue,
+    CROWD_ITERATIONS_PER_UPDATE, CROWD_PATH_QUEUE_NODES, MAX_QUEUE, PATHQ_INVALID, PathQueue,
 };
 use super::profiling::{CrowdPhase, CrowdPhaseTimes, PhaseClock, enter};
 use super::proximity_grid::ProximityGrid;
-use crate::detour::common::{Vec3, clamp, min, sqr, vadd, vlen_sqr, vlerp, vsub};
+use crate::detour::common::{Vec3, clamp, min, next_pow2, sqr, vadd, vlen_sqr, vlerp, vsub};
 use crate::detour::query::geometry::{
     tri_area_2d, vdist_2d, vdist_2d_sqr, vmad, vnormalize, vscale,
 };
 use crate::detour::query::{
-    NavMeshQuery, QueryFilter, STRAIGHTPATH_END, STRAIGHTPATH_OFFMESH_CONNECTION, Status,
+    NavMeshQuery, Node, QueryFilter, STRAIGHTPATH_END, STRAIGHTPATH_OFFMESH_CONNECTION, Status,
 };
 use crate::detour::{NavMesh, PolyRef};
 
@@ -235,7 +235,7 @@ fn find_neighbours(
     let pos = me.npos;
     let range = me.params.collision_query_range;
     let height = me.params.height;
-    let mut ids = [0u16; GRID_QUERY_IDS];
+    let mut ids = [0u32; GRID_QUERY_IDS];
     let nids = grid.query_items(
         pos[0] - range,
         pos[2] - range,
@@ -245,7 +245,7 @@ fn find_neighbours(
     );
     let mut n = 0;
     for &id in &ids[..nids] {
-        let id = usize::from(id);
+        let id = id as usize;
         if id == skip {
             continue;
         }
@@ -278,7 +278,36 @@ fn moves_without_target(ag: &CrowdAgent) -> bool {
     )
 }
 
+/// The main heap bytes of a query object with `max_nodes` search nodes
+/// ([`NavMeshQuery::new`]): the nodes, their open-list entries (a cost and an index) and their
+/// hash buckets (one per four nodes); its small pool for local searches is left out.
+fn query_heap_bytes(max_nodes: usize) -> u64 {
+    let nodes = max_nodes * std::mem::size_of::<Node>();
+    let open_list = (max_nodes + 1) * std::mem::size_of::<(f32, u32)>();
+    let buckets = next_pow2((max_nodes / 4) as u32) as usize * std::mem::size_of::<u16>();
+    (nodes + open_list + buckets) as u64
+}
+
 impl<'a> Crowd<'a> {
+    /// The heap bytes [`Crowd::new`] allocates for `max_agents` agents, so that a caller can
+    /// refuse crowds that would not fit before making them: per crowd the path queue's and
+    /// the crowd's query objects and the queue's result slots; per agent its state and
+    /// corridor, its animation, its place in the active list and its four grid items.
+    pub fn heap_bytes(max_agents: usize) -> u64 {
+        let path = (MAX_PATH_RESULT * std::mem::size_of::<PolyRef>()) as u64;
+        let per_crowd = query_heap_bytes(CROWD_PATH_QUEUE_NODES)
+            + query_heap_bytes(COMMON_QUERY_NODES)
+            + (MAX_QUEUE as u64 + 1) * path;
+        let per_agent = (std::mem::size_of::<CrowdAgent>()
+            + std::mem::size_of::<CrowdAgentAnimation>()
+            + std::mem::size_of::<usize>()) as u64
+            + path;
+        (max_agents as u64)
+            .saturating_mul(per_agent)
+            .saturating_add(ProximityGrid::heap_bytes(max_agents.saturating_mul(4)))
+            .saturating_add(per_crowd)
+    }
+
     /// A crowd of up to `max_agents` agents of radius up to `max_agent_radius` on `nav`
     /// (`dtCrowd::init`): the proximity grid holds four cells per agent of size three radii,
     /// agents are placed within (2, 1.5, 2) radii, and every avoidance slot starts from
@@ -598,7 +627,7 @@ impl<'a> Crowd<'a> {
             let p = ag.npos;
             let r = ag.params.radius;
             self.grid
-                .add_item(i as u16, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
+                .add_item(i as u32, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
         }
         // Walls, then neighbours, agent by agent as C++ does (two loops would cost the plain
         // update instructions), so the clock switches phase per agent.

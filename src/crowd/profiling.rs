@@ -17,9 +17,14 @@ use super::scenario::demo_crowd_of;
 use crate::detour::NavMesh;
 use crate::detour::query::workloads::{PathPair, generate_path_pairs_seeded};
 use crate::detour::query::{NavMeshQuery, Status};
+use crate::memory::{format_bytes, memory_limit};
 
 /// The most random agents a set or scenario takes (memory grows with agents times crowds).
 pub const MAX_RANDOM_AGENTS: usize = 100_000;
+/// The most heap bytes the crowds of a [`CrowdSet`] may take ([`Crowd::heap_bytes`]), less
+/// where the machine has less memory: each crowd has its own search nodes and path buffers
+/// (about 200 KB), so a set of many small crowds is refused before it is made.
+pub const CROWD_SET_MEMORY_BUDGET: u64 = 2_000_000_000;
 /// Workload P's seed.
 pub const DEFAULT_SEED: u32 = 12345;
 /// Search nodes of the query that snaps the random points (as workload P's).
@@ -313,6 +318,13 @@ pub enum ProfileError {
         found: usize,
         attempts: usize,
     },
+    /// The crowds would take more than `budget` bytes; `fitting` crowds would fit.
+    OverBudget {
+        crowds: usize,
+        bytes: u64,
+        budget: u64,
+        fitting: usize,
+    },
     /// The crowd refused the agents' parameters.
     AgentsRefused,
     Crowd(Status),
@@ -330,6 +342,25 @@ impl std::fmt::Display for ProfileError {
                 f,
                 "the navmesh gave {found} of {wanted} agent start/end pairs in {attempts} attempts"
             ),
+            ProfileError::OverBudget {
+                crowds,
+                bytes,
+                budget,
+                fitting,
+            } => {
+                write!(
+                    f,
+                    "--crowds {crowds} would need {} for the crowds (each has its own search \
+                     nodes and path buffers), more than the {} navlab gives them; ",
+                    format_bytes(*bytes),
+                    format_bytes(*budget)
+                )?;
+                if *fitting == 0 {
+                    write!(f, "lower --random-agents")
+                } else {
+                    write!(f, "use --crowds {fitting} or fewer")
+                }
+            }
             ProfileError::AgentsRefused => write!(f, "the crowd refused the agent parameters"),
             ProfileError::Crowd(status) => write!(f, "the crowd could not be made ({status:?})"),
         }
@@ -361,7 +392,37 @@ impl CrowdSetSpec {
                 "--crowds must be at least 1 and at most the number of agents",
             ));
         }
+        let budget = memory_limit().map_or(CROWD_SET_MEMORY_BUDGET, |machine| {
+            machine.min(CROWD_SET_MEMORY_BUDGET)
+        });
+        let bytes = self.heap_bytes(self.crowds);
+        if bytes > budget {
+            // Fewer crowds take less: the most that fit, found by bisection.
+            let (mut fits, mut over) = (0, self.crowds);
+            while over - fits > 1 {
+                let mid = fits + (over - fits) / 2;
+                if self.heap_bytes(mid) <= budget {
+                    fits = mid;
+                } else {
+                    over = mid;
+                }
+            }
+            return Err(ProfileError::OverBudget {
+                crowds: self.crowds,
+                bytes,
+                budget,
+                fitting: fits,
+            });
+        }
         Ok(())
+    }
+
+    /// The heap bytes of the agents dealt to `crowds` crowds ([`Crowd::heap_bytes`]).
+    fn heap_bytes(&self, crowds: usize) -> u64 {
+        let spec = CrowdSetSpec { crowds, ..*self };
+        (0..crowds)
+            .map(|k| Crowd::heap_bytes(spec.share(k)))
+            .fold(0, u64::saturating_add)
     }
 
     /// Agents of crowd `k`.

@@ -15,9 +15,11 @@ use crate::detour::common::{floor_to_i32_like_x86, next_pow2};
 use crate::detour::query::Status;
 
 /// Marks the end of a bucket chain and an empty bucket.
-const END_OF_CHAIN: u16 = 0xffff;
-/// Items are numbered by `u16` and `END_OF_CHAIN` is taken, so a pool holds at most this many.
-pub const MAX_POOL_SIZE: usize = 0xffff;
+const END_OF_CHAIN: u32 = u32::MAX;
+/// The most items a pool holds: `dtProximityGrid::init` takes an `int`. Detour numbers items
+/// and ids by `unsigned short`, which stops a crowd at 16 383 agents; here both are `u32`, which
+/// changes no query below that.
+pub const MAX_POOL_SIZE: usize = i32::MAX as usize;
 /// Buckets per item of the pool (Detour has one: the pool size's next power of two), up to
 /// [`MAX_BUCKETS`]. A clear resets only the buckets its items used, so the extra ones cost
 /// nothing per crowd update and spare chain walks.
@@ -30,8 +32,8 @@ pub const MAX_BUCKETS: usize = 0x10000;
 /// compares one word per item.
 #[derive(Clone, Copy, Debug)]
 struct Item {
-    id: u16,
-    next: u16,
+    id: u32,
+    next: u32,
     cell: u32,
 }
 
@@ -50,7 +52,7 @@ pub struct ProximityGrid {
     pool: Vec<Item>,
     pool_size: usize,
     /// The newest item of each bucket's chain; a power of two of them.
-    buckets: Vec<u16>,
+    buckets: Vec<u32>,
     /// Cells touched since the last clear: min x, min y, max x, max y.
     bounds: [i32; 4],
     /// Which cells may hold items, folded onto 64 × 64: bit `x & 63` of row `y & 63` is set
@@ -70,7 +72,19 @@ fn hash_pos(x: i16, y: i16, bucket_count: usize) -> usize {
     ((i32::from(x).wrapping_mul(HASH_X) ^ i32::from(y).wrapping_mul(HASH_Y)) & mask) as usize
 }
 
+/// The buckets of a grid with room for `pool_size` items.
+fn bucket_count(pool_size: usize) -> usize {
+    (next_pow2(pool_size as u32) as usize * BUCKETS_PER_ITEM).min(MAX_BUCKETS)
+}
+
 impl ProximityGrid {
+    /// The heap bytes [`ProximityGrid::new`] allocates for `pool_size` items.
+    pub fn heap_bytes(pool_size: usize) -> u64 {
+        let pool = (pool_size as u64).saturating_mul(std::mem::size_of::<Item>() as u64);
+        let buckets = bucket_count(pool_size.min(MAX_POOL_SIZE)) * std::mem::size_of::<u32>();
+        pool.saturating_add(buckets as u64)
+    }
+
     /// A grid of `cell_size` cells with room for `pool_size` (id, cell) items
     /// (`dtProximityGrid::init`). `pool_size` must be
     /// 1..=[`MAX_POOL_SIZE`] and `cell_size` positive and finite, otherwise
@@ -82,8 +96,7 @@ impl ProximityGrid {
         {
             return Err(Status::invalid_param());
         }
-        let bucket_count =
-            (next_pow2(pool_size as u32) as usize * BUCKETS_PER_ITEM).min(MAX_BUCKETS);
+        let bucket_count = bucket_count(pool_size);
         let mut grid = ProximityGrid {
             cell_size,
             inv_cell_size: 1.0 / cell_size,
@@ -118,7 +131,7 @@ impl ProximityGrid {
 
     /// Adds `id` to every cell the box `[minx, maxx] × [miny, maxy]` (xz) overlaps. Cells past
     /// the pool's room are silently dropped, as in C++; the bounds still grow.
-    pub fn add_item(&mut self, id: u16, minx: f32, miny: f32, maxx: f32, maxy: f32) {
+    pub fn add_item(&mut self, id: u32, minx: f32, miny: f32, maxx: f32, maxy: f32) {
         let (iminx, iminy) = (self.cell(minx), self.cell(miny));
         let (imaxx, imaxy) = (self.cell(maxx), self.cell(maxy));
         self.bounds[0] = self.bounds[0].min(iminx);
@@ -132,7 +145,7 @@ impl ProximityGrid {
                 }
                 let (x, y) = (x as i16, y as i16);
                 let h = hash_pos(x, y, self.buckets.len());
-                let index = self.pool.len() as u16;
+                let index = self.pool.len() as u32;
                 self.pool.push(Item {
                     id,
                     next: self.buckets[h],
@@ -148,7 +161,7 @@ impl ProximityGrid {
     fn chain(&self, h: usize) -> impl Iterator<Item = &Item> + '_ {
         let mut next = self.buckets[h];
         std::iter::from_fn(move || {
-            let item = self.pool.get(usize::from(next))?;
+            let item = self.pool.get(next as usize)?;
             next = item.next;
             Some(item)
         })
@@ -169,7 +182,7 @@ impl ProximityGrid {
         miny: f32,
         maxx: f32,
         maxy: f32,
-        ids: &mut [u16],
+        ids: &mut [u32],
     ) -> usize {
         let i16_range =
             |lo: i32, hi: i32| (lo.max(i32::from(i16::MIN)), hi.min(i32::from(i16::MAX)) + 1);
@@ -197,7 +210,7 @@ impl ProximityGrid {
                     continue;
                 }
                 let key = cell_key(x as i16, y as i16);
-                while let Some(item) = pool.get(usize::from(next)) {
+                while let Some(item) = pool.get(next as usize) {
                     next = item.next;
                     if item.cell != key {
                         continue;
@@ -248,8 +261,8 @@ mod tests {
         ProximityGrid::new(16, 1.0).expect("valid parameters")
     }
 
-    fn query(g: &ProximityGrid, minx: f32, miny: f32, maxx: f32, maxy: f32) -> Vec<u16> {
-        let mut ids = [0u16; 32];
+    fn query(g: &ProximityGrid, minx: f32, miny: f32, maxx: f32, maxy: f32) -> Vec<u32> {
+        let mut ids = [0u32; 32];
         let n = g.query_items(minx, miny, maxx, maxy, &mut ids);
         ids[..n].to_vec()
     }
@@ -260,7 +273,6 @@ mod tests {
         assert!(ProximityGrid::new(MAX_POOL_SIZE + 1, 1.0).is_err());
         assert!(ProximityGrid::new(4, 0.0).is_err());
         assert!(ProximityGrid::new(4, f32::NAN).is_err());
-        assert!(ProximityGrid::new(MAX_POOL_SIZE, 1.0).is_ok());
     }
 
     #[test]
@@ -349,7 +361,7 @@ mod tests {
                 let b = [cx - r, cy - r, cx + r, cy + r];
                 // Ids above 63 share summary bits with lower ones.
                 let id = (id * 37 % 200) as u16;
-                g.add_item(id, b[0], b[1], b[2], b[3]);
+                g.add_item(u32::from(id), b[0], b[1], b[2], b[3]);
                 items.push((id, b));
             }
             for _ in 0..50 {
@@ -359,13 +371,13 @@ mod tests {
                     rnd(5.0),
                 );
                 let q = [cx - r, cy - r, cx + r, cy + r];
-                let mut ids = vec![0u16; max_ids];
+                let mut ids = vec![0u32; max_ids];
                 let n = g.query_items(q[0], q[1], q[2], q[3], &mut ids);
-                assert_eq!(
-                    ids[..n],
-                    cpp_query(&items, pool_size, 1.0, q, max_ids)[..],
-                    "{q:?}"
-                );
+                let cpp: Vec<u32> = cpp_query(&items, pool_size, 1.0, q, max_ids)
+                    .into_iter()
+                    .map(u32::from)
+                    .collect();
+                assert_eq!(ids[..n], cpp[..], "{q:?}");
             }
         }
     }
@@ -419,9 +431,26 @@ mod tests {
         for id in 0..4 {
             g.add_item(id, 0.5, 0.5, 0.5, 0.5);
         }
-        let mut ids = [0u16; 2];
+        let mut ids = [0u32; 2];
         assert_eq!(g.query_items(0.0, 0.0, 1.0, 1.0, &mut ids), 2);
         assert_eq!(ids, [3, 2]);
+    }
+
+    #[test]
+    fn pools_past_detours_unsigned_short_keep_every_item_and_id() {
+        // 70 000 agents' four cells each: past both C++'s item numbering and its ids.
+        let agents = 70_000u32;
+        let mut g = ProximityGrid::new(agents as usize * 4, 1.0).expect("valid parameters");
+        for id in 0..agents {
+            let x = (id % 300) as f32 * 3.0 + 0.5;
+            let y = (id / 300) as f32 * 3.0 + 0.5;
+            g.add_item(id, x, y, x + 1.0, y + 1.0);
+        }
+        let last = agents - 1;
+        let (x, y) = ((last % 300) as f32 * 3.0, (last / 300) as f32 * 3.0);
+        assert_eq!(query(&g, x + 0.6, y + 0.6, x + 1.4, y + 1.4), [last]);
+        assert_eq!(g.item_count_at(x as i32 + 1, y as i32 + 1), 1);
+        assert_eq!(query(&g, 0.6, 0.6, 1.4, 1.4), [0]);
     }
 
     #[test]

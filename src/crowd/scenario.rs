@@ -18,6 +18,7 @@ use crate::detour::query::geometry::vdist_2d;
 use crate::detour::query::text::{JsonF32, RefJson, TestKind, TestLine, point};
 use crate::detour::query::workloads::PathPair;
 use crate::detour::query::{NavMeshQuery, Status};
+use crate::memory::format_bytes;
 
 /// The demo's agent radius, which also sizes the crowd (`m_agentRadius`).
 pub const DEMO_AGENT_RADIUS: f32 = 0.6;
@@ -31,6 +32,11 @@ pub const REFERENCE_AGENTS: usize = 12;
 const DEBUG_SAMPLES: usize = 2048;
 /// Search nodes of the sample's own query object, which looks targets up.
 const SAMPLE_QUERY_NODES: usize = 2048;
+/// The most crowd updates a run makes: 10 million, 93 hours of crowd time at 1/30 s.
+pub const MAX_STEPS: usize = 10_000_000;
+/// The most bytes a run records ([`Frame`]s of [`AgentRecord`]s), so that a long recording is
+/// refused before it runs; its JSON is several times larger.
+pub const RECORDING_BUDGET: u64 = 100_000_000;
 
 /// How the crowd tool is set up and run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,6 +51,9 @@ pub struct ScenarioSettings {
     pub record_every: usize,
     /// Agents, from the first `pf` lines (fewer when the file has fewer).
     pub agents: usize,
+    /// Whether the agents are recorded into [`ScenarioResult::frames`] (only a report needs
+    /// them; without, `frames` is empty).
+    pub record_frames: bool,
 }
 
 impl ScenarioSettings {
@@ -57,6 +66,7 @@ impl ScenarioSettings {
             dt: 1.0 / 30.0,
             record_every: 10,
             agents: REFERENCE_AGENTS,
+            record_frames: true,
         }
     }
 
@@ -89,6 +99,15 @@ impl ScenarioSettings {
 pub enum ScenarioError {
     NoPathLines,
     BadSettings(&'static str),
+    /// The frames to record would take more than [`RECORDING_BUDGET`] bytes.
+    RecordingTooLarge {
+        frames: usize,
+        agents: usize,
+        bytes: u64,
+        /// The fewest `--record-every` that fits at these steps, and the most `--steps` at
+        /// this `--record-every` (`None` when not even the first frame fits).
+        fitting: Option<(usize, usize)>,
+    },
     Crowd(Status),
 }
 
@@ -97,6 +116,27 @@ impl std::fmt::Display for ScenarioError {
         match self {
             ScenarioError::NoPathLines => write!(f, "the test file has no pf lines"),
             ScenarioError::BadSettings(why) => write!(f, "{why}"),
+            ScenarioError::RecordingTooLarge {
+                frames,
+                agents,
+                bytes,
+                fitting,
+            } => {
+                write!(
+                    f,
+                    "--steps and --record-every would record {frames} frames of {agents} agents, \
+                     {}, more than the {} navlab records; ",
+                    format_bytes(*bytes),
+                    format_bytes(RECORDING_BUDGET)
+                )?;
+                match fitting {
+                    Some((record_every, steps)) => write!(
+                        f,
+                        "use --record-every {record_every} or more, or --steps {steps} or fewer"
+                    ),
+                    None => write!(f, "use fewer agents"),
+                }
+            }
             ScenarioError::Crowd(status) => write!(f, "the crowd could not be made ({status:?})"),
         }
     }
@@ -187,6 +227,46 @@ pub struct ScenarioResult {
     pub final_state: Vec<FinalRecord>,
     #[serde(rename = "reached_note")]
     pub reached_note: &'static str,
+}
+
+impl ScenarioResult {
+    /// Whether `other` serialises as this run does, compared part by part and frame by frame
+    /// so that neither run is held as one JSON text (a long recording makes hundreds of MB).
+    pub fn serialises_like(&self, other: &ScenarioResult) -> bool {
+        fn same<T: Serialize + ?Sized>(a: &T, b: &T) -> bool {
+            match (serde_json::to_vec(a), serde_json::to_vec(b)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            }
+        }
+        let ScenarioResult {
+            default_avoidance_params,
+            avoidance_params,
+            crowd_query_half_extents,
+            dt,
+            steps,
+            agent_params,
+            record_every,
+            agents,
+            frames_note,
+            frames,
+            final_state,
+            reached_note,
+        } = self;
+        same(default_avoidance_params, &other.default_avoidance_params)
+            && same(avoidance_params, &other.avoidance_params)
+            && same(crowd_query_half_extents, &other.crowd_query_half_extents)
+            && same(dt, &other.dt)
+            && same(steps, &other.steps)
+            && same(agent_params, &other.agent_params)
+            && same(record_every, &other.record_every)
+            && same(agents, &other.agents)
+            && same(frames_note, &other.frames_note)
+            && frames.len() == other.frames.len()
+            && frames.iter().zip(&other.frames).all(|(a, b)| same(a, b))
+            && same(final_state, &other.final_state)
+            && same(reached_note, &other.reached_note)
+    }
 }
 
 /// The agents' parameters as recorded.
@@ -394,7 +474,49 @@ pub fn check_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> 
     if settings.agents > DEMO_MAX_AGENTS {
         return Err(ScenarioError::BadSettings("--agents must be 1..128"));
     }
-    Ok(())
+    check_recording(settings)
+}
+
+/// Checks the settings of a run whose `settings.agents` agents walk random pairs.
+pub fn check_random_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> {
+    check_run_settings(settings)?;
+    if settings.agents > MAX_RANDOM_AGENTS {
+        return Err(ScenarioError::BadSettings(
+            "--random-agents must be 1..100000",
+        ));
+    }
+    check_recording(settings)
+}
+
+/// The bytes a run records: frame 0 and every `record_every`-th step, each frame holding
+/// every agent.
+fn recording_bytes(frames: usize, agents: usize) -> u64 {
+    let frame = std::mem::size_of::<Frame>() as u64
+        + (agents as u64).saturating_mul(std::mem::size_of::<AgentRecord>() as u64);
+    (frames as u64).saturating_mul(frame)
+}
+
+/// Refuses a recording larger than [`RECORDING_BUDGET`], saying which settings would fit.
+fn check_recording(settings: &ScenarioSettings) -> Result<(), ScenarioError> {
+    let frames = settings.steps / settings.record_every + 1;
+    let bytes = recording_bytes(frames, settings.agents);
+    if !settings.record_frames || bytes <= RECORDING_BUDGET {
+        return Ok(());
+    }
+    let most_frames = (RECORDING_BUDGET / recording_bytes(1, settings.agents)) as usize;
+    // Frames are step 0 and steps / record_every more.
+    let fitting = (most_frames > 0).then(|| {
+        (
+            settings.steps / most_frames + 1,
+            (most_frames * settings.record_every - 1).min(MAX_STEPS),
+        )
+    });
+    Err(ScenarioError::RecordingTooLarge {
+        frames,
+        agents: settings.agents,
+        bytes,
+        fitting,
+    })
 }
 
 /// The checks every run makes, whatever its agents come from.
@@ -404,8 +526,10 @@ fn check_run_settings(settings: &ScenarioSettings) -> Result<(), ScenarioError> 
             "--dt must be a number of seconds above 0 and at most 10",
         ));
     }
-    if settings.steps == 0 {
-        return Err(ScenarioError::BadSettings("--steps must be at least 1"));
+    if !(1..=MAX_STEPS).contains(&settings.steps) {
+        return Err(ScenarioError::BadSettings(
+            "--steps must be 1..10000000 (10 million updates)",
+        ));
     }
     if settings.record_every == 0 {
         return Err(ScenarioError::BadSettings(
@@ -460,12 +584,7 @@ pub fn run_scenario_with<S: CrowdStepper>(
             (crowd, agents)
         }
         AgentSource::Pairs(pairs) => {
-            check_run_settings(settings)?;
-            if settings.agents > MAX_RANDOM_AGENTS {
-                return Err(ScenarioError::BadSettings(
-                    "random agents must be 1..100000",
-                ));
-            }
+            check_random_settings(settings)?;
             let pairs = &pairs[..settings.agents.min(pairs.len())];
             if pairs.is_empty() {
                 return Err(ScenarioError::BadSettings("no agent pairs to start from"));
@@ -533,11 +652,14 @@ pub fn run_crowd<S: CrowdStepper>(
             .filter_map(|i| crowd.agent(i).map(|ag| record(nav, i, ag)))
             .collect(),
     };
-    let mut frames = Vec::with_capacity(settings.steps / settings.record_every + 1);
-    frames.push(frame(crowd, 0));
+    let mut frames = Vec::new();
+    let record = settings.record_frames;
+    if record {
+        frames.push(frame(crowd, 0));
+    }
     for step in 1..=settings.steps {
         stepper.step(crowd, settings.dt, Some(debug));
-        if step % settings.record_every == 0 {
+        if record && step % settings.record_every == 0 {
             frames.push(frame(crowd, step));
         }
     }
@@ -547,4 +669,59 @@ pub fn run_crowd<S: CrowdStepper>(
 /// The xz speed of a velocity.
 fn speed_2d(v: &Vec3) -> f32 {
     (v[0] * v[0] + v[2] * v[2]).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(steps: usize, record_every: usize, agents: usize) -> ScenarioSettings {
+        ScenarioSettings {
+            steps,
+            record_every,
+            agents,
+            ..ScenarioSettings::reference(false, 1)
+        }
+    }
+
+    #[test]
+    fn a_recording_over_budget_offers_settings_that_fit_and_are_the_nearest() {
+        for (steps, record_every, agents) in [
+            (MAX_STEPS, 1, 12),
+            (100_000, 1, 128),
+            (MAX_STEPS, 1000, 128),
+            (600, 10, MAX_RANDOM_AGENTS),
+            (MAX_STEPS, 7, 1),
+        ] {
+            let asked = settings(steps, record_every, agents);
+            let Err(ScenarioError::RecordingTooLarge {
+                fitting: Some((sparser, fewer)),
+                bytes,
+                ..
+            }) = check_random_settings(&asked)
+            else {
+                panic!("{asked:?} is over the budget");
+            };
+            assert!(bytes > RECORDING_BUDGET);
+            let fits = |steps, record_every| {
+                check_random_settings(&settings(steps, record_every, agents)).is_ok()
+            };
+            assert!(
+                fits(steps, sparser) && !fits(steps, sparser - 1),
+                "{asked:?}"
+            );
+            assert!(
+                fits(fewer, record_every) && !fits(fewer + 1, record_every),
+                "{asked:?}"
+            );
+            let unrecorded = ScenarioSettings {
+                record_frames: false,
+                ..asked
+            };
+            assert!(
+                check_random_settings(&unrecorded).is_ok(),
+                "nothing to record"
+            );
+        }
+    }
 }

@@ -16,6 +16,7 @@ pub mod nav_mesh;
 pub mod nav_mesh_builder;
 pub mod nav_mesh_compact;
 pub mod nav_mesh_file;
+mod portal_index;
 pub mod query;
 pub mod tile;
 
@@ -89,6 +90,16 @@ pub enum DetourError {
     /// A count in the tile header is negative or over Detour's limits.
     #[error("tile header field {field} = {value} is out of range")]
     BadCount { field: &'static str, value: i64 },
+    /// A compact file whose tile table claims more bytes than its compressed bytes could hold.
+    #[error(
+        "the tiles claim {claimed} bytes from {compressed} compressed bytes, more than the \
+         {limit} real navmesh data could expand to"
+    )]
+    ExpansionTooLarge {
+        claimed: u64,
+        compressed: u64,
+        limit: u64,
+    },
     /// The tile's byte size disagrees with the sections its header describes.
     #[error("tile data is {actual} bytes but its header describes {expected}")]
     TileSizeMismatch { expected: u64, actual: u64 },
@@ -106,6 +117,16 @@ pub enum DetourError {
     /// A polygon whose type, vertex count or neighbour code cannot occur in Detour data.
     #[error("poly {poly}: {reason}")]
     InvalidPoly { poly: usize, reason: String },
+    /// A coordinate or size in a loaded tile that is NaN or infinite. C++ loads such tiles,
+    /// but queries on them can loop for ever; Navlab refuses them.
+    #[error("tile ({x}, {y}) layer {layer}: {what} is not finite ({value})")]
+    NonFiniteValue {
+        x: i32,
+        y: i32,
+        layer: i32,
+        what: String,
+        value: f32,
+    },
     /// A file that does not start with 'MSET'.
     #[error("navmesh file has magic {found:#010x}, expected 'MSET' (or a compact file's 'NLMZ')")]
     WrongFileMagic { found: i32 },

@@ -2,6 +2,7 @@
 //! and the links inside tiles, across tile borders and along off-mesh connections.
 
 use super::common::{self, Vec3};
+use super::portal_index::{TargetPortals, scan_connecting_polys};
 use super::tile::{Link, MeshTile, OffMeshConnection, Poly};
 use super::{DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, PolyRef, TileRef, opposite_tile};
 
@@ -168,9 +169,22 @@ fn neighbour_cell(x: i32, y: i32, side: u8) -> (i32, i32) {
 }
 
 impl NavMesh {
-    /// An empty navmesh (`dtNavMesh::init(params)`). Fails for negative sizes and when tile
-    /// and poly ids need more than 22 bits, leaving fewer than 10 salt bits.
+    /// An empty navmesh (`dtNavMesh::init(params)`). Fails for negative sizes, for a NaN or
+    /// infinite origin or tile size (which C++ accepts), and when tile and poly ids need more
+    /// than 22 bits, leaving fewer than 10 salt bits.
     pub fn new(params: NavMeshParams) -> Result<NavMesh, DetourError> {
+        let placement = [
+            ("orig", &params.orig[..]),
+            ("tileWidth", &[params.tile_width]),
+            ("tileHeight", &[params.tile_height]),
+        ];
+        for (what, values) in placement {
+            if let Some(value) = values.iter().find(|v| !v.is_finite()) {
+                return Err(DetourError::InvalidNavMeshParams(format!(
+                    "{what} has {value}, which is not finite"
+                )));
+            }
+        }
         let invalid = |what: &str, value: i32| {
             DetourError::InvalidNavMeshParams(format!("{what} = {value} is negative"))
         };
@@ -736,113 +750,8 @@ fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
     }
 }
 
-/// `getSlabCoord`: the coordinate across a tile side.
-fn slab_coord(v: &Vec3, side: u8) -> f32 {
-    match side {
-        0 | 4 => v[0],
-        2 | 6 => v[2],
-        _ => 0.0,
-    }
-}
-
-/// `calcSlabEndPoints`: an edge on a tile side as 2D (along-side, height) end points, ordered
-/// along the side.
-fn slab_end_points(va: &Vec3, vb: &Vec3, side: u8) -> ([f32; 2], [f32; 2]) {
-    let along = match side {
-        0 | 4 => 2,
-        2 | 6 => 0,
-        _ => return ([0.0; 2], [0.0; 2]),
-    };
-    if va[along] < vb[along] {
-        ([va[along], va[1]], [vb[along], vb[1]])
-    } else {
-        ([vb[along], vb[1]], [va[along], va[1]])
-    }
-}
-
-/// `overlapSlabs`: whether two side edges overlap along the side (shrunk by `px` so touching
-/// ends do not count) and come within `py` of each other vertically.
-fn overlap_slabs(
-    amin: &[f32; 2],
-    amax: &[f32; 2],
-    bmin: &[f32; 2],
-    bmax: &[f32; 2],
-    px: f32,
-    py: f32,
-) -> bool {
-    let minx = common::max(amin[0] + px, bmin[0] + px);
-    let maxx = common::min(amax[0] - px, bmax[0] - px);
-    if minx > maxx {
-        return false;
-    }
-    let ad = (amax[1] - amin[1]) / (amax[0] - amin[0]);
-    let ak = amin[1] - ad * amin[0];
-    let bd = (bmax[1] - bmin[1]) / (bmax[0] - bmin[0]);
-    let bk = bmin[1] - bd * bmin[0];
-    let aminy = ad * minx + ak;
-    let amaxy = ad * maxx + ak;
-    let bminy = bd * minx + bk;
-    let bmaxy = bd * maxx + bk;
-    let dmin = bminy - aminy;
-    let dmax = bmaxy - amaxy;
-    // Crossing segments always overlap.
-    if dmin * dmax < 0.0 {
-        return true;
-    }
-    let thr = common::sqr(py * 2.0);
-    dmin * dmin <= thr || dmax * dmax <= thr
-}
-
-/// Most polygons one portal edge links to (`findConnectingPolys`' `maxcon` in `addTile`).
-const MAX_CONNECTIONS: usize = 4;
-
-/// Up to 4 polygons of `target` with a portal edge on `side` that meets edge `va`–`vb`, with
-/// the overlapping range along the side (`findConnectingPolys`). Returns the array and how
-/// many entries are used.
-fn find_connecting_polys(
-    va: &Vec3,
-    vb: &Vec3,
-    target: &MeshTile,
-    base: PolyRef,
-    side: u8,
-) -> ([(PolyRef, [f32; 2]); MAX_CONNECTIONS], usize) {
-    let (amin, amax) = slab_end_points(va, vb, side);
-    let apos = slab_coord(va, side);
-    let portal = EXT_LINK | u16::from(side);
-    let mut out = [(0, [0.0; 2]); MAX_CONNECTIONS];
-    let mut n = 0;
-    for (i, poly) in target.polys.iter().enumerate() {
-        let nv = usize::from(poly.vert_count);
-        for j in 0..nv {
-            if poly.neis[j] != portal {
-                continue;
-            }
-            let vc = &target.verts[usize::from(poly.verts[j])];
-            let vd = &target.verts[usize::from(poly.verts[(j + 1) % nv])];
-            if common::abs(apos - slab_coord(vc, side)) > 0.01 {
-                continue;
-            }
-            let (bmin, bmax) = slab_end_points(vc, vd, side);
-            if !overlap_slabs(
-                &amin,
-                &amax,
-                &bmin,
-                &bmax,
-                0.01,
-                target.header.walkable_climb,
-            ) {
-                continue;
-            }
-            if n < MAX_CONNECTIONS {
-                let range = [common::max(amin[0], bmin[0]), common::min(amax[0], bmax[0])];
-                out[n] = (base | i as u32, range);
-                n += 1;
-            }
-            break;
-        }
-    }
-    (out, n)
-}
+/// The polygon pairs of two tiles past which linking goes through [`TargetPortals`].
+const INDEXED_LINKING_WORK: usize = 1 << 16;
 
 /// Links `tile`'s portal edges on `side` (every side for `None`) to the polygons of `target`
 /// across them, recording which part of the edge each link covers (`connectExtLinks`).
@@ -852,6 +761,10 @@ fn connect_ext_links(
     target_base: PolyRef,
     side: Option<u8>,
 ) {
+    // C++'s scan costs both tiles' polygon counts multiplied; past some 65 000 the
+    // index of the target's border edges is quicker (and allocates, which small tiles avoid).
+    let indexed = tile.polys.len().saturating_mul(target.polys.len()) > INDEXED_LINKING_WORK;
+    let mut portals = indexed.then(|| TargetPortals::new(target));
     for i in 0..tile.polys.len() {
         let poly = tile.polys[i];
         let nv = usize::from(poly.vert_count);
@@ -865,9 +778,12 @@ fn connect_ext_links(
             }
             let va = tile.verts[usize::from(poly.verts[j])];
             let vb = tile.verts[usize::from(poly.verts[(j + 1) % nv])];
-            let (connections, n) =
-                find_connecting_polys(&va, &vb, target, target_base, opposite_tile(dir));
-            for &(neighbour, range) in &connections[..n] {
+            let (connections, n) = match &mut portals {
+                Some(portals) => portals.connecting_polys(&va, &vb, opposite_tile(dir)),
+                None => scan_connecting_polys(target, &va, &vb, opposite_tile(dir)),
+            };
+            for &(poly_index, range) in &connections[..n] {
+                let neighbour = target_base | poly_index;
                 let Some(idx) = tile.alloc_link() else {
                     continue;
                 };

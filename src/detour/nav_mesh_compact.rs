@@ -29,13 +29,24 @@ use super::nav_mesh_file::{MAX_NAVMESH_FILE_BYTES, f32_at, i32_at};
 use super::tile::{
     HEADER_SIZE, LINK_SIZE, MeshTile, POLY_SIZE, VERT_SIZE, put_f32, put_i32, put_u32,
 };
-use super::{DetourError, TileRef};
+use super::{DetourError, TileRef, VERTS_PER_POLYGON};
 use crate::NavlabError;
 
 /// The file's first four bytes.
 pub const COMPACT_MAGIC: [u8; 4] = *b"NLMZ";
 /// The format version this module writes and reads.
 pub const COMPACT_VERSION: u32 = 1;
+/// How many times its compressed size a frame may claim to expand to. Navmesh tiles compress
+/// some 3 to 10 times at level 19; a frame of repeated bytes can claim 30 000 times and more.
+const MAX_COMPRESSION_RATIO: u64 = 256;
+
+/// A small file may always expand this far, whatever its ratio.
+const MIN_EXPANSION_BUDGET: u64 = 1 << 20;
+
+/// The most link slots a polygon can need: one per edge, two more per portal edge, two per
+/// off-mesh link.
+const MAX_LINKS_PER_POLY: u64 = 3 * VERTS_PER_POLYGON as u64 + 2;
+
 /// Flag: the tiles keep their link slots.
 const LINKS_STORED: u32 = 1;
 const FILE_HEADER_SIZE: usize = 44;
@@ -119,6 +130,26 @@ impl NavMesh {
             return Err(DetourError::BadCount {
                 field: "tile data sizes",
                 value: expanded.max(stored) as i64,
+            });
+        }
+        // Checked before anything is decompressed: what the table claims must be what the
+        // frame says it holds, and no more than real tiles compress from.
+        let frame_budget = (frame.len() as u64)
+            .saturating_mul(MAX_COMPRESSION_RATIO)
+            .max(MIN_EXPANSION_BUDGET);
+        if stored > frame_budget {
+            return Err(DetourError::ExpansionTooLarge {
+                claimed: stored,
+                compressed: frame.len() as u64,
+                limit: frame_budget,
+            });
+        }
+        if let Ok(Some(content)) = zstd::zstd_safe::get_frame_content_size(frame)
+            && content != stored
+        {
+            return Err(DetourError::TileSizeMismatch {
+                expected: stored,
+                actual: content,
             });
         }
         let tiles = decompress(frame, stored)?;
@@ -215,6 +246,15 @@ fn restore_link_slots(stored: &[u8], data_size: u32, out: &mut Vec<u8>) -> Resul
     }
     let count = |at: usize| u64::from(i32_at(stored, at).max(0) as u32);
     let (poly_count, vert_count, max_links) = (count(24), count(28), count(32));
+    // Zeroed slots are made here, not read, so their count is held to what the tile's
+    // polygons can use (Detour's builder: each edge, twice per portal, twice per off-mesh
+    // link), before any is allocated.
+    if max_links > poly_count * MAX_LINKS_PER_POLY {
+        return Err(DetourError::BadCount {
+            field: "maxLinkCount",
+            value: max_links as i64,
+        });
+    }
     let link_start =
         HEADER_SIZE as u64 + vert_count * VERT_SIZE as u64 + poly_count * POLY_SIZE as u64;
     let link_bytes = max_links * LINK_SIZE as u64;
@@ -239,6 +279,11 @@ fn decompress(frame: &[u8], size: u64) -> Result<Vec<u8>, DetourError> {
     let decoder = zstd::stream::read::Decoder::new(frame)
         .map_err(|err| DetourError::Compression(err.to_string()))?;
     let mut out = Vec::new();
+    // One allocation of the checked size, not doublings past it.
+    usize::try_from(size)
+        .ok()
+        .and_then(|size| out.try_reserve_exact(size).ok())
+        .ok_or_else(|| DetourError::Compression(format!("no memory for {size} bytes")))?;
     decoder
         .take(size + 1)
         .read_to_end(&mut out)
@@ -252,11 +297,7 @@ fn decompress(frame: &[u8], size: u64) -> Result<Vec<u8>, DetourError> {
     Ok(out)
 }
 
-/// Writes `mesh` to `path` as a compact file.
+/// Writes `mesh` to `path` as a compact file, whole or not at all.
 pub fn save_compact_nav_mesh(path: &Path, mesh: &NavMesh) -> Result<(), NavlabError> {
-    let bytes = mesh.to_compact_bytes()?;
-    std::fs::write(path, bytes).map_err(|source| NavlabError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    crate::file::write_atomically(path, &mesh.to_compact_bytes()?)
 }

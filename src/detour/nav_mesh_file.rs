@@ -128,12 +128,9 @@ impl NavMesh {
     }
 }
 
-/// Writes `mesh` to `path` as an "MSET" file.
+/// Writes `mesh` to `path` as an "MSET" file, whole or not at all.
 pub fn save_nav_mesh(path: &Path, mesh: &NavMesh) -> Result<(), NavlabError> {
-    std::fs::write(path, mesh.to_mset_bytes()).map_err(|source| NavlabError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    crate::file::write_atomically(path, &mesh.to_mset_bytes())
 }
 
 /// The largest navmesh file [`load_nav_mesh`] reads: far above real navmeshes (a 420 m city's

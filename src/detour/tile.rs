@@ -519,7 +519,59 @@ impl MeshTile {
             links_free_list: NULL_LINK,
         };
         tile.validate()?;
+        tile.check_finite()?;
         Ok(tile)
+    }
+
+    /// Refuses NaN and infinite floats: every vertex, detail vertex, off-mesh end point and
+    /// radius, and the header's sizes and bounds. Tiles built from finite input pass, so this
+    /// changes nothing for them.
+    fn check_finite(&self) -> Result<(), DetourError> {
+        let h = &self.header;
+        let fail = |what: String, value: f32| DetourError::NonFiniteValue {
+            x: h.x,
+            y: h.y,
+            layer: h.layer,
+            what,
+            value,
+        };
+        let first_bad = |values: &[f32]| values.iter().copied().find(|v| !v.is_finite());
+        let header = [
+            ("walkableHeight", &[h.walkable_height][..]),
+            ("walkableRadius", &[h.walkable_radius]),
+            ("walkableClimb", &[h.walkable_climb]),
+            ("bmin", &h.bmin),
+            ("bmax", &h.bmax),
+            ("bvQuantFactor", &[h.bv_quant_factor]),
+        ];
+        for (name, values) in header {
+            if let Some(value) = first_bad(values) {
+                return Err(fail(format!("header {name}"), value));
+            }
+        }
+        for (what, verts) in [
+            ("vertex", &self.verts),
+            ("detail vertex", &self.detail_verts),
+        ] {
+            for (i, v) in verts.iter().enumerate() {
+                if let Some(value) = first_bad(v) {
+                    return Err(fail(format!("{what} {i}"), value));
+                }
+            }
+        }
+        for (k, con) in self.off_mesh_cons.iter().enumerate() {
+            let parts = [
+                ("start", &con.pos[0][..]),
+                ("end", &con.pos[1]),
+                ("radius", &[con.rad]),
+            ];
+            for (part, values) in parts {
+                if let Some(value) = first_bad(values) {
+                    return Err(fail(format!("off-mesh connection {k} {part}"), value));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Checks the invariants every other part of the crate relies on. Also run on freshly
@@ -827,6 +879,9 @@ impl MeshTile {
     /// order without a tree), at most `max` of them (`queryPolygonsInTile`).
     pub fn query_polygons(&self, qmin: &Vec3, qmax: &Vec3, max: usize) -> Vec<usize> {
         let mut out = Vec::new();
+        if max == 0 {
+            return out;
+        }
         if self.bv_tree.is_empty() {
             for (i, p) in self.polys.iter().enumerate() {
                 if p.is_off_mesh_connection() {
@@ -839,8 +894,13 @@ impl MeshTile {
                     common::vmin(&mut bmin, v);
                     common::vmax(&mut bmax, v);
                 }
-                if common::overlap_bounds(qmin, qmax, &bmin, &bmax) && out.len() < max {
+                if common::overlap_bounds(qmin, qmax, &bmin, &bmax) {
                     out.push(i);
+                    // C++ scans on but adds nothing more: stopping gives the same list, and
+                    // bounds the work when many off-mesh connections land on one tile.
+                    if out.len() >= max {
+                        break;
+                    }
                 }
             }
             return out;
@@ -856,8 +916,11 @@ impl MeshTile {
         while let Some(node) = self.bv_tree.get(n) {
             let overlap = common::overlap_quant_bounds(&bmin, &bmax, &node.bmin, &node.bmax);
             let leaf = node.i >= 0;
-            if leaf && overlap && out.len() < max {
+            if leaf && overlap {
                 out.push(node.i as usize);
+                if out.len() >= max {
+                    break;
+                }
             }
             if overlap || leaf {
                 n += 1;

@@ -236,12 +236,9 @@ impl GeomSet {
         Ok(())
     }
 
-    /// Writes the file.
+    /// Writes the file, whole or not at all.
     pub fn save(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_gset_string()).map_err(|source| NavlabError::Io {
-            path: path.to_owned(),
-            source,
-        })
+        crate::file::write_atomically(path, self.to_gset_string().as_bytes())
     }
 }
 

@@ -50,10 +50,12 @@ use crate::input::obj::TriMesh;
 /// The largest `.gltf` or `.glb` file [`load_gltf`] reads, and the most it reads from external
 /// buffer files altogether: the OBJ reader's limit.
 pub const MAX_GLTF_FILE_BYTES: u64 = crate::input::obj::MAX_OBJ_FILE_BYTES;
-/// The most vertices a glTF scene may produce (3 GiB of positions).
-pub const MAX_GLTF_VERTICES: usize = 1 << 28;
-/// The most triangles a glTF scene may produce (3 GiB of indices).
-pub const MAX_GLTF_TRIANGLES: usize = 1 << 28;
+/// The most vertices a glTF scene may produce (384 MiB of positions): nodes instancing one
+/// mesh multiply it without the file growing, so the budget is on what they make, far above
+/// real levels and low enough that the build after it fits in memory.
+pub const MAX_GLTF_VERTICES: usize = 1 << 25;
+/// The most triangles a glTF scene may produce (384 MiB of indices, as much again of normals).
+pub const MAX_GLTF_TRIANGLES: usize = 1 << 25;
 
 /// The warning kind of skipped primitives, as the summary line counts them.
 const SKIPPED_PRIMITIVES: &str = "primitives without triangles";
@@ -75,6 +77,11 @@ const IDENTITY: Matrix = [
 /// Reads a `.gltf` or `.glb` file and the buffer files it names (relative to it), refusing more
 /// than [`MAX_GLTF_FILE_BYTES`].
 pub fn load_gltf(path: &Path) -> Result<TriMesh> {
+    load_gltf_and_buffer_files(path).map(|(mesh, _)| mesh)
+}
+
+/// [`load_gltf`], also giving the buffer files it read (which a command must not write over).
+pub fn load_gltf_and_buffer_files(path: &Path) -> Result<(TriMesh, Vec<PathBuf>)> {
     let bytes = crate::file::read_capped(path, MAX_GLTF_FILE_BYTES)?;
     let folder = path.parent().unwrap_or(Path::new(""));
     read_gltf(&bytes, path, Some(folder))
@@ -84,7 +91,7 @@ pub fn load_gltf(path: &Path) -> Result<TriMesh> {
 /// own buffer and `data:` URIs are read: a buffer in another file is an error, so bytes from
 /// anywhere never make this open a file.
 pub fn parse_gltf(bytes: &[u8], source: &Path) -> Result<TriMesh> {
-    read_gltf(bytes, source, None)
+    read_gltf(bytes, source, None).map(|(mesh, _)| mesh)
 }
 
 /// Whether `path` names a glTF file by its extension (`.gltf` or `.glb`, any case).
@@ -93,7 +100,12 @@ pub fn is_gltf_path(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
 
-fn read_gltf(bytes: &[u8], source: &Path, folder: Option<&Path>) -> Result<TriMesh> {
+/// The scene's triangles, and the buffer files read for them.
+fn read_gltf(
+    bytes: &[u8],
+    source: &Path,
+    folder: Option<&Path>,
+) -> Result<(TriMesh, Vec<PathBuf>)> {
     let fail = |message: String| invalid(source, message);
     let (json, bin) = if bytes.starts_with(b"glTF") {
         split_glb(bytes).map_err(fail)?
@@ -128,6 +140,7 @@ fn read_gltf(bytes: &[u8], source: &Path, folder: Option<&Path>) -> Result<TriMe
             folder,
             loaded: vec![None; document.buffers().len()],
             external_budget: MAX_GLTF_FILE_BYTES,
+            files: Vec::new(),
         },
         mesh: TriMesh::default(),
         visited: vec![false; document.nodes().len()],
@@ -158,7 +171,10 @@ fn read_gltf(bytes: &[u8], source: &Path, folder: Option<&Path>) -> Result<TriMe
         stack[first_child..].reverse();
     }
     let SceneReader {
-        mut mesh, skipped, ..
+        mut mesh,
+        skipped,
+        buffers,
+        ..
     } = reader;
     if mesh.tris.is_empty() {
         let why = if skipped > 0 {
@@ -171,7 +187,7 @@ fn read_gltf(bytes: &[u8], source: &Path, folder: Option<&Path>) -> Result<TriMe
         )));
     }
     mesh.finish(source)?;
-    Ok(mesh)
+    Ok((mesh, buffers.files))
 }
 
 /// The JSON chunk and the optional `BIN` chunk of a GLB container, checked against the bytes
@@ -372,7 +388,10 @@ impl SceneReader<'_> {
                 "the scene has more than {MAX_GLTF_VERTICES} vertices"
             )));
         }
-        self.mesh.verts.reserve(vert_count * 3);
+        self.mesh
+            .verts
+            .try_reserve(vert_count * 3)
+            .map_err(|_| fail(format!("no memory for {vert_count} more vertices")))?;
         let identity = *world == IDENTITY;
         for (i, element) in elements.enumerate() {
             let p = [0, 4, 8].map(|at| {
@@ -425,7 +444,10 @@ impl SceneReader<'_> {
             )));
         }
         let mirrored = determinant3(world) < 0.0;
-        self.mesh.tris.reserve(tri_count * 3);
+        self.mesh
+            .tris
+            .try_reserve(tri_count * 3)
+            .map_err(|_| fail(format!("no memory for {tri_count} more triangles")))?;
         for t in 0..tri_count {
             // Below MAX_GLTF_VERTICES, so far below i32::MAX.
             let [a, b, c] = triangle_corners(mode, t).map(|k| (base + indices[k] as usize) as i32);
@@ -477,6 +499,8 @@ struct Buffers<'a> {
     loaded: Vec<Option<Cow<'a, [u8]>>>,
     /// How many more bytes external files may bring.
     external_budget: u64,
+    /// The external files read.
+    files: Vec<PathBuf>,
 }
 
 impl<'a> Buffers<'a> {
@@ -608,9 +632,12 @@ impl<'a> Buffers<'a> {
         let relative = percent_decode(uri)
             .ok_or_else(|| format!("the buffer URI `{}` is not valid percent-encoding", shown()))?;
         let path: PathBuf = folder.join(relative);
+        crate::file::require_regular_file(&path, "a glTF buffer")
+            .map_err(|err| format!("buffer `{}`: {err}", shown()))?;
         let bytes = crate::file::read_capped(&path, self.external_budget)
             .map_err(|err| format!("buffer `{}`: {err}", shown()))?;
         self.external_budget -= bytes.len() as u64;
+        self.files.push(path);
         Ok(bytes)
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{NavlabError, Result};
 use crate::input::geomset::GeomSet;
-use crate::input::gltf::{is_gltf_path, load_gltf};
+use crate::input::gltf::{is_gltf_path, load_gltf_and_buffer_files};
 use crate::input::obj::{TriMesh, load_obj};
 use crate::input::partitioned_mesh::PartitionedMesh;
 
@@ -21,6 +21,9 @@ pub struct InputGeom {
     pub partitioned: Arc<PartitionedMesh>,
     /// The geometry set's authored content; a plain mesh gets an empty one.
     pub geom_set: GeomSet,
+    /// Every file the load read: `source` first, then the mesh a `.gset` names and a glTF's
+    /// buffer files. A command must not write over any of them.
+    pub files_read: Vec<PathBuf>,
 }
 
 impl InputGeom {
@@ -32,6 +35,7 @@ impl InputGeom {
             mesh: Arc::new(mesh),
             partitioned: Arc::new(partitioned),
             geom_set: GeomSet::new(""),
+            files_read: Vec::new(),
         })
     }
 
@@ -47,14 +51,22 @@ impl InputGeom {
         } else {
             (path.to_owned(), GeomSet::new(path))
         };
+        let mut files_read = vec![path.to_owned()];
+        if is_gset {
+            crate::file::require_regular_file(&mesh_path, "the mesh a .gset names")?;
+            files_read.push(mesh_path.clone());
+        }
         let mesh = if is_gltf_path(&mesh_path) {
-            load_gltf(&mesh_path)?
+            let (mesh, buffer_files) = load_gltf_and_buffer_files(&mesh_path)?;
+            files_read.extend(buffer_files);
+            mesh
         } else {
             load_obj(&mesh_path)?
         };
         let mut input = Self::from_mesh(mesh)?;
         input.source = Some(path.to_owned());
         input.geom_set = geom_set;
+        input.files_read = files_read;
         Ok(input)
     }
 

@@ -49,6 +49,7 @@ const RECASTDEMO_FACE_INDICES: usize = 32;
 const OUT_OF_RANGE_FACES: &str = "faces with a vertex index out of range";
 const LARGE_FACES: &str = "faces of more than 32 vertices";
 const LONG_ROWS: &str = "rows that RecastDemo would cut at 511 bytes";
+const SHORT_FACES: &str = "faces of fewer than 3 vertices";
 
 /// An indexed triangle mesh in world units.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -255,8 +256,16 @@ fn read_obj(reader: impl BufRead, source: &Path) -> Result<TriMesh> {
 fn add_face(mesh: &mut TriMesh, row: &[u8], source: &Path, line: usize) {
     let vert_count = (mesh.verts.len() / 3) as i64;
     let in_range = |v: i64| (0..vert_count).contains(&v);
-    let mut vertices = face_indices(&row[1..], vert_count);
-    let (Some(first), Some(mut previous)) = (vertices.next(), vertices.next()) else {
+    let mut vertices = face_indices(&row[1..], vert_count).peekable();
+    let (first, second) = (vertices.next(), vertices.next());
+    let (Some(first), Some(mut previous), true) = (first, second, vertices.peek().is_some()) else {
+        let count = usize::from(first.is_some()) + usize::from(second.is_some());
+        mesh.warnings.push(SHORT_FACES, || {
+            format!(
+                "{}: line {line}: skipped a face of {count} vertices (a face needs 3)",
+                source.display()
+            )
+        });
         return;
     };
     let mut count = 2usize;

@@ -431,9 +431,11 @@ type CellVisit = (i32, i32, usize);
 /// Fills `patch` with the heights under polygon `poly` (mesh vertex indices), flood-filling
 /// from the polygon's region so that overlapping floors of other regions are not sampled.
 /// Coordinates in `queue` include the mesh's border; patch coordinates do not.
+#[allow(clippy::too_many_arguments)]
 fn gather_heights(
     ctx: &mut BuildContext,
     chf: &CompactHeightfield,
+    region_spans: Option<&RegionSpans>,
     mesh: &PolyMesh,
     poly: &[u16],
     region: u16,
@@ -455,17 +457,10 @@ fn gather_heights(
             let z = patch.zmin + hz as i32 + bs;
             // Patch cells lie inside the heightfield (checked up front).
             let row_start = (patch.xmin + bs + z * chf.width) as usize;
-            let row_cells = &chf.cells[row_start..row_start + patch_width];
-            for (hx, (height, cell)) in heights.iter_mut().zip(row_cells).enumerate() {
-                let first = cell.index as usize;
-                let Some(spans) = chf.spans.get(first..first + cell.count as usize) else {
-                    continue;
-                };
-                let Some(layer) = spans.iter().position(|span| span.reg == region) else {
-                    continue;
-                };
-                let span = &spans[layer];
-                *height = span.y;
+            // The row's cells in order, each with the index of its lowest span of `region`.
+            let mut take = |hx: usize, span_index: usize| {
+                let span = &chf.spans[span_index];
+                heights[hx] = span.y;
                 empty = false;
                 // Cells on the region's edge seed the flood fill of the rest. Links never
                 // leave the grid in a well-formed heightfield; `get` keeps others safe.
@@ -481,7 +476,22 @@ fn gather_heights(
                 });
                 if on_border {
                     let x = patch.xmin + hx as i32 + bs;
-                    queue.push((x, z, first + layer));
+                    queue.push((x, z, span_index));
+                }
+            };
+            let row_cells = &chf.cells[row_start..row_start + patch_width];
+            match region_spans {
+                Some(index) => index.visit_row(chf, region, row_cells, &mut take),
+                None => {
+                    for (hx, cell) in row_cells.iter().enumerate() {
+                        let first = cell.index as usize;
+                        let Some(spans) = chf.spans.get(first..first + cell.count as usize) else {
+                            continue;
+                        };
+                        if let Some(layer) = spans.iter().position(|span| span.reg == region) {
+                            take(hx, first + layer);
+                        }
+                    }
                 }
             }
         }
@@ -517,6 +527,82 @@ fn gather_heights(
             };
             patch.data[idx] = neighbour.y;
             queue.push((ax, az, ni));
+        }
+    }
+}
+
+/// The spans of each region in heightfield order, for heightfields whose columns hold many
+/// spans. A polygon's heights come from its region's spans in its bounds: scanning every span
+/// of every column there costs as many times more as floors are stacked over the polygon
+/// (41 in a parking garage), while a region's own spans are at most one or two per column.
+struct RegionSpans {
+    /// Where each region's spans start in `spans`, by region id (one more entry at the end).
+    starts: Vec<u32>,
+    /// Span indices grouped by region, ascending within each region.
+    spans: Vec<u32>,
+}
+
+impl RegionSpans {
+    /// Spans per column on average past which the index pays for its memory (four bytes a
+    /// span); single-floor levels have about one.
+    const MIN_SPANS_PER_CELL: usize = 4;
+
+    /// The index of `chf`'s region spans, or `None` when columns hold few spans.
+    fn new(chf: &CompactHeightfield) -> Option<RegionSpans> {
+        if chf.spans.len() < chf.cells.len().saturating_mul(Self::MIN_SPANS_PER_CELL) {
+            return None;
+        }
+        let regions = 1 + chf.spans.iter().map(|s| usize::from(s.reg)).max()?;
+        let mut starts = vec![0u32; regions + 1];
+        for span in &chf.spans {
+            starts[usize::from(span.reg) + 1] += 1;
+        }
+        for r in 0..regions {
+            starts[r + 1] += starts[r];
+        }
+        let mut next = starts.clone();
+        let mut spans = vec![0u32; chf.spans.len()];
+        // Spans are stored column by column, so each region's list comes out ascending.
+        for (i, span) in chf.spans.iter().enumerate() {
+            let slot = &mut next[usize::from(span.reg)];
+            spans[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        Some(RegionSpans { starts, spans })
+    }
+
+    /// Calls `take(column, span)` for each column of `row` (consecutive cells of one grid row)
+    /// with its lowest span of `region`, in column order: what scanning each column does.
+    fn visit_row(
+        &self,
+        chf: &CompactHeightfield,
+        region: u16,
+        row: &[crate::recast::compact::CompactCell],
+        take: &mut impl FnMut(usize, usize),
+    ) {
+        let r = usize::from(region);
+        let (Some(&start), Some(&end)) = (self.starts.get(r), self.starts.get(r + 1)) else {
+            return;
+        };
+        let own = &self.spans[start as usize..end as usize];
+        let (Some(first), Some(last)) = (row.first(), row.last()) else {
+            return;
+        };
+        // A row's cells hold one run of span indices.
+        let (lo, hi) = (first.index, last.index + last.count);
+        let mut column = 0;
+        let mut last_column = None;
+        for &span_index in &own[own.partition_point(|&s| s < lo)..] {
+            if span_index >= hi {
+                break;
+            }
+            while row[column].index + row[column].count <= span_index {
+                column += 1;
+            }
+            if last_column != Some(column) && span_index < chf.spans.len() as u32 {
+                last_column = Some(column);
+                take(column, span_index as usize);
+            }
         }
     }
 }
@@ -1592,6 +1678,7 @@ fn build_details(
         verts: Vec::with_capacity(vert_capacity * 3),
         tris: Vec::with_capacity(vert_capacity * 2 * 4),
     };
+    let region_spans = RegionSpans::new(chf);
     let task_ctx = ctx.for_task();
     let build_part = |scratch: &mut DetailScratch, (chunk, bounds): (usize, &[[i32; 4]])| {
         let mut part = DetailPart {
@@ -1623,6 +1710,7 @@ fn build_details(
             gather_heights(
                 &mut part.ctx,
                 chf,
+                region_spans.as_ref(),
                 mesh,
                 poly,
                 mesh.regs[i],
@@ -1763,6 +1851,106 @@ mod tests {
             spans,
             ..Default::default()
         }
+    }
+
+    /// `floors` stacked floors on a `size` × `size` grid, some cells of each missing, each span
+    /// in a region drawn from a few (so one column can hold a region twice), linked to the
+    /// same floor's span across each side where there is one.
+    fn stacked_floors(size: i32, floors: u16, seed: u32) -> CompactHeightfield {
+        let mut state = seed;
+        let mut next = move |n: u32| {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) % n
+        };
+        // Per cell, the floors present and their regions.
+        let mut layout: Vec<Vec<(u16, u16)>> = Vec::new();
+        for _ in 0..size * size {
+            let mut column = Vec::new();
+            for floor in 0..floors {
+                if next(10) < 8 {
+                    column.push((floor, 1 + next(u32::from(floors) / 2 + 2) as u16));
+                }
+            }
+            layout.push(column);
+        }
+        let mut chf = flat_floor(size, 0);
+        chf.cells.clear();
+        chf.spans.clear();
+        for z in 0..size {
+            for x in 0..size {
+                let column = &layout[(x + z * size) as usize];
+                chf.cells.push(CompactCell {
+                    index: chf.spans.len() as u32,
+                    count: column.len() as u32,
+                });
+                for &(floor, reg) in column {
+                    let mut span = CompactSpan {
+                        y: floor * 12,
+                        reg,
+                        con: 0,
+                        h: 10,
+                    };
+                    for dir in 0..4 {
+                        let (nx, nz) = (x + dir_offset_x(dir), z + dir_offset_z(dir));
+                        let inside = nx >= 0 && nz >= 0 && nx < size && nz < size;
+                        let layer = inside
+                            .then(|| {
+                                layout[(nx + nz * size) as usize]
+                                    .iter()
+                                    .position(|&(f, _)| f == floor)
+                            })
+                            .flatten();
+                        span.set_con(dir, layer.map_or(NOT_CONNECTED, |l| l as u32));
+                    }
+                    chf.spans.push(span);
+                }
+            }
+        }
+        chf.areas = vec![crate::recast::WALKABLE_AREA; chf.spans.len()];
+        chf
+    }
+
+    /// The region index gives the heights and seeds the scan of every column gives, on
+    /// stacked floors whose columns hold a region more than once, for patches anywhere.
+    #[test]
+    fn region_spans_find_what_scanning_each_column_finds() {
+        for (seed, floors) in [(1, 6), (2, 9), (3, 41)] {
+            let size = 24;
+            let chf = stacked_floors(size, floors, seed);
+            let index = RegionSpans::new(&chf).expect("stacked floors are indexed");
+            let mesh = square(1, 0);
+            let mut state = seed;
+            let mut next = move |n: i32| {
+                state = state.wrapping_mul(22_695_477).wrapping_add(1);
+                ((state >> 8) % n as u32) as i32
+            };
+            for _ in 0..200 {
+                let (x0, z0) = (next(size), next(size));
+                let bounds = [x0, x0 + 1 + next(size - x0), z0, z0 + 1 + next(size - z0)];
+                let region = 1 + next(i32::from(floors) / 2 + 3) as u16;
+                let mut gathered = Vec::new();
+                for region_spans in [Some(&index), None] {
+                    let mut ctx = BuildContext::new();
+                    let mut patch = HeightPatch::default();
+                    let mut queue = Vec::new();
+                    patch.reset(&bounds, UNSET_HEIGHT);
+                    let poly = [0, 1, 2, 3];
+                    gather_heights(
+                        &mut ctx,
+                        &chf,
+                        region_spans,
+                        &mesh,
+                        &poly,
+                        region,
+                        &mut patch,
+                        &mut queue,
+                    );
+                    gathered.push((patch.data, queue));
+                }
+                assert_eq!(gathered[0], gathered[1], "{bounds:?} region {region}");
+            }
+        }
+        assert!(RegionSpans::new(&flat_floor(12, 8)).is_none());
     }
 
     /// One square polygon covering cells 1..=9 of a flat floor.

@@ -288,11 +288,9 @@ fn write_geom_set(state: &BuildState, path: &Path) -> crate::Result<Option<PathB
     let mut mesh_written = None;
     if input.mesh_file().is_none() {
         let mesh_path = path.with_extension("obj");
-        std::fs::write(&mesh_path, crate::input::scene::obj_text(&input.mesh)).map_err(
-            |source| crate::NavlabError::Io {
-                path: mesh_path.clone(),
-                source,
-            },
+        crate::file::write_atomically(
+            &mesh_path,
+            crate::input::scene::obj_text(&input.mesh).as_bytes(),
         )?;
         input.source = Some(mesh_path.clone());
         mesh_written = Some(mesh_path);

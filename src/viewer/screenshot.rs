@@ -170,7 +170,20 @@ pub fn save_and_exit(
             .clone()
             .try_into_dynamic()
             .map_err(|e| e.to_string())
-            .and_then(|image| image.to_rgb8().save(&path).map_err(|e| e.to_string()));
+            .and_then(|image| {
+                let rgb = image.to_rgb8();
+                crate::file::write_atomically_with(&path, |part| {
+                    // The format follows the name asked for, not the temporary file's.
+                    let format = bevy::image::ImageFormat::from_extension(
+                        path.extension().and_then(|e| e.to_str()).unwrap_or("png"),
+                    )
+                    .and_then(|f| f.as_image_crate_format())
+                    .ok_or_else(|| std::io::Error::other("not an image file name"))?;
+                    rgb.save_with_format(part, format)
+                        .map_err(std::io::Error::other)
+                })
+                .map_err(|e| e.to_string())
+            });
         match saved {
             Ok(()) => {
                 bevy::log::info!("saved {}", path.display());

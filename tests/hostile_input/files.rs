@@ -30,7 +30,7 @@ fn with_bom(text: &str) -> Vec<u8> {
 }
 
 /// A walkable floor from -`half` to `half` in x and z at height `y`, as one quad facing up.
-fn floor_obj(half: f32, y: f32) -> String {
+pub(crate) fn floor_obj(half: f32, y: f32) -> String {
     format!(
         "v {m} {y} {m}\nv {half} {y} {m}\nv {half} {y} {half}\nv {m} {y} {half}\nf 1 4 3 2\n",
         m = -half
@@ -38,10 +38,10 @@ fn floor_obj(half: f32, y: f32) -> String {
 }
 
 /// A folder for one test's files, removed afterwards.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl TempDir {
-    fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         let dir =
             std::env::temp_dir().join(format!("navlab-hostile-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -49,8 +49,12 @@ impl TempDir {
         Self(dir)
     }
 
-    fn file(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(name);
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    pub(crate) fn file(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
         std::fs::write(&path, contents).unwrap();
         path
     }
@@ -62,7 +66,11 @@ impl Drop for TempDir {
     }
 }
 
-fn navlab(args: &[&Path]) -> Output {
+pub(crate) fn navlab<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     Command::new(env!("CARGO_BIN_EXE_navlab"))
         .args(args)
         .output()
@@ -71,7 +79,7 @@ fn navlab(args: &[&Path]) -> Output {
 
 /// Asserts the command failed with exit code 1 and exactly one `navlab:` line on stderr, and
 /// returns that line.
-fn one_error_line(output: &Output, what: &str) -> String {
+pub(crate) fn one_error_line(output: &Output, what: &str) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{what}: {stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
@@ -317,7 +325,7 @@ fn a_flood_of_bad_faces_keeps_a_few_warnings_and_a_count() {
 fn bake_prints_bounded_warnings_and_none_when_quiet() {
     let dir = TempDir::new("flood");
     let obj = dir.file("flood.obj", floor_with_bad_faces(50_000));
-    let output = navlab(&[Path::new("bake"), &obj]);
+    let output = navlab([Path::new("bake"), &obj]);
     assert!(
         output.status.success(),
         "{}",
@@ -331,7 +339,7 @@ fn bake_prints_bounded_warnings_and_none_when_quiet() {
     assert_eq!(warnings.len(), Warnings::SHOWN_PER_KIND + 1, "{stderr}");
     assert!(stderr.contains("… and 49 995 more"), "{stderr}");
 
-    let quiet = navlab(&[Path::new("bake"), &obj, Path::new("--quiet")]);
+    let quiet = navlab([Path::new("bake"), &obj, Path::new("--quiet")]);
     assert!(quiet.status.success());
     assert!(quiet.stderr.is_empty() && quiet.stdout.is_empty());
 }
@@ -574,7 +582,7 @@ fn gset_bounds_that_miss_the_mesh_are_refused_before_building() {
                 assert!(err.contains(expected), "`{expected}` missing from {err}");
             }
         }
-        let line = one_error_line(&navlab(&[Path::new("bake"), &gset]), "bake");
+        let line = one_error_line(&navlab([Path::new("bake"), &gset]), "bake");
         assert!(line.contains("miss the mesh"), "{line}");
     }
 
@@ -728,7 +736,7 @@ fn outputs_never_overwrite_inputs_or_each_other() {
 
     // Distinct outputs are fine.
     let json = dir.0.join("out.json");
-    let output = navlab(&[p("bake"), &floor, p("-o"), &out, p("--dump-json"), &json]);
+    let output = navlab([p("bake"), &floor, p("-o"), &out, p("--dump-json"), &json]);
     assert!(
         output.status.success(),
         "{}",
@@ -771,7 +779,7 @@ fn command_line_errors_are_one_navlab_line() {
         }
     }
 
-    let help = navlab(&[p("bake"), p("--help")]);
+    let help = navlab([p("bake"), p("--help")]);
     assert!(help.status.success());
     let text = String::from_utf8_lossy(&help.stdout);
     assert!(

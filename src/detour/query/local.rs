@@ -245,9 +245,15 @@ impl<'a> NavMeshQuery<'a> {
         let mut n = 0;
         if let Some(best) = best_node {
             // Reverse the parent chain so it runs from the start.
+            // Both walks visit at most `node_count` nodes, even if a NaN cost made a cycle.
+            let chain_limit = pool.node_count();
             let mut prev: Option<usize> = None;
             let mut node = Some(best);
-            while let Some(i) = node {
+            let mut steps = 0;
+            while let Some(i) = node
+                && steps < chain_limit
+            {
+                steps += 1;
                 let next = pool.parent_at(i);
                 pool.node_mut(i).parent = prev.map_or(0, |p| p as u32 + 1);
                 prev = Some(i);

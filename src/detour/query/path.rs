@@ -17,9 +17,13 @@ use crate::detour::common::{Vec3, sqr};
 /// too long (`getPathToNode`).
 fn path_to_node(pool: &NodePool, end_node: usize, path: &mut [PolyRef]) -> (Status, usize) {
     let max_path = path.len();
+    // A chain visits each node once, so it is at most `node_count` long; NaN costs can
+    // re-parent a node onto its own descendant, and the walk stops there instead of circling.
     let mut length = 0;
     let mut cur = Some(end_node);
-    while let Some(i) = cur {
+    while let Some(i) = cur
+        && length < pool.node_count()
+    {
         length += 1;
         cur = pool.parent_at(i);
     }
@@ -40,6 +44,14 @@ fn path_to_node(pool: &NodePool, end_node: usize, path: &mut [PolyRef]) -> (Stat
         Status::SUCCESS
     };
     (status, length.min(max_path))
+}
+
+/// Whether a new total beats a node's. C++ skips a neighbour when `total >= node.total`, which
+/// is the same for numbers; but a NaN total must not count as better either, or NaN costs
+/// reopen closed nodes for ever.
+#[inline]
+fn improves(total: f32, node_total: f32) -> bool {
+    total < node_total
 }
 
 impl<'a> NavMeshQuery<'a> {
@@ -182,10 +194,10 @@ impl<'a> NavMeshQuery<'a> {
                     )
                 };
                 let total = cost + heuristic;
-                if node.flags & NODE_OPEN != 0 && total >= node.total {
+                if node.flags & NODE_OPEN != 0 && !improves(total, node.total) {
                     continue;
                 }
-                if node.flags & NODE_CLOSED != 0 && total >= node.total {
+                if node.flags & NODE_CLOSED != 0 && !improves(total, node.total) {
                     continue;
                 }
                 node.parent = best as u32 + 1;
@@ -420,10 +432,10 @@ impl<'a> NavMeshQuery<'a> {
                 };
                 let total = cost + heuristic;
                 let node = pool.node_mut(neighbour);
-                if node.flags & NODE_OPEN != 0 && total >= node.total {
+                if node.flags & NODE_OPEN != 0 && !improves(total, node.total) {
                     continue;
                 }
-                if node.flags & NODE_CLOSED != 0 && total >= node.total {
+                if node.flags & NODE_CLOSED != 0 && !improves(total, node.total) {
                     continue;
                 }
                 node.parent = if found_shortcut {
@@ -541,10 +553,16 @@ impl<'a> NavMeshQuery<'a> {
         let pool = &mut self.node_pool;
         // Reverse the chain; each node then carries the detached flag of the segment that
         // leads into it from the start side.
+        // Both walks visit at most `node_count` nodes (see `path_to_node`).
+        let chain_limit = pool.node_count();
         let mut prev: Option<usize> = None;
         let mut node = Some(end);
         let mut prev_ray = 0;
-        while let Some(i) = node {
+        let mut steps = 0;
+        while let Some(i) = node
+            && steps < chain_limit
+        {
+            steps += 1;
             let next = pool.parent_at(i);
             let n = pool.node_mut(i);
             n.parent = prev.map_or(0, |p| p as u32 + 1);
@@ -557,7 +575,11 @@ impl<'a> NavMeshQuery<'a> {
         let max_path = path.len();
         let mut n = 0;
         let mut node = prev;
-        while let Some(i) = node {
+        let mut steps = 0;
+        while let Some(i) = node
+            && steps < chain_limit
+        {
+            steps += 1;
             let next = pool.parent_at(i);
             let cur = *pool.node_at(i);
             let mut status = Status::default();

@@ -104,6 +104,11 @@ pub enum TestKind {
     Raycast,
 }
 
+/// The most `pf` and `rc` lines a test-case file may have. RecastDemo's files have tens; each
+/// line's results (up to 256 polygons and straight-path points, run on two samples) take tens
+/// of kilobytes, so this keeps a run within a few hundred megabytes.
+pub const MAX_TEST_LINES: usize = 10_000;
+
 /// One `pf` or `rc` line of a test-case file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestLine {
@@ -130,14 +135,16 @@ pub struct TestFile {
 impl TestFile {
     /// Parses the file as the demo does: rows split at newlines with leading blanks
     /// skipped, rows starting with `s`, `f`, `pf` or `rc` read, everything else ignored.
-    /// Numbers the demo's `sscanf` would not read stay 0.
+    /// Numbers the demo's `sscanf` would not read stay 0. Only the first [`MAX_TEST_LINES`]
+    /// test lines are kept.
     pub fn parse(text: &str) -> TestFile {
         Self::parse_rows(text).0
     }
 
     /// Parses like [`TestFile::parse`] but refuses what the demo would silently read as
     /// zeros: a `pf`/`rc` row without six finite coordinates and two 16-bit hexadecimal flag
-    /// words, or with more fields. The error names the 1-based line.
+    /// words, or with more fields, and a file of more than [`MAX_TEST_LINES`] test lines. The
+    /// error names the 1-based line.
     pub fn parse_checked(text: &str) -> Result<TestFile, TestFileError> {
         match Self::parse_rows(text) {
             (_, Some(error)) => Err(error),
@@ -165,6 +172,17 @@ impl TestFile {
                 None
             };
             if let Some(kind) = kind {
+                if file.tests.len() == MAX_TEST_LINES {
+                    // Nothing past the limit is kept, so memory stays bounded.
+                    first_error.get_or_insert(TestFileError {
+                        line: index + 1,
+                        message: format!(
+                            "more than {MAX_TEST_LINES} `pf` and `rc` lines, the most a test \
+                             file may have; split the file"
+                        ),
+                    });
+                    break;
+                }
                 let (line, problem) = parse_test(kind, &row, &row[2..]);
                 if let (Some(message), None) = (problem, &first_error) {
                     first_error = Some(TestFileError {

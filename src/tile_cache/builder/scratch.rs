@@ -68,13 +68,15 @@ pub(super) fn allocations(
 
 /// RecastDemo's `LinearAllocator` as the tile builds use it: reset at each build, its `high`
 /// the most any earlier build held (C++ folds a build in at the next reset), and a count of
-/// refused allocations (one per failed build, which stops there).
+/// refused allocations (one per failed build, which stops there), and what the largest
+/// refused build needed in all (the capacity that would have fitted it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScratchAllocator {
     pub capacity: usize,
     top: usize,
     high: usize,
     failed: usize,
+    largest_refused: usize,
 }
 
 impl ScratchAllocator {
@@ -87,6 +89,7 @@ impl ScratchAllocator {
             top: 0,
             high: 0,
             failed: 0,
+            largest_refused: 0,
         }
     }
 
@@ -97,6 +100,8 @@ impl ScratchAllocator {
         for &size in sizes {
             if self.top + size > self.capacity {
                 self.failed += 1;
+                let needed = sizes.iter().fold(0usize, |sum, &s| sum.saturating_add(s));
+                self.largest_refused = self.largest_refused.max(needed);
                 return false;
             }
             self.top += size;
@@ -113,6 +118,11 @@ impl ScratchAllocator {
     pub fn failed(&self) -> usize {
         self.failed
     }
+
+    /// The bytes the largest refused build needed in all (0 when none was refused).
+    pub fn largest_refused(&self) -> usize {
+        self.largest_refused
+    }
 }
 
 #[cfg(test)]
@@ -126,6 +136,7 @@ mod tests {
         assert_eq!(scratch.high(), 0, "C++ folds a build in at the next reset");
         assert!(!scratch.build(&[60, 50, 1]));
         assert_eq!((scratch.high(), scratch.failed()), (90, 1));
+        assert_eq!(scratch.largest_refused(), 111);
         assert!(scratch.build(&[]));
         assert_eq!(scratch.high(), 90, "the failed build held 60");
         assert!(scratch.build(&[100, 0]), "exactly full fits");
