@@ -457,14 +457,34 @@ impl Linker {
             }
             return;
         }
-        for span in a.iter_mut() {
-            if let Some(layer) = self.first_layer(span, b, max_layer_index) {
-                set_layer(&mut span.con, dir, layer);
+        self.link_one_way(a, b, dir, max_layer_index);
+        self.link_one_way(b, a, back, max_layer_index);
+    }
+
+    /// Links each of `spans` in direction `dir` to the first of `neighbours` it connects to.
+    /// Both columns rise with their index, so the neighbours below climbing reach of one span
+    /// are below it for every later span too: a cursor skips them once, and the search stops
+    /// above reach. On stacked floors this keeps linking linear in the spans, where scanning
+    /// each neighbour column from its bottom grows with the square of the floors.
+    #[inline]
+    fn link_one_way(
+        &self,
+        spans: &mut [CompactSpan],
+        neighbours: &[CompactSpan],
+        dir: usize,
+        max_layer_index: &mut usize,
+    ) {
+        let mut first_in_reach = 0;
+        for span in spans.iter_mut() {
+            let y = i32::from(span.y);
+            while first_in_reach < neighbours.len()
+                && i32::from(neighbours[first_in_reach].y) < y - self.walkable_climb
+            {
+                first_in_reach += 1;
             }
-        }
-        for span in b.iter_mut() {
-            if let Some(layer) = self.first_layer(span, a, max_layer_index) {
-                set_layer(&mut span.con, back, layer);
+            if let Some(layer) = self.first_layer(span, neighbours, first_in_reach, max_layer_index)
+            {
+                set_layer(&mut span.con, dir, layer);
             }
         }
     }
@@ -479,15 +499,21 @@ impl Linker {
     }
 
     /// The layer of the first of `neighbours` (the spans of a neighbour column) that `span`
-    /// connects to. Layers too deep to encode raise `max_layer_index` instead.
+    /// connects to, searching from `first_in_reach`, the lowest within climbing reach, up to
+    /// the last within reach. Layers too deep to encode raise `max_layer_index` instead.
     #[inline]
     fn first_layer(
         &self,
         span: &CompactSpan,
         neighbours: &[CompactSpan],
+        first_in_reach: usize,
         max_layer_index: &mut usize,
     ) -> Option<u32> {
-        for (layer, neighbour) in neighbours.iter().enumerate() {
+        let highest_reachable = i32::from(span.y) + self.walkable_climb;
+        for (layer, neighbour) in neighbours.iter().enumerate().skip(first_in_reach) {
+            if i32::from(neighbour.y) > highest_reachable {
+                break;
+            }
             if self.connects(span, neighbour) {
                 if layer > MAX_LAYERS {
                     *max_layer_index = (*max_layer_index).max(layer);

@@ -449,31 +449,17 @@ fn gather_heights(
     // A polygon merged from several regions may overlap other polygons of those regions, so
     // only single-region polygons copy their region's heights directly.
     if region != MULTIPLE_REGS && patch.width > 0 {
-        // Cell index step towards each direction's neighbour.
-        let w = chf.width as isize;
-        let cell_step = [-1, w, 1, -w];
         let patch_width = patch.width as usize;
         for (hz, heights) in patch.data.chunks_exact_mut(patch_width).enumerate() {
             let z = patch.zmin + hz as i32 + bs;
             // Patch cells lie inside the heightfield (checked up front).
             let row_start = (patch.xmin + bs + z * chf.width) as usize;
-            // The row's cells in order, each with the index of its lowest span of `region`.
-            let mut take = |hx: usize, span_index: usize| {
-                let span = &chf.spans[span_index];
-                heights[hx] = span.y;
+            // The row's cells in order, each with the index of its lowest span of `region` and
+            // whether that span is on the region's edge.
+            let mut take = |hx: usize, span_index: usize, y: u16, on_border: bool| {
+                heights[hx] = y;
                 empty = false;
-                // Cells on the region's edge seed the flood fill of the rest. Links never
-                // leave the grid in a well-formed heightfield; `get` keeps others safe.
-                let cell_index = row_start + hx;
-                let on_border = (0..4).any(|dir| {
-                    let con = span.con(dir);
-                    con != NOT_CONNECTED
-                        && chf
-                            .cells
-                            .get(cell_index.wrapping_add_signed(cell_step[dir]))
-                            .and_then(|c| chf.spans.get(c.index as usize + con as usize))
-                            .is_some_and(|neighbour| neighbour.reg != region)
-                });
+                // Cells on the region's edge seed the flood fill of the rest.
                 if on_border {
                     let x = patch.xmin + hx as i32 + bs;
                     queue.push((x, z, span_index));
@@ -489,7 +475,9 @@ fn gather_heights(
                             continue;
                         };
                         if let Some(layer) = spans.iter().position(|span| span.reg == region) {
-                            take(hx, first + layer);
+                            let span_index = first + layer;
+                            let on_border = is_on_region_border(chf, row_start + hx, span_index);
+                            take(hx, span_index, spans[layer].y, on_border);
                         }
                     }
                 }
@@ -531,15 +519,41 @@ fn gather_heights(
     }
 }
 
+/// Whether span `span_index` of cell `cell_index` links to a span of another region: such
+/// spans seed the flood fill of a polygon's heights. Links never leave the grid in a
+/// well-formed heightfield; `get` keeps others safe.
+fn is_on_region_border(chf: &CompactHeightfield, cell_index: usize, span_index: usize) -> bool {
+    let span = &chf.spans[span_index];
+    let w = chf.width as isize;
+    let cell_step = [-1, w, 1, -w];
+    (0..4).any(|dir| {
+        let con = span.con(dir);
+        con != NOT_CONNECTED
+            && chf
+                .cells
+                .get(cell_index.wrapping_add_signed(cell_step[dir]))
+                .and_then(|c| chf.spans.get(c.index as usize + con as usize))
+                .is_some_and(|neighbour| neighbour.reg != span.reg)
+    })
+}
+
 /// The spans of each region in heightfield order, for heightfields whose columns hold many
 /// spans. A polygon's heights come from its region's spans in its bounds: scanning every span
 /// of every column there costs as many times more as floors are stacked over the polygon
 /// (41 in a parking garage), while a region's own spans are at most one or two per column.
+///
+/// A span's height, and whether it is on its region's edge, are kept here too: read per
+/// polygon from the heightfield, they took a cache miss for every cell of every polygon's
+/// bounds (a region's spans lie a whole column of floors apart), which made them most of the
+/// detail stage's time. Here they are read in order.
 struct RegionSpans {
     /// Where each region's spans start in `spans`, by region id (one more entry at the end).
     starts: Vec<u32>,
-    /// Span indices grouped by region, ascending within each region.
+    /// Span indices grouped by region, ascending within each region, each with
+    /// [`Self::ON_BORDER`] set when the span is on its region's edge.
     spans: Vec<u32>,
+    /// The height (`y`) of each span of `spans`.
+    heights: Vec<u16>,
 }
 
 impl RegionSpans {
@@ -548,8 +562,13 @@ impl RegionSpans {
     const MIN_SPANS_PER_CELL: usize = 4;
 
     /// The index of `chf`'s region spans, or `None` when columns hold few spans.
+    /// The bit of an entry of [`Self::spans`] that marks a span on its region's edge.
+    const ON_BORDER: u32 = 1 << 31;
+
     fn new(chf: &CompactHeightfield) -> Option<RegionSpans> {
-        if chf.spans.len() < chf.cells.len().saturating_mul(Self::MIN_SPANS_PER_CELL) {
+        if chf.spans.len() < chf.cells.len().saturating_mul(Self::MIN_SPANS_PER_CELL)
+            || chf.spans.len() > Self::ON_BORDER as usize
+        {
             return None;
         }
         let regions = 1 + chf.spans.iter().map(|s| usize::from(s.reg)).max()?;
@@ -562,29 +581,41 @@ impl RegionSpans {
         }
         let mut next = starts.clone();
         let mut spans = vec![0u32; chf.spans.len()];
+        let mut heights = vec![0u16; chf.spans.len()];
         // Spans are stored column by column, so each region's list comes out ascending.
-        for (i, span) in chf.spans.iter().enumerate() {
-            let slot = &mut next[usize::from(span.reg)];
-            spans[*slot as usize] = i as u32;
-            *slot += 1;
+        for (cell_index, cell) in chf.cells.iter().enumerate() {
+            let first = cell.index as usize;
+            for i in first..(first + cell.count as usize).min(chf.spans.len()) {
+                let slot = &mut next[usize::from(chf.spans[i].reg)];
+                let on_border = is_on_region_border(chf, cell_index, i);
+                spans[*slot as usize] = i as u32 | if on_border { Self::ON_BORDER } else { 0 };
+                heights[*slot as usize] = chf.spans[i].y;
+                *slot += 1;
+            }
         }
-        Some(RegionSpans { starts, spans })
+        Some(RegionSpans {
+            starts,
+            spans,
+            heights,
+        })
     }
 
-    /// Calls `take(column, span)` for each column of `row` (consecutive cells of one grid row)
-    /// with its lowest span of `region`, in column order: what scanning each column does.
+    /// Calls `take(column, span, y, on_border)` for each column of `row` (consecutive cells of
+    /// one grid row) with its lowest span of `region`, in column order: what scanning each
+    /// column does.
     fn visit_row(
         &self,
         chf: &CompactHeightfield,
         region: u16,
         row: &[crate::recast::compact::CompactCell],
-        take: &mut impl FnMut(usize, usize),
+        take: &mut impl FnMut(usize, usize, u16, bool),
     ) {
         let r = usize::from(region);
         let (Some(&start), Some(&end)) = (self.starts.get(r), self.starts.get(r + 1)) else {
             return;
         };
         let own = &self.spans[start as usize..end as usize];
+        let own_heights = &self.heights[start as usize..end as usize];
         let (Some(first), Some(last)) = (row.first(), row.last()) else {
             return;
         };
@@ -592,7 +623,9 @@ impl RegionSpans {
         let (lo, hi) = (first.index, last.index + last.count);
         let mut column = 0;
         let mut last_column = None;
-        for &span_index in &own[own.partition_point(|&s| s < lo)..] {
+        let first_in_row = own.partition_point(|&s| s & !Self::ON_BORDER < lo);
+        for (&entry, &y) in own[first_in_row..].iter().zip(&own_heights[first_in_row..]) {
+            let span_index = entry & !Self::ON_BORDER;
             if span_index >= hi {
                 break;
             }
@@ -601,7 +634,7 @@ impl RegionSpans {
             }
             if last_column != Some(column) && span_index < chf.spans.len() as u32 {
                 last_column = Some(column);
-                take(column, span_index as usize);
+                take(column, span_index as usize, y, entry & Self::ON_BORDER != 0);
             }
         }
     }

@@ -200,13 +200,14 @@ impl LedgeLimits {
             walkable_spans(hf, row + width - 1, &mut ledges);
             for x in 1..width - 1 {
                 let mut index = hf.columns[row + x];
+                let mut skipped_gaps = [0; 4];
                 while index != NO_SPAN {
                     let span = hf.pool[index as usize];
                     if span.area != NULL_AREA {
                         let floor = i32::from(span.smax);
                         let ceiling = span_floor_or_sky(&hf.pool, span.next);
                         let neighbours = [(here, x - 1), (above, x), (here, x + 1), (below, x)];
-                        if self.is_ledge(floor, ceiling, neighbours) {
+                        if self.is_ledge(floor, ceiling, neighbours, &mut skipped_gaps) {
                             ledges.push(index);
                         }
                     }
@@ -218,8 +219,17 @@ impl LedgeLimits {
     }
 
     /// Whether a walkable span with open space `floor..ceiling` above it, inside the grid, is a
-    /// ledge or on too steep a slope, given its `neighbours` columns.
-    fn is_ledge(&self, floor: i32, ceiling: i32, neighbours: [(&RowSpace, usize); 4]) -> bool {
+    /// ledge or on too steep a slope, given its `neighbours` columns. `skipped_gaps` counts,
+    /// per neighbour, the lower gaps whose ceilings are below the agent's reach: a column's
+    /// spans are tested from the bottom up, so a gap below one span's reach is below every
+    /// later span's too.
+    fn is_ledge(
+        &self,
+        floor: i32,
+        ceiling: i32,
+        neighbours: [(&RowSpace, usize); 4],
+        skipped_gaps: &mut [usize; 4],
+    ) -> bool {
         // The range of neighbour floors within climbing distance.
         let mut lowest_traversable_floor = floor;
         let mut highest_traversable_floor = floor;
@@ -248,7 +258,7 @@ impl LedgeLimits {
                 }
                 false
             };
-            for (row, x) in neighbours {
+            for ((row, x), skipped) in neighbours.into_iter().zip(skipped_gaps) {
                 let space = row.columns[x];
                 // The open space below the neighbour's lowest span is a drop to the void.
                 if i32::from(space.bottom) >= lowest_reachable_ceiling
@@ -259,7 +269,20 @@ impl LedgeLimits {
                 if space.lower_gap_count > 0 {
                     let first = space.first_lower_gap as usize;
                     let lower_gaps = &row.gaps[first..first + space.lower_gap_count as usize];
-                    for gap in lower_gaps {
+                    // A column's gaps rise with their index, floors and ceilings alike, so the
+                    // gaps that can overlap the agent's room are one run: from the first whose
+                    // ceiling reaches it to the last whose floor does. The others fold in
+                    // nothing, and on stacked floors skipping them keeps the test from growing
+                    // with the square of the floors.
+                    while *skipped < lower_gaps.len()
+                        && i32::from(lower_gaps[*skipped].ceiling) < lowest_reachable_ceiling
+                    {
+                        *skipped += 1;
+                    }
+                    for gap in &lower_gaps[*skipped..] {
+                        if i32::from(gap.floor) > highest_reachable_floor {
+                            break;
+                        }
                         if is_drop(i32::from(gap.floor), i32::from(gap.ceiling)) {
                             return true;
                         }
