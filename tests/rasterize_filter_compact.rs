@@ -15,7 +15,7 @@ use navlab::recast::filter::{
     filter_ledge_spans, filter_low_hanging_walkable_obstacles, filter_walkable_low_height_spans,
 };
 use navlab::recast::heightfield::Heightfield;
-use navlab::recast::rasterize::{mark_walkable_triangles, rasterize_triangles};
+use navlab::recast::rasterize::{add_span, mark_walkable_triangles, rasterize_triangles};
 
 /// Asserts the heightfield equals a stage dump, column by column.
 fn assert_heightfield_eq(what: &str, hf: &Heightfield, reference: &HeightfieldStage) {
@@ -231,5 +231,151 @@ fn solo_span_counts_match_recast() {
             expect(&compact["walkableSpansAfterErode"]),
             "{mesh}"
         );
+    }
+}
+
+/// Random columns of up to 40 stacked spans, some close enough to climb between and some
+/// not, so that the ledge filter's and the linker's shortcuts over stacked floors meet every
+/// case of Recast's full scans.
+fn stacked_heightfield(seed: u32, size: i32) -> Heightfield {
+    let mut state = seed;
+    let mut next = move |n: u32| {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (state >> 8) % n
+    };
+    let mut hf = Heightfield::new(
+        size,
+        size,
+        [0.0; 3],
+        [size as f32, 100.0, size as f32],
+        1.0,
+        0.1,
+    );
+    let mut ctx = BuildContext::new();
+    for z in 0..size {
+        for x in 0..size {
+            let mut bottom = next(6) as u16;
+            for _ in 0..next(40) {
+                let top = bottom + 1 + next(4) as u16;
+                let area = if next(5) == 0 { 0 } else { 63 };
+                add_span(&mut ctx, &mut hf, x, z, bottom..top, area, 1).unwrap();
+                // Gaps from none to more than an agent's height.
+                bottom = top + next(30) as u16;
+            }
+        }
+    }
+    hf
+}
+
+/// Recast's `rcFilterLedgeSpans` as written: every span against every gap of each neighbour.
+fn ledges_by_full_scan(hf: &Heightfield, walkable_height: i32, walkable_climb: i32) -> Vec<bool> {
+    const SKY: i32 = 0xffff;
+    let gaps = |x: i32, z: i32| -> Vec<(i32, i32)> {
+        let spans: Vec<_> = hf.column(x, z).collect();
+        let mut gaps = vec![(-SKY, spans.first().map_or(SKY, |s| i32::from(s.smin)))];
+        for (k, span) in spans.iter().enumerate() {
+            let ceiling = spans.get(k + 1).map_or(SKY, |s| i32::from(s.smin));
+            gaps.push((i32::from(span.smax), ceiling));
+        }
+        gaps
+    };
+    let mut ledges = Vec::new();
+    for z in 0..hf.height {
+        for x in 0..hf.width {
+            let spans: Vec<_> = hf.column(x, z).collect();
+            for (k, span) in spans.iter().enumerate() {
+                if span.area == 0 {
+                    ledges.push(false);
+                    continue;
+                }
+                let floor = i32::from(span.smax);
+                let ceiling = spans.get(k + 1).map_or(SKY, |s| i32::from(s.smin));
+                let (mut lowest, mut highest) = (floor, floor);
+                let mut min_drop = SKY;
+                for (dx, dz) in [(-1, 0), (0, 1), (1, 0), (0, -1)] {
+                    let (nx, nz) = (x + dx, z + dz);
+                    if nx < 0 || nz < 0 || nx >= hf.width || nz >= hf.height {
+                        min_drop = -walkable_climb - 1;
+                        break;
+                    }
+                    for (neighbour_floor, neighbour_ceiling) in gaps(nx, nz) {
+                        if ceiling.min(neighbour_ceiling) - floor.max(neighbour_floor)
+                            >= walkable_height
+                        {
+                            let drop = neighbour_floor - floor;
+                            min_drop = min_drop.min(drop);
+                            if drop.abs() <= walkable_climb {
+                                lowest = lowest.min(neighbour_floor);
+                                highest = highest.max(neighbour_floor);
+                            }
+                        }
+                    }
+                }
+                ledges.push(min_drop < -walkable_climb || highest - lowest > walkable_climb);
+            }
+        }
+    }
+    ledges
+}
+
+#[test]
+fn stacked_floors_keep_recasts_ledges_and_links() {
+    let (walkable_height, walkable_climb) = (20, 9);
+    for seed in 1..=4 {
+        let mut hf = stacked_heightfield(seed, 9);
+        let expected = ledges_by_full_scan(&hf, walkable_height, walkable_climb);
+        let mut ctx = BuildContext::new();
+        filter_ledge_spans(&mut ctx, walkable_height, walkable_climb, &mut hf);
+        let walkable_before: Vec<bool> = {
+            let fresh = stacked_heightfield(seed, 9);
+            (0..fresh.height)
+                .flat_map(|z| (0..fresh.width).map(move |x| (x, z)))
+                .flat_map(|(x, z)| fresh.column(x, z).map(|s| s.area != 0).collect::<Vec<_>>())
+                .collect()
+        };
+        let walkable_after: Vec<bool> = (0..hf.height)
+            .flat_map(|z| (0..hf.width).map(move |x| (x, z)))
+            .flat_map(|(x, z)| hf.column(x, z).map(|s| s.area != 0).collect::<Vec<_>>())
+            .collect();
+        let expected_after: Vec<bool> = walkable_before
+            .iter()
+            .zip(&expected)
+            .map(|(&walkable, &ledge)| walkable && !ledge)
+            .collect();
+        assert_eq!(walkable_after, expected_after, "seed {seed}: ledges");
+
+        let chf =
+            build_compact_heightfield(&mut ctx, walkable_height, walkable_climb, &hf).unwrap();
+        let offsets = [(-1, 0), (0, 1), (1, 0), (0, -1)];
+        for z in 0..chf.height {
+            for x in 0..chf.width {
+                let cell = chf.cells[(x + z * chf.width) as usize];
+                for i in cell.index..cell.index + cell.count {
+                    let span = chf.spans[i as usize];
+                    for (dir, (dx, dz)) in offsets.into_iter().enumerate() {
+                        let (nx, nz) = (x + dx, z + dz);
+                        let mut expected = 0x3f;
+                        if nx >= 0 && nz >= 0 && nx < chf.width && nz < chf.height {
+                            let other = chf.cells[(nx + nz * chf.width) as usize];
+                            let spans = &chf.spans[other.index as usize..][..other.count as usize];
+                            let connects = |n: &&navlab::recast::compact::CompactSpan| {
+                                let (y, ny) = (i32::from(span.y), i32::from(n.y));
+                                let top = (y + i32::from(span.h)).min(ny + i32::from(n.h));
+                                top - y.max(ny) >= walkable_height
+                                    && (ny - y).abs() <= walkable_climb
+                            };
+                            if let Some(layer) = spans.iter().position(|n| connects(&n)) {
+                                expected = layer as u32;
+                            }
+                        }
+                        assert_eq!(
+                            span.con(dir),
+                            expected,
+                            "seed {seed}: link of span {i} to {dir}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
