@@ -26,6 +26,11 @@
 //! for the same input and settings the output equals C++ Recast's and Detour's, array for array
 //! and byte for byte.
 
+/// The README's library snippet, run as a doctest so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod bake;
 pub mod crowd;
 pub mod debug_draw;
