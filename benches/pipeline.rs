@@ -51,7 +51,7 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 fn reference_mesh(name: &str) -> Option<Arc<TriMesh>> {
     let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference"));
     let path = dir.join("meshes").join(format!("{name}.obj"));
     match navlab::input::obj::load_obj(&path) {
         Ok(mesh) => Some(Arc::new(mesh)),

@@ -25,7 +25,7 @@ use navlab::tile_cache::obstacles::Obstacles;
 fn nav_test() -> Option<InputGeom> {
     let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference"));
     match InputGeom::load(&dir.join("meshes/nav_test.obj")) {
         Ok(input) => Some(input),
         Err(err) => {

@@ -20,7 +20,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 fn main() -> navlab::Result<()> {
     let path = std::env::args()
         .nth(1)
-        .unwrap_or_else(|| "../shared/reference/meshes/nav_test.obj".into());
+        .unwrap_or_else(|| "assets/Meshes/nav_test.obj".into());
     let mesh = Arc::new(navlab::input::obj::load_obj(path.as_ref())?);
     let base = Build::new(mesh, BuildSettings::default())?;
     let changes: [Change; 2] = [

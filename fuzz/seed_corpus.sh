@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seeds the fuzz corpora from the reference data (default ../../shared/reference, or
+# Seeds the fuzz corpora from the reference data (default ../tests/data/reference, or
 # $NAVLAB_REFERENCE_DIR):
 #   load_nav_mesh        C++'s "MSET" files;
 #   load_compact_nav_mesh  the same files in Navlab's compact format, converted with the release
@@ -17,7 +17,7 @@
 # compact_size_claims builds its files from structured input and needs no seeds.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-ref=${NAVLAB_REFERENCE_DIR:-$here/../../shared/reference}
+ref=${NAVLAB_REFERENCE_DIR:-$here/../tests/data/reference}
 corpus=$here/corpus
 mkdir -p "$corpus/load_nav_mesh" "$corpus/parse_obj" "$corpus/parse_gset" "$corpus/parse_settings_toml" \
     "$corpus/parse_gltf" "$corpus/parse_tset" "$corpus/build_layer_tile"

@@ -26,7 +26,7 @@ obstacles=(--obstacle 18.14,-2.37,-21.32 --obstacle 18.25,-2.37,-7.0 --obstacle 
     --draw navmesh-trans --size 1280x800 --screenshot screenshots/temp-obstacles.png
 "$navlab" view assets/Meshes/nav_test.obj --sample temp-obstacles "${obstacles[@]}" --frames 40 \
     --draw cache-bounds --size 1280x800 --screenshot screenshots/cache-bounds.png
-gset=${NAVLAB_REFERENCE_DIR:-../shared/reference}/authoring/nav_test_authoring.gset
+gset=${NAVLAB_REFERENCE_DIR:-tests/data/reference}/authoring/nav_test_authoring.gset
 if [ -f "$gset" ]; then
     "$navlab" view "$gset" --tile-size 128 --tile 1,1 --draw compact-regions --size 1280x800 \
         --screenshot screenshots/tile-mesh-inspected-tile-regions.png

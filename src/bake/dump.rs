@@ -1,5 +1,5 @@
 //! The stage summary written by `navlab bake --dump-json`, in the schema of the C++ reference
-//! dumps (`../shared/reference/solo/*.json`), so `compare_ref.py` can diff the two.
+//! dumps (`tests/data/reference/solo/*.json`), so `compare_ref.py` can diff the two.
 
 use serde_json::{Value, json};
 

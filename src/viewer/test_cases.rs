@@ -790,21 +790,18 @@ mod tests {
         log.lines.iter().any(|(_, line)| line.contains(text))
     }
 
-    /// A file of the C++ reference data (`shared/reference` beside the checkout or a parent,
-    /// as tests/common finds it, or `$NAVLAB_REFERENCE_DIR`), else of the repository's
-    /// `assets/`; `None`, and the test skipped, without either.
+    /// A file of the C++ reference data (the repository's `tests/data/reference`, or
+    /// `$NAVLAB_REFERENCE_DIR`), else of the repository's `assets/`; `None`, and the test
+    /// skipped, without either.
     fn reference_file(reference: &str, asset: &str) -> Option<PathBuf> {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
         let found = std::env::var_os("NAVLAB_REFERENCE_DIR")
             .map(|dir| PathBuf::from(dir).join(reference))
             .into_iter()
-            .chain(
-                manifest
-                    .ancestors()
-                    .skip(1)
-                    .map(|a| a.join("shared/reference").join(reference)),
-            )
-            .chain([manifest.join("assets").join(asset)])
+            .chain([
+                manifest.join("tests/data/reference").join(reference),
+                manifest.join("assets").join(asset),
+            ])
             .find(|p| p.is_file());
         if found.is_none() {
             eprintln!("notice: {reference} not found in the reference data or assets; skipping");

@@ -1,5 +1,5 @@
 //! Shared helpers for tests that compare against the C++ reference data in
-//! `../shared/reference/` (or `$NAVLAB_REFERENCE_DIR`).
+//! `tests/data/reference/` (a copy of `../shared/reference/`), or `$NAVLAB_REFERENCE_DIR`.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -19,20 +19,13 @@ pub const PARTITIONS: [&str; 3] = ["watershed", "monotone", "layers"];
 /// The reference directory, or `None` (after printing a notice) when it is absent.
 /// With `NAVLAB_REQUIRE_REFERENCE=1` a missing directory fails the test instead.
 ///
-/// Without `NAVLAB_REFERENCE_DIR`, the nearest `shared/reference` beside the checkout or one of
-/// its parents is used (`../shared/reference` for a clone, further up for a git worktree).
+/// The repository carries the C++ reference data in `tests/data/reference`, so a clone alone
+/// runs every exactness test; `NAVLAB_REFERENCE_DIR` points elsewhere (a newer `shared/reference`
+/// before it is copied in). `reference_copy_matches_shared` keeps the copy in step.
 pub fn reference_dir() -> Option<PathBuf> {
-    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")
         .map(PathBuf::from)
-        .or_else(|| {
-            manifest_dir
-                .ancestors()
-                .skip(1)
-                .map(|a| a.join("shared/reference"))
-                .find(|d| d.is_dir())
-        })
-        .unwrap_or_else(|| manifest_dir.join("../shared/reference"));
+        .unwrap_or_else(repository_reference_dir);
     if dir.join("solo").is_dir() {
         return Some(dir);
     }
@@ -47,6 +40,21 @@ pub fn reference_dir() -> Option<PathBuf> {
         dir.display()
     );
     None
+}
+
+/// The repository's copy of the C++ reference data.
+pub fn repository_reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference")
+}
+
+/// The shared C++ reference data beside the checkout or one of its parents
+/// (`../shared/reference` for a clone, further up for a git worktree), when present.
+pub fn shared_reference_dir() -> Option<PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/reference"))
+        .find(|d| d.is_dir())
 }
 
 /// Path of a reference input mesh.

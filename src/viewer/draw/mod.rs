@@ -761,14 +761,8 @@ mod tests {
     #[test]
     #[ignore = "a measurement; run by hand"]
     fn frame_cost_on_undulating() {
-        let Some(path) = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .ancestors()
-            .map(|dir| dir.join("shared/reference/meshes/undulating.obj"))
-            .find(|p| p.exists())
-        else {
-            eprintln!("note: undulating.obj not found; skipping");
-            return;
-        };
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/Meshes/undulating.obj");
         let mut app = draw_app();
         // Start from a mode that builds nothing big, so each mode below builds its own layer.
         *app.world_mut().resource_mut::<DrawMode>() = DrawMode::InputMesh;
