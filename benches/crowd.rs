@@ -1,7 +1,7 @@
 //! Crowd speed on nav_test's solo navmesh (skipped without the reference data): workload C
-//! (scenario A, 12 agents) and C128 of PERF_DETOUR.md as whole runs of 600 updates, and one
-//! update of 1000 random agents (advanced 60 updates first, so paths are planned). The
-//! instruction counts for comparing with C++ come from callgrind over `navlab crowd`; this
+//! (scenario A, 12 agents) and C128 of tests/data/reference/PERF_DETOUR.md as whole runs of 600
+//! updates, and one update of 1000 random agents (advanced 60 updates first, so paths are planned).
+//! The instruction counts for comparing with C++ come from callgrind over `navlab crowd`; this
 //! measures wall time.
 
 #[path = "../tests/common/mod.rs"]

@@ -1,5 +1,5 @@
-//! Detour query speed on the reference navmeshes (skipped without the reference data):
-//! workloads Q and P of PERF_DETOUR.md once per iteration, and the single queries they are
+//! Detour query speed on the reference navmeshes (skipped without the reference data): workloads Q
+//! and P of tests/data/reference/PERF_DETOUR.md once per iteration, and the single queries they are
 //! made of. Instruction counts for comparing with C++ come from callgrind over
 //! `examples/query_workloads.rs`; this measures wall time.
 

@@ -1,8 +1,8 @@
-//! Runs the crowd workloads of PERF_DETOUR.md (§5 C, §6 C128, and the same with 1000 agents)
-//! once, for callgrind:
-//! `valgrind --tool=callgrind --toggle-collect='*run_crowd*' target/release/examples/crowd_workloads C128 REFERENCE_DIR`,
-//! or with `--time` for the wall time: one warm-up run, then the median of 7 timed runs (and
-//! of their thread CPU time, which time-slicing on a shared machine hurts less).
+//! Runs the crowd workloads of tests/data/reference/PERF_DETOUR.md (§5 C, §6 C128, and the same
+//! with 1000 agents) once, for callgrind: `valgrind --tool=callgrind --toggle-collect='*run_crowd*'
+//! target/release/examples/crowd_workloads C128 REFERENCE_DIR`, or with `--time` for the wall time:
+//! one warm-up run, then the median of 7 timed runs (and of their thread CPU time, which
+//! time-slicing on a shared machine hurts less).
 //!
 //! `C128 --check` first compares a run with `perf_detour/C128_nav_test_solo_checkpoints.json`
 //! (every agent at steps 0, 10, 100, 300 and 600). Every workload prints its final

@@ -1,6 +1,6 @@
-//! Path queries per second on 1 and 2 threads: workload P of PERF_DETOUR.md (1000 paths,
-//! `findPath` + `findStraightPath`) repeated on every thread at once, each thread with its own
-//! `NavMeshQuery` on the one shared `NavMesh`.
+//! Path queries per second on 1 and 2 threads: workload P of tests/data/reference/PERF_DETOUR.md
+//! (1000 paths, `findPath` + `findStraightPath`) repeated on every thread at once, each thread with
+//! its own `NavMeshQuery` on the one shared `NavMesh`.
 //!
 //! `cargo run --release --no-default-features --example query_throughput -- REFERENCE_DIR [SECONDS]`
 

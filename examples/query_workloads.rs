@@ -1,4 +1,4 @@
-//! Runs one workload of PERF_DETOUR.md once, for callgrind:
+//! Runs one workload of tests/data/reference/PERF_DETOUR.md once, for callgrind:
 //! `valgrind --tool=callgrind --toggle-collect='*run_queries*' target/release/examples/query_workloads Q_nav_mesh_test_solo REFERENCE_DIR`
 //! (`*run_paths*` for the P workloads). Prints the workload's sums so the run can be checked.
 

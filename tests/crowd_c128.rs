@@ -1,9 +1,9 @@
-//! Workload C128 of `PERF_DETOUR.md` §6 against C++ DetourCrowd: 128 agents from workload
-//! P's first 128 pairs on nav_test's solo navmesh, scenario A's parameters, 600 updates.
-//! Every agent at steps 0, 10, 100, 300 and 600 equals `perf_detour/C128_*_checkpoints.json`
-//! field by field (f32 bits), and so do the final figures of `perf_detour.json`; through the
-//! library ([`CrowdSet`]) and through `navlab crowd --random-agents 128`. Skipped without
-//! the reference data.
+//! Workload C128 of `tests/data/reference/PERF_DETOUR.md` §6 against C++ DetourCrowd: 128 agents
+//! from workload P's first 128 pairs on nav_test's solo navmesh, scenario A's parameters, 600
+//! updates. Every agent at steps 0, 10, 100, 300 and 600 equals
+//! `perf_detour/C128_*_checkpoints.json` field by field (f32 bits), and so do the final figures of
+//! `perf_detour.json`; through the library ([`CrowdSet`]) and through `navlab crowd --random-agents
+//! 128`. Skipped without the reference data.
 
 mod common;
 mod query_common;

@@ -93,7 +93,8 @@ fn off_mesh_connections_build_and_link_as_cpp() {
     common::assert_slices_eq("authoring file", &nav_mesh.to_mset_bytes(), &reference);
 }
 
-/// Byte offsets inside one tile's data, from the counts in its header (FORMAT.md).
+/// Byte offsets inside one tile's data, from the counts in its header
+/// (tests/data/reference/navmesh/FORMAT.md).
 struct TileLayout {
     polys: usize,
     poly_count: usize,

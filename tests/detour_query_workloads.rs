@@ -1,5 +1,5 @@
-//! Workloads Q and P of PERF_DETOUR.md reproduced exactly (skipped without the reference
-//! data): per-pass sums, pair generation with the phantom BV node, every pair of the CSV,
+//! Workloads Q and P of tests/data/reference/PERF_DETOUR.md reproduced exactly (skipped without the
+//! reference data): per-pass sums, pair generation with the phantom BV node, every pair of the CSV,
 //! and the FNV hashes of all paths and straight paths.
 
 mod common;
@@ -237,8 +237,9 @@ fn p_undulating_solo() {
     check_paths("P_undulating_solo", "undulating_solo");
 }
 
-/// Without the phantom BV node the generator skips attempts 0 and 1243, as PERF_DETOUR.md
-/// describes for an implementation that stops at the real tree's end.
+/// Without the phantom BV node the generator skips attempts 0 and 1243, as
+/// tests/data/reference/PERF_DETOUR.md describes for an implementation that stops at the real
+/// tree's end.
 #[test]
 fn p_nav_test_solo_without_phantom_bv_node() {
     let Some(nav) = nav_mesh("navmesh/nav_test_solo.bin") else {

@@ -93,8 +93,8 @@ fn layers_of_every_tile_equal_cpps() {
 
 /// The cells of every layer (heights, areas, connections) equal the ones C++ compressed into
 /// RecastDemo's tile-cache file (`detour/tilecache_nav_test.tset`, laid out in
-/// `TILECACHE_FORMAT.md`), expanded with our FastLZ reader, and our FastLZ compressor gives
-/// C++'s bytes back.
+/// `tests/data/reference/detour/TILECACHE_FORMAT.md`), expanded with our FastLZ reader, and our
+/// FastLZ compressor gives C++'s bytes back.
 #[test]
 fn layer_cells_equal_the_cpp_tile_cache_file() {
     let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {

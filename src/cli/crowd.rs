@@ -1,7 +1,7 @@
-//! `navlab crowd`: RecastDemo's crowd tool over a test-case file. Agent k starts at the k-th
-//! `pf` line's start and walks to its end on the sample the file names; the run is written in
-//! the schema of the C++ reference crowd runs (`detour/crowd_*.json`). With `--random-agents`
-//! the agents walk workload P's random pairs instead (workload C128 of `PERF_DETOUR.md`), in
+//! `navlab crowd`: RecastDemo's crowd tool over a test-case file. Agent k starts at the k-th `pf`
+//! line's start and walks to its end on the sample the file names; the run is written in the schema
+//! of the C++ reference crowd runs (`detour/crowd_*.json`). With `--random-agents` the agents walk
+//! workload P's random pairs instead (workload C128 of `tests/data/reference/PERF_DETOUR.md`), in
 //! one crowd or several; `--profile` times the update's phases.
 
 use std::path::PathBuf;

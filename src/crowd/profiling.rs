@@ -2,9 +2,9 @@
 //!
 //! [`Crowd::update_profiled`](super::Crowd::update_profiled) times the update's phases
 //! ([`CrowdPhase`]) into [`CrowdPhaseTimes`]; the plain [`Crowd::update`](super::Crowd::update)
-//! runs the same body without a clock, at the cost of a test per phase.
-//! [`CrowdSet`] spreads random agents (workload P's pairs, `PERF_DETOUR.md` §6) over several
-//! crowds on one navmesh and steps them, in parallel if asked, for profiles and the viewer.
+//! runs the same body without a clock, at the cost of a test per phase. [`CrowdSet`] spreads random
+//! agents (workload P's pairs, `tests/data/reference/PERF_DETOUR.md` §6) over several crowds on one
+//! navmesh and steps them, in parallel if asked, for profiles and the viewer.
 
 use std::time::{Duration, Instant};
 
@@ -294,8 +294,8 @@ impl std::fmt::Display for ProfileReport {
 }
 
 /// Adds agent k at pair k's start (its nearest point) and sends it to pair k's end
-/// (`PERF_DETOUR.md` §6); returns how many were added, stopping when the crowd is full or
-/// refuses `params`.
+/// (`tests/data/reference/PERF_DETOUR.md` §6); returns how many were added, stopping when the crowd
+/// is full or refuses `params`.
 pub fn spawn_pairs(crowd: &mut Crowd<'_>, pairs: &[PathPair], params: &CrowdAgentParams) -> usize {
     let mut added = 0;
     for pair in pairs {

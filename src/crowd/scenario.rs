@@ -1,7 +1,7 @@
 //! RecastDemo's crowd tool run over a test-case file, as the reference crowd runs record it
 //! (`detour/crowd_*.json`): agent k starts at the k-th `pf` line's start and walks to its
 //! end, and the agents' state is recorded every few steps. Agents may also come from workload
-//! P's random pairs (workload C128 of `PERF_DETOUR.md`).
+//! P's random pairs (workload C128 of `tests/data/reference/PERF_DETOUR.md`).
 
 use serde::Serialize;
 
@@ -425,8 +425,8 @@ fn add_agents(
     added
 }
 
-/// Adds agent k at pair k's start and sends it to the pair's end (`PERF_DETOUR.md` §6),
-/// recording each as the `pf` agents are.
+/// Adds agent k at pair k's start and sends it to the pair's end
+/// (`tests/data/reference/PERF_DETOUR.md` §6), recording each as the `pf` agents are.
 fn add_pair_agents(
     crowd: &mut Crowd<'_>,
     nav: &NavMesh,

@@ -1,7 +1,7 @@
 //! RecastDemo's tile-cache file ("TSET", `Sample_TempObstacles::saveAll`): a 92-byte header with
 //! the navmesh's and the tile cache's parameters, then each stored layer as its tile-cache
 //! reference, its size and its bytes. Little-endian, no padding (see the reference data's
-//! `TILECACHE_FORMAT.md`).
+//! `tests/data/reference/detour/TILECACHE_FORMAT.md`).
 //!
 //! Reading checks every count and size against the bytes that remain before allocating, and
 //! every layer's header and cells ([`decompress_layer`]), so a hostile file is an error naming

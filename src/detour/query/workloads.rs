@@ -1,5 +1,5 @@
-//! The C++ reference's performance workloads (PERF_DETOUR.md): **Q**, the tester's
-//! "pathfind straight" and "raycast" queries over a test-case file, and **P**, 1000 paths
+//! The C++ reference's performance workloads (tests/data/reference/PERF_DETOUR.md): **Q**, the
+//! tester's "pathfind straight" and "raycast" queries over a test-case file, and **P**, 1000 paths
 //! between pseudo-random points. Each workload's loop is its own non-inlined function
 //! ([`run_queries`], [`run_paths`]) so callgrind can count just it
 //! (`--toggle-collect='*run_queries*'`).
