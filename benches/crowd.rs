@@ -12,10 +12,10 @@ mod query_common;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use navlab::crowd::profiling::{CrowdSet, CrowdSetSpec, DEFAULT_SEED};
-use navlab::crowd::scenario::{ScenarioSettings, demo_crowd};
-use navlab::detour::query::text::TestKind;
 use navlab::detour::query::{NavMeshQuery, QueryFilter};
+use navlab_app::demo::crowd_profiling::{CrowdSet, CrowdSetSpec, DEFAULT_SEED};
+use navlab_app::demo::crowd_scenario::{ScenarioSettings, demo_crowd};
+use navlab_app::demo::text::TestKind;
 
 fn crowd(c: &mut Criterion) {
     let (Some(nav), Some(file)) = (

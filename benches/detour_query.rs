@@ -9,9 +9,9 @@ mod common;
 mod query_common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use navlab::detour::query::tester::POLY_PICK_EXT;
-use navlab::detour::query::workloads::{QueryCase, generate_path_pairs, run_paths, run_queries};
 use navlab::detour::query::{NavMeshQuery, QueryFilter, StraightPathPoint};
+use navlab_app::demo::tester::POLY_PICK_EXT;
+use navlab_app::demo::workloads::{QueryCase, generate_path_pairs, run_paths, run_queries};
 
 fn detour_query(c: &mut Criterion) {
     for (name, navmesh, cases) in [

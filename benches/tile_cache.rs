@@ -11,16 +11,17 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use navlab::bake::settings::BuildSettings;
+use navlab::bake::temp_obstacles::build_tile_cache_and_nav_mesh;
 use navlab::bake::temp_obstacles::{
     DEFAULT_TILE_SIZE, compressed_layer, rasterize_tile_layers, sample_mesh_process, tile_grid,
 };
-use navlab::bake::tile_cache_run::{add_clicked_obstacles, build_tile_cache_and_nav_mesh};
 use navlab::input::InputGeom;
 use navlab::recast::context::BuildContext;
 use navlab::recast::layers::HeightfieldLayer;
 use navlab::tile_cache::builder::{LayerTileBuilder, ScratchAllocator};
 use navlab::tile_cache::layer::decompress_layer;
 use navlab::tile_cache::obstacles::Obstacles;
+use navlab_app::demo::tile_cache_run::add_clicked_obstacles;
 
 fn nav_test() -> Option<InputGeom> {
     let dir = std::env::var_os("NAVLAB_REFERENCE_DIR")

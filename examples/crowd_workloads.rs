@@ -14,14 +14,14 @@ use std::time::Instant;
 
 use navlab::crowd::agent::CrowdAgent;
 use navlab::crowd::crowd::Crowd;
-use navlab::crowd::scenario::{ScenarioSettings, demo_crowd_of};
 use navlab::detour::NavMesh;
 use navlab::detour::common::Vec3;
-use navlab::detour::nav_mesh_file::load_nav_mesh;
+use navlab::detour::load_nav_mesh;
 use navlab::detour::query::NavMeshQuery;
 use navlab::detour::query::geometry::vdist_2d;
-use navlab::detour::query::text::{TestFile, TestKind};
-use navlab::detour::query::workloads::generate_path_pairs;
+use navlab_app::demo::crowd_scenario::{ScenarioSettings, demo_crowd_of};
+use navlab_app::demo::text::{TestFile, TestKind};
+use navlab_app::demo::workloads::generate_path_pairs;
 
 const NAVMESH: &str = "navmesh/nav_test_solo.bin";
 const CASES: &str = "testcases/nav_mesh_test.txt";

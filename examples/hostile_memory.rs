@@ -66,10 +66,11 @@ fn main() -> navlab::Result<()> {
     if let Some(at) = rest.iter().position(|a| a == "--write") {
         let path = rest.get(at + 1).unwrap_or_else(|| usage());
         return std::fs::write(path, scene::obj_text(&mesh)).map_err(|source| {
-            navlab::NavlabError::Io {
+            navlab::file::FileError::Io {
                 path: path.into(),
                 source,
             }
+            .into()
         });
     }
     let retention = if rest.iter().any(|a| a == "--everything") {

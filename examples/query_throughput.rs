@@ -7,10 +7,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use navlab::detour::nav_mesh_file::load_nav_mesh;
-use navlab::detour::query::workloads::{PathPair, generate_path_pairs, run_paths};
+use navlab::detour::NavMesh;
+use navlab::detour::load_nav_mesh;
 use navlab::detour::query::{NavMeshQuery, QueryFilter};
-use navlab::detour::{NavMesh, query::tester::QUERY_NODES};
+use navlab_app::demo::tester::QUERY_NODES;
+use navlab_app::demo::workloads::{PathPair, generate_path_pairs, run_paths};
 
 /// Paths per second of `threads` threads each running the pairs over and over for `time`.
 fn paths_per_second(nav: &NavMesh, pairs: &[PathPair], threads: usize, time: Duration) -> f64 {

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use navlab::detour::nav_mesh_file::load_nav_mesh;
-use navlab::detour::query::text::TestFile;
-use navlab::detour::query::workloads::{QueryCase, generate_path_pairs, run_paths, run_queries};
+use navlab::detour::load_nav_mesh;
 use navlab::detour::query::{NavMeshQuery, QueryFilter};
+use navlab_app::demo::text::TestFile;
+use navlab_app::demo::workloads::{QueryCase, generate_path_pairs, run_paths, run_queries};
 
 /// (name, navmesh, test-case file or "" for P, passes).
 const WORKLOADS: [(&str, &str, &str, usize); 5] = [

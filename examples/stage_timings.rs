@@ -73,8 +73,11 @@ fn main() -> navlab::Result<()> {
 /// Writes `mesh` as a Wavefront OBJ.
 fn write_obj(mesh: &navlab::input::obj::TriMesh, path: &str) -> navlab::Result<()> {
     let text = navlab::input::scene::obj_text(mesh);
-    std::fs::write(path, text).map_err(|source| navlab::NavlabError::Io {
-        path: path.into(),
-        source,
+    std::fs::write(path, text).map_err(|source| {
+        navlab::file::FileError::Io {
+            path: path.into(),
+            source,
+        }
+        .into()
     })
 }

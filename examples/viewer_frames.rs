@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use navlab::NavlabError;
-use navlab::viewer::build::Sample;
-use navlab::viewer::{DrawMode, ViewerOptions};
+use navlab_app::viewer::build::Sample;
+use navlab_app::viewer::{DrawMode, ViewerOptions};
 
 /// The process's peak resident memory in bytes (Linux; `None` elsewhere).
 fn peak_rss() -> Option<u64> {
@@ -35,17 +35,17 @@ fn main() -> navlab::Result<()> {
         value: mode.clone(),
         reason,
     })?;
-    let sample =
-        args.next()
-            .map(|name| {
-                navlab::viewer::draw::parse_label(&name, &Sample::ALL, Sample::label, "sample")
-                    .map_err(|reason| NavlabError::InvalidSetting {
-                        name: "sample",
-                        value: name.clone(),
-                        reason,
-                    })
-            })
-            .transpose()?;
+    let sample = args
+        .next()
+        .map(|name| {
+            navlab_app::viewer::draw::parse_label(&name, &Sample::ALL, Sample::label, "sample")
+                .map_err(|reason| NavlabError::InvalidSetting {
+                    name: "sample",
+                    value: name.clone(),
+                    reason,
+                })
+        })
+        .transpose()?;
     let tile_size = args
         .next()
         .map(|size| {
@@ -69,7 +69,7 @@ fn main() -> navlab::Result<()> {
     };
     let timings = options.frame_timings.clone();
     let started = Instant::now();
-    navlab::viewer::run(options)?;
+    navlab_app::viewer::run(options)?;
     let total = started.elapsed();
     let timings = timings
         .lock()

@@ -142,15 +142,15 @@ pub struct ScriptError {
 }
 
 /// Reads a session file (size-capped) and parses it.
-pub fn read_script(path: &Path) -> crate::Result<Vec<ScriptLine>> {
-    let bytes = crate::file::read_capped(path, MAX_SCRIPT_BYTES)?;
-    let text = std::str::from_utf8(crate::file::strip_utf8_bom(&bytes)).map_err(|e| {
-        crate::NavlabError::Stage {
+pub fn read_script(path: &Path) -> navlab::Result<Vec<ScriptLine>> {
+    let bytes = navlab::file::read_capped(path, MAX_SCRIPT_BYTES)?;
+    let text = std::str::from_utf8(navlab::file::strip_utf8_bom(&bytes)).map_err(|e| {
+        navlab::NavlabError::Stage {
             stage: "session",
             message: format!("{}: not UTF-8 text ({e})", path.display()),
         }
     })?;
-    parse_script(text).map_err(|e| crate::NavlabError::Stage {
+    parse_script(text).map_err(|e| navlab::NavlabError::Stage {
         stage: "session",
         message: format!("{}: {e}", path.display()),
     })

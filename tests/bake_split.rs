@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::tiled::TiledBuild;
 use navlab::detour::NavMesh;
-use navlab::detour::nav_mesh_file::load_nav_mesh;
+use navlab::detour::load_nav_mesh;
 use navlab::input::input_geom::InputGeom;
 use navlab::input::scene;
 

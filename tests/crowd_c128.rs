@@ -9,9 +9,9 @@ mod common;
 mod query_common;
 
 use navlab::crowd::CrowdAgent;
-use navlab::crowd::profiling::{CrowdSet, CrowdSetSpec, DEFAULT_SEED};
-use navlab::crowd::scenario::ScenarioSettings;
 use navlab::detour::query::geometry::vdist_2d;
+use navlab_app::demo::crowd_profiling::{CrowdSet, CrowdSetSpec, DEFAULT_SEED};
+use navlab_app::demo::crowd_scenario::ScenarioSettings;
 use query_common::{json, nav_mesh};
 use serde_json::Value;
 

@@ -6,8 +6,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use navlab::crowd::Crowd;
-use navlab::crowd::scenario::demo_crowd_of;
 use navlab::detour::{NavMesh, NavMeshParams};
+use navlab_app::demo::crowd_scenario::demo_crowd_of;
 
 thread_local! {
     /// Bytes allocated and not yet freed on this thread.

@@ -17,12 +17,12 @@ use navlab::crowd::path_queue::{
 };
 use navlab::detour::common::{Vec3, distance_pt_seg_sqr_2d, sqr, vsub};
 use navlab::detour::query::geometry::{vdist_2d, vmad};
-use navlab::detour::query::text::{TestKind, TestLine};
 use navlab::detour::query::{
     NavMeshQuery, QueryFilter, STRAIGHTPATH_END, STRAIGHTPATH_OFFMESH_CONNECTION, Status,
     StraightPathPoint,
 };
 use navlab::detour::{NavMesh, PolyRef};
+use navlab_app::demo::text::{TestKind, TestLine};
 use query_common::{nav_mesh, test_file};
 
 /// The crowd's agent placement box for RecastDemo's agent radius 0.6 (`m_agentPlacementHalfExtents`).

@@ -8,15 +8,15 @@ mod common;
 mod query_common;
 
 use navlab::crowd::agent::{AgentState, MoveRequestState};
-use navlab::crowd::profiling::{
-    CrowdPhase, CrowdPhaseTimes, CrowdSet, CrowdSetSpec, DEFAULT_SEED, ProfileError,
-    profile_crowds, spawn_pairs,
-};
-use navlab::crowd::scenario::{ScenarioSettings, demo_crowd_of};
 use navlab::crowd::{Crowd, CrowdAgent};
+use navlab::crowd::{CrowdPhase, CrowdPhaseTimes};
 use navlab::detour::NavMesh;
 use navlab::detour::query::NavMeshQuery;
-use navlab::detour::query::workloads::generate_path_pairs;
+use navlab_app::demo::crowd_profiling::{
+    CrowdSet, CrowdSetSpec, DEFAULT_SEED, ProfileError, profile_crowds, spawn_pairs,
+};
+use navlab_app::demo::crowd_scenario::{ScenarioSettings, demo_crowd_of};
+use navlab_app::demo::workloads::generate_path_pairs;
 use query_common::nav_mesh;
 use serde_json::Value;
 

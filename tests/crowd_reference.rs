@@ -5,7 +5,7 @@
 mod common;
 mod query_common;
 
-use navlab::crowd::scenario::{ScenarioSettings, run_scenario};
+use navlab_app::demo::crowd_scenario::{ScenarioSettings, run_scenario};
 use query_common::{json, json_differences, nav_mesh, test_file};
 use serde_json::Value;
 

@@ -334,6 +334,6 @@ fn huge_files_are_refused_unread() {
     common::assert_huge_file_refused(
         "huge.bin",
         navlab::detour::nav_mesh_file::MAX_NAVMESH_FILE_BYTES,
-        navlab::detour::nav_mesh_file::load_nav_mesh,
+        navlab::detour::load_nav_mesh,
     );
 }

@@ -9,11 +9,11 @@ mod query_common;
 use std::sync::OnceLock;
 
 use navlab::detour::NavMesh;
-use navlab::detour::query::workloads::nav_mesh_bounds;
 use navlab::detour::query::{
     FINDPATH_ANY_ANGLE, NavMeshQuery, NeighbourPoly, QueryFilter, STRAIGHTPATH_ALL_CROSSINGS,
     Status, StraightPathPoint, VisitedPoly, WallSegment,
 };
+use navlab_app::demo::workloads::nav_mesh_bounds;
 use proptest::prelude::*;
 
 fn meshes() -> &'static [NavMesh] {

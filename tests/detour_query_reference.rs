@@ -5,8 +5,8 @@
 mod common;
 mod query_common;
 
-use navlab::detour::query::test_case::run_test_case;
-use navlab::detour::query::tester::{AgentParams, TesterInput, run_tester};
+use navlab_app::demo::test_case::run_test_case;
+use navlab_app::demo::tester::{AgentParams, TesterInput, run_tester};
 use query_common::{assert_json_matches, json, nav_mesh, test_file};
 use serde_json::Value;
 

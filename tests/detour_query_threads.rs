@@ -4,8 +4,8 @@
 mod common;
 mod query_common;
 
-use navlab::detour::query::workloads::{PathHashes, generate_path_pairs, run_paths};
 use navlab::detour::query::{NavMeshQuery, QueryFilter};
+use navlab_app::demo::workloads::{PathHashes, generate_path_pairs, run_paths};
 use rayon::prelude::*;
 
 #[test]

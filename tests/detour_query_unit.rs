@@ -7,8 +7,8 @@ use navlab::detour::query::geometry::random_point_in_convex_poly;
 use navlab::detour::query::path_follow::{
     in_range, merge_corridor_end_moved, merge_corridor_start_moved, merge_corridor_start_shortcut,
 };
-use navlab::detour::query::text::{TestFile, TestKind, format_g9};
 use navlab::detour::query::{QueryFilter, Status};
+use navlab_app::demo::text::{TestFile, TestKind, format_g9};
 
 /// Catch2's `Approx` default: relative epsilon of 100 × f32 epsilon, scale 0.
 fn approx(a: f32, b: f32) {

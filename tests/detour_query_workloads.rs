@@ -5,11 +5,11 @@
 mod common;
 mod query_common;
 
-use navlab::detour::query::text::TestKind;
-use navlab::detour::query::workloads::{
+use navlab::detour::query::{NavMeshQuery, QueryFilter, QueryOptions};
+use navlab_app::demo::text::TestKind;
+use navlab_app::demo::workloads::{
     PathHashes, QueryCase, generate_path_pairs, run_paths, run_queries,
 };
-use navlab::detour::query::{NavMeshQuery, QueryFilter, QueryOptions};
 use query_common::{json, nav_mesh, read, test_file};
 use serde_json::Value;
 

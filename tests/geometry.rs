@@ -4,16 +4,16 @@ mod common;
 
 use std::path::Path;
 
-use navlab::NavlabError;
+use navlab::file::FileError;
 use navlab::input::obj::{TriMesh, load_obj, parse_obj};
 
-fn parse(text: &str) -> navlab::Result<TriMesh> {
+fn parse(text: &str) -> navlab::input::Result<TriMesh> {
     parse_obj(text.as_bytes(), Path::new("test.obj"))
 }
 
-fn invalid_mesh_message(result: navlab::Result<TriMesh>) -> String {
+fn invalid_mesh_message(result: navlab::input::Result<TriMesh>) -> String {
     match result {
-        Err(NavlabError::InvalidMesh { path, message }) => {
+        Err(navlab::input::Error::InvalidMesh { path, message }) => {
             assert!(!path.as_os_str().is_empty());
             message
         }
@@ -27,7 +27,7 @@ const SQUARE: &str = "v 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\n";
 fn missing_file_is_an_io_error_naming_the_path() {
     let path = Path::new("/nonexistent/navlab/missing.obj");
     match load_obj(path) {
-        Err(NavlabError::Io { path: p, .. }) => assert_eq!(p, path),
+        Err(navlab::input::Error::File(FileError::Io { path: p, .. })) => assert_eq!(p, path),
         other => panic!("expected an Io error, got {other:?}"),
     }
     let err = load_obj(path).unwrap_err().to_string();

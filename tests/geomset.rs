@@ -4,12 +4,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use navlab::NavlabError;
 use navlab::bake::settings::BuildSettings;
 use navlab::input::geomset::{ConvexVolume, GeomSet, OffMeshConnection};
 use navlab::recast::region::PartitionType;
 
-fn parse(text: &str) -> navlab::Result<GeomSet> {
+fn parse(text: &str) -> navlab::input::Result<GeomSet> {
     GeomSet::parse(text.as_bytes(), Path::new("test.gset"))
 }
 
@@ -289,17 +288,23 @@ fn malformed_lines_are_named() {
     ];
     for (text, expected) in cases {
         match parse(text) {
-            Err(NavlabError::InvalidSettingsFile { path, message }) => {
+            Err(navlab::input::Error::InvalidGeomSet { path, message }) => {
                 assert_eq!(path, Path::new("test.gset"));
                 assert!(message.contains(expected), "{text:?}: {message}");
             }
-            other => panic!("{text:?}: expected an InvalidSettingsFile error, got {other:?}"),
+            other => panic!("{text:?}: expected an InvalidGeomSet error, got {other:?}"),
         }
     }
     let err = GeomSet::parse(b"f a.obj\n\xff\xfe\n", Path::new("x.gset")).unwrap_err();
     assert!(err.to_string().contains("not UTF-8"), "{err}");
     let err = GeomSet::load(Path::new("/nonexistent/navlab.gset")).unwrap_err();
-    assert!(matches!(err, NavlabError::Io { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            navlab::input::Error::File(navlab::file::FileError::Io { .. })
+        ),
+        "{err}"
+    );
 }
 
 /// Truncated, mutated and random input must give a result or an error, never a panic.

@@ -105,7 +105,7 @@ fn compare(
         ..BuildSettings::for_input(input)
     };
     let build = Build::from_input(input, settings).unwrap();
-    let ours = navlab::bake::dump::stage_summary(mesh_name, &build);
+    let ours = navlab_app::demo::dump::stage_summary(mesh_name, &build);
 
     for (key, value) in reference["config"].as_object().unwrap() {
         assert!(

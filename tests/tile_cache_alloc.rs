@@ -7,8 +7,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use navlab::bake::settings::BuildSettings;
+use navlab::bake::temp_obstacles::build_tile_cache_and_nav_mesh;
 use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, TempObstaclesBuild, sample_mesh_process};
-use navlab::bake::tile_cache_run::build_tile_cache_and_nav_mesh;
 use navlab::detour::NavMesh;
 use navlab::input::{InputGeom, scene};
 use navlab::tile_cache::builder::{LayerTileBuilder, ScratchAllocator};

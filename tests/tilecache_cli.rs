@@ -1,5 +1,5 @@
 //! `navlab tilecache` against the C++ Temp Obstacles run in `detour/tilecache_nav_test.json`:
-//! the report field by field (the fields `bake::tile_cache_run` documents as not C++'s are
+//! the report field by field (the fields `navlab_app::demo::tile_cache_run` documents as not C++'s are
 //! only checked to be there), the three navmesh files and the tile-cache file byte for byte,
 //! bad input as one-line errors, and the tile cache's off-mesh links and obstacle reshaping.
 mod common;
@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use navlab::bake::settings::BuildSettings;
+use navlab::bake::temp_obstacles::build_initial_nav_mesh;
 use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, MAX_OBSTACLES, build_tile_cache, tile_grid};
-use navlab::bake::tile_cache_run::build_initial_nav_mesh;
 use navlab::detour::{NavMesh, NavMeshParams, OffMeshConnectionParams};
 use navlab::input::InputGeom;
 use navlab::tile_cache::builder::{LayerTileBuilder, ObstacleShape};
@@ -28,7 +28,7 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Keys whose values are not C++'s (see `bake::tile_cache_run`): present, value not compared.
+/// Keys whose values are not C++'s (see `navlab_app::demo::tile_cache_run`): present, value not compared.
 const NOT_CPPS: [&str; 2] = ["dataFnv1a64", "pfLine1Based"];
 
 /// Compares `ours` with the reference at `path`: the same keys in every object, the same
@@ -150,7 +150,7 @@ fn tilecache_cli_writes_cpps_files_and_report() {
     let (_, tile) = initial.tiles().next().unwrap();
     assert_eq!(
         first["dataFnv1a64"],
-        navlab::bake::tile_cache_run::fnv1a64(&tile.to_bytes())
+        navlab_app::demo::tile_cache_run::fnv1a64(&tile.to_bytes())
     );
 }
 

@@ -28,7 +28,9 @@ fuzz_target!(|data: &[u8]| {
         radius: 1.0,
         height: 2.0,
     };
-    if let Ok(Some(tile)) = build_nav_mesh_tile(data, &params, &[obstacle], &[], sample_mesh_process) {
+    if let Ok(Some(tile)) =
+        build_nav_mesh_tile(data, &params, &[obstacle], &[], sample_mesh_process)
+    {
         let grid = NavMeshParams {
             tile_width: 14.4,
             tile_height: 14.4,

@@ -12,7 +12,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let mset = mesh.to_mset_bytes();
     let from_mset = NavMesh::from_mset_bytes(&mset).expect("a saved navmesh loads");
-    let compact = mesh.to_compact_bytes().expect("a loaded navmesh compresses");
+    let compact = mesh
+        .to_compact_bytes()
+        .expect("a loaded navmesh compresses");
     let from_compact = NavMesh::from_compact_bytes(&compact).expect("a saved compact file loads");
     assert_eq!(from_compact.to_mset_bytes(), from_mset.to_mset_bytes());
 });

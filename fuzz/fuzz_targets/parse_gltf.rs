@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use navlab::error::Warnings;
 use navlab::input::PartitionedMesh;
 use navlab::input::gltf::parse_gltf;
+use navlab::warnings::Warnings;
 
 fuzz_target!(|data: &[u8]| {
     let mesh = match parse_gltf(data, Path::new("fuzz.glb")) {

@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use navlab::error::Warnings;
 use navlab::input::PartitionedMesh;
 use navlab::input::obj::parse_obj;
+use navlab::warnings::Warnings;
 
 /// The warning kinds the reader has (bad faces, large faces, long rows).
 const WARNING_KINDS: usize = 3;

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use navlab::detour::query::text::{MAX_TEST_LINES, TestFile};
+use navlab_app::demo::text::{MAX_TEST_LINES, TestFile};
 
 fuzz_target!(|text: &str| {
     let lines = text.split('\n').count();

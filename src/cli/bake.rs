@@ -14,11 +14,12 @@ use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::{EmptyTile, TileRange, TiledBuild};
 use navlab::bake::validate::{BuildShape, Severity, settings_report};
 use navlab::detour::VERTS_PER_POLYGON;
-use navlab::error::{NavlabError, Result, Warnings};
+use navlab::error::{NavlabError, Result};
 use navlab::input::geomset::GeomSet;
 use navlab::input::input_geom::InputGeom;
 use navlab::recast::context::{LogCategory, LogEntry};
 use navlab::recast::region::PartitionType;
+use navlab::warnings::Warnings;
 
 use super::outputs::RunFiles;
 
@@ -188,7 +189,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let summary = navlab::bake::dump::stage_summary(&name, &build);
+        let summary = navlab_app::demo::dump::stage_summary(&name, &build);
         let text = serde_json::to_string(&summary).expect("a JSON value always serialises");
         navlab::file::write_atomically(out, text.as_bytes())?;
     }
@@ -418,10 +419,11 @@ pub(crate) fn save_nav_mesh(
     compact: bool,
 ) -> Result<()> {
     if compact {
-        navlab::detour::nav_mesh_compact::save_compact_nav_mesh(out, nav_mesh)
+        navlab::detour::nav_mesh_compact::save_compact_nav_mesh(out, nav_mesh)?;
     } else {
-        navlab::detour::nav_mesh_file::save_nav_mesh(out, nav_mesh)
+        navlab::detour::save_nav_mesh(out, nav_mesh)?;
     }
+    Ok(())
 }
 
 /// Warns of authored off-mesh links the navmesh does not join at both ends (bounded, like

@@ -7,20 +7,20 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use navlab::crowd::profiling::{
+use navlab::detour::NavMesh;
+use navlab::detour::load_nav_mesh;
+use navlab::detour::query::NavMeshQuery;
+use navlab::detour::query::geometry::vdist_2d;
+use navlab::error::{NavlabError, Result};
+use navlab_app::demo::crowd_profiling::{
     CrowdSet, CrowdSetSpec, DEFAULT_SEED, PhaseStats, ProfileReport, Untimed,
 };
-use navlab::crowd::scenario::{
+use navlab_app::demo::crowd_scenario::{
     AgentSource, DEMO_AGENT_RADIUS, DEMO_MAX_AGENTS, REFERENCE_AGENTS, ScenarioResult,
     ScenarioSettings, check_random_settings, check_settings, run_scenario_with,
 };
-use navlab::detour::NavMesh;
-use navlab::detour::nav_mesh_file::load_nav_mesh;
-use navlab::detour::query::NavMeshQuery;
-use navlab::detour::query::geometry::vdist_2d;
-use navlab::detour::query::text::{TestFile, TestKind};
-use navlab::detour::query::workloads::generate_path_pairs_seeded;
-use navlab::error::{NavlabError, Result};
+use navlab_app::demo::text::{TestFile, TestKind};
+use navlab_app::demo::workloads::generate_path_pairs_seeded;
 use serde::Serialize;
 
 use super::outputs::RunFiles;

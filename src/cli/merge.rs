@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use navlab::bake::merge::merge_parts;
-use navlab::detour::nav_mesh_file::load_nav_mesh;
+use navlab::detour::load_nav_mesh;
 use navlab::error::Result;
 
 /// What `navlab merge` was asked to do.

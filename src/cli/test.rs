@@ -9,18 +9,18 @@ use std::time::Instant;
 
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::Build;
-use navlab::bake::test_file::{TestSample, find_test_mesh};
-pub(super) use navlab::bake::test_file::{line_of, read_test_file, test_file_error};
 use navlab::bake::tiled::TiledBuild;
 use navlab::detour::NavMesh;
-use navlab::detour::nav_mesh_file::load_nav_mesh;
+use navlab::detour::load_nav_mesh;
 use navlab::detour::query::NavMeshQuery;
-use navlab::detour::query::test_case::{TestCaseReport, run_test_case};
-use navlab::detour::query::tester::{AgentParams, QUERY_NODES, TesterInput, run_tester};
-use navlab::detour::query::text::TestFile;
-use navlab::detour::query::workloads::{QueryCase, run_queries};
 use navlab::error::{NavlabError, Result};
 use navlab::input::InputGeom;
+use navlab_app::demo::test_case::{TestCaseReport, run_test_case};
+use navlab_app::demo::test_file::{TestSample, find_test_mesh};
+pub(super) use navlab_app::demo::test_file::{line_of, read_test_file, test_file_error};
+use navlab_app::demo::tester::{AgentParams, QUERY_NODES, TesterInput, run_tester};
+use navlab_app::demo::text::TestFile;
+use navlab_app::demo::workloads::{QueryCase, run_queries};
 
 use super::outputs::RunFiles;
 
@@ -404,7 +404,7 @@ fn test_results(report: &TestCaseReport) -> Vec<String> {
     lines
 }
 
-fn tester_summary(cases: &[navlab::detour::query::tester::TesterCase]) -> Vec<String> {
+fn tester_summary(cases: &[navlab_app::demo::tester::TesterCase]) -> Vec<String> {
     let mut lines = vec![format!(
         "Tester: {} pf lines, eight modes each",
         cases.len()

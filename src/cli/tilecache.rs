@@ -2,20 +2,20 @@
 //! its navmesh, adds a cylinder per `--obstacle` click as the Create Temp Obstacles tool does,
 //! removes the `--remove-obstacle` ones, and writes each phase's navmesh (MSET), the tile-cache
 //! file (TSET) and a report in the C++ reference's schema
-//! ([`navlab::bake::tile_cache_run`] says which fields cannot be C++'s).
+//! ([`navlab_app::demo::tile_cache_run`] says which fields cannot be C++'s).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::temp_obstacles::DEFAULT_TILE_SIZE;
-use navlab::bake::tile_cache_run::{
-    ScratchShortfall, TileCacheRunOptions, check_options, run_tile_cache,
-};
 use navlab::error::{NavlabError, Result};
 use navlab::file::write_atomically;
 use navlab::input::input_geom::InputGeom;
 use navlab::tile_cache::builder::ScratchAllocator;
+use navlab_app::demo::tile_cache_run::{
+    ScratchShortfall, TileCacheRunOptions, check_options, run_tile_cache,
+};
 
 /// What `navlab tilecache` was asked to do.
 #[derive(clap::Args)]

@@ -165,9 +165,9 @@ pub fn run(_args: ViewArgs) -> Result<()> {
 #[cfg(feature = "viewer")]
 /// Runs `navlab view`.
 pub fn run(args: ViewArgs) -> Result<()> {
-    use navlab::viewer::tools::crowds::{CrowdPreset, PROFILE_MAX_AGENTS, PROFILE_MAX_CROWDS};
-    use navlab::viewer::tools::test_nav_mesh::{TesterMode, TesterPreset};
-    use navlab::viewer::{DrawMode, ViewerOptions};
+    use navlab_app::viewer::tools::crowds::{CrowdPreset, PROFILE_MAX_AGENTS, PROFILE_MAX_CROWDS};
+    use navlab_app::viewer::tools::test_nav_mesh::{TesterMode, TesterPreset};
+    use navlab_app::viewer::{DrawMode, ViewerOptions};
     check_session_outputs(&args)?;
     let draw_mode = match args.draw {
         None => DrawMode::default(),
@@ -179,11 +179,11 @@ pub fn run(args: ViewArgs) -> Result<()> {
                 reason: message,
             })?,
     };
-    use navlab::viewer::build::Sample;
+    use navlab_app::viewer::build::Sample;
     let sample = match &args.sample {
         None => None,
         Some(name) => Some(
-            navlab::viewer::draw::parse_label(name, &Sample::ALL, Sample::label, "sample")
+            navlab_app::viewer::draw::parse_label(name, &Sample::ALL, Sample::label, "sample")
                 .map_err(|reason| NavlabError::InvalidSetting {
                     name: "sample",
                     value: name.clone(),
@@ -251,10 +251,10 @@ pub fn run(args: ViewArgs) -> Result<()> {
         }),
     };
     let session = match &args.session {
-        Some(path) => navlab::session_script::read_script(path)?,
+        Some(path) => navlab_app::session_script::read_script(path)?,
         None => Vec::new(),
     };
-    navlab::viewer::run(ViewerOptions {
+    navlab_app::viewer::run(ViewerOptions {
         session,
         state_json: args.state_json,
         record: args.record,
@@ -270,7 +270,7 @@ pub fn run(args: ViewArgs) -> Result<()> {
         obstacles: args.obstacle,
         nav_mesh: args.navmesh,
         screenshot: args.screenshot,
-        size: navlab::viewer::UVec2::new(args.size.0, args.size.1),
+        size: navlab_app::viewer::UVec2::new(args.size.0, args.size.1),
         frames: args.frames,
         self_test: args.self_test,
         tester,

@@ -11,16 +11,16 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 
-use crate::bake::progress::BuildProgress;
-use crate::bake::settings::BuildSettings;
-use crate::bake::solo::{Build, Retention, Stage};
-use crate::bake::temp_obstacles::{self, TempObstaclesBuild};
-use crate::bake::tiled::{EmptyTile, TiledBuild};
-use crate::detour::NavMesh;
-use crate::input::geomset::GeomSet;
-use crate::input::input_geom::InputGeom;
-use crate::recast::context::LogCategory;
-use crate::tile_cache::builder::ObstacleShape;
+use navlab::bake::progress::BuildProgress;
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::{Build, Retention, Stage};
+use navlab::bake::temp_obstacles::{self, TempObstaclesBuild};
+use navlab::bake::tiled::{EmptyTile, TiledBuild};
+use navlab::detour::NavMesh;
+use navlab::input::geomset::GeomSet;
+use navlab::input::input_geom::InputGeom;
+use navlab::recast::context::LogCategory;
+use navlab::tile_cache::builder::ObstacleShape;
 
 /// RecastDemo's samples: one navmesh tile over the whole mesh, a grid of tiles, or a tile
 /// cache whose layers temporary obstacles re-carve.
@@ -93,14 +93,14 @@ impl SceneData {
     /// The embedded default scene.
     pub fn default_scene() -> Self {
         Self {
-            input: InputGeom::from_mesh(crate::input::scene::default_scene())
+            input: InputGeom::from_mesh(navlab::input::scene::default_scene())
                 .expect("the generated scene is small and well formed"),
             name: "Default scene".into(),
         }
     }
 
     /// Reads an OBJ file, or a RecastDemo `.gset` and the mesh it names.
-    pub fn load(path: PathBuf) -> crate::Result<Self> {
+    pub fn load(path: PathBuf) -> navlab::Result<Self> {
         let input = InputGeom::load(&path)?;
         let name = path
             .file_name()
@@ -550,7 +550,7 @@ impl BuildState {
                             .obstacles
                             .live()
                             .filter(|o| {
-                                o.state != crate::tile_cache::obstacles::ObstacleState::Removing
+                                o.state != navlab::tile_cache::obstacles::ObstacleState::Removing
                             })
                             .map(|o| o.shape)
                             .collect()
@@ -793,8 +793,8 @@ impl BuildState {
 }
 
 /// Warns of authored off-mesh links the navmesh does not join at both ends.
-fn log_loose_links(log: &mut ViewerLog, nav_mesh: &crate::detour::NavMesh, geom_set: &GeomSet) {
-    for link in crate::bake::authoring::loose_links(nav_mesh, geom_set) {
+fn log_loose_links(log: &mut ViewerLog, nav_mesh: &navlab::detour::NavMesh, geom_set: &GeomSet) {
+    for link in navlab::bake::authoring::loose_links(nav_mesh, geom_set) {
         log.warning(link.to_string());
     }
 }
@@ -978,8 +978,8 @@ fn build_temp_obstacles(
     let built =
         TempObstaclesBuild::new_reporting(&scene.input, &settings, tile_size, Some(progress))
             .and_then(|mut build| {
-                let error = |e: crate::tile_cache::obstacles::ObstacleError| {
-                    crate::error::NavlabError::Stage {
+                let error = |e: navlab::tile_cache::obstacles::ObstacleError| {
+                    navlab::error::NavlabError::Stage {
                         stage: "temp obstacles",
                         message: e.to_string(),
                     }
@@ -987,7 +987,7 @@ fn build_temp_obstacles(
                 for shape in obstacles {
                     // The queue holds 64 requests: carve what waits before queueing more.
                     while build.obstacles.add(shape).is_err_and(|e| {
-                        e == crate::tile_cache::obstacles::ObstacleError::RequestQueueFull
+                        e == navlab::tile_cache::obstacles::ObstacleError::RequestQueueFull
                     }) {
                         build.update().map_err(error)?;
                     }
@@ -1034,7 +1034,7 @@ fn inspect_tile(
     input: &InputGeom,
     x: i32,
     y: i32,
-) -> crate::Result<InspectedTile> {
+) -> navlab::Result<InspectedTile> {
     let started = Instant::now();
     let build = tiled.inspect_tile(input, x, y)?;
     let milliseconds = started.elapsed().as_secs_f64() * 1000.0;
@@ -1063,7 +1063,7 @@ fn edit_tiles(
 ) -> JobOutcome {
     let started = Instant::now();
     let mut tiled = (*base).clone();
-    let result = (|| -> crate::Result<(TileChanges, Option<InspectedTile>)> {
+    let result = (|| -> navlab::Result<(TileChanges, Option<InspectedTile>)> {
         let touched = tiled.update_authored(&scene.input)?;
         let mut changes = TileChanges {
             rebuilt: touched.len(),
@@ -1095,7 +1095,7 @@ fn edit_tiles(
                 }
                 TileEdit::Restore(presence) => {
                     if presence.len() != tiled.tiles.len() {
-                        return Err(crate::error::NavlabError::InvalidSetting {
+                        return Err(navlab::error::NavlabError::InvalidSetting {
                             name: "tiles",
                             value: format!("{} tiles", presence.len()),
                             reason: "the tile grid changed since that edit; nothing to undo".into(),
@@ -1380,7 +1380,7 @@ pub(crate) mod tests {
 
     #[test]
     fn authored_edits_rebuild_from_erosion_or_the_navmesh_only() {
-        use crate::input::geomset::{ConvexVolume, OffMeshConnection};
+        use navlab::input::geomset::{ConvexVolume, OffMeshConnection};
         let mut app = build_app();
         settle(&mut app);
         let mut geom_set = state(&app).scene.input.geom_set.clone();
@@ -1521,7 +1521,7 @@ pub(crate) mod tests {
 
     #[test]
     fn tile_mesh_authored_edits_rebuild_only_their_tiles() {
-        use crate::input::geomset::ConvexVolume;
+        use navlab::input::geomset::ConvexVolume;
         let mut app = build_app();
         settle(&mut app);
         request(&mut app, BuildRequest::Sample(Sample::TileMesh));
@@ -1557,7 +1557,7 @@ pub(crate) mod tests {
         let full =
             TiledBuild::new(&state.scene.input, state.settings.clone(), state.tile_size).unwrap();
         for (ours, theirs) in tiled.tiles.iter().zip(&full.tiles) {
-            let data = |t: &crate::bake::tiled::Tile| {
+            let data = |t: &navlab::bake::tiled::Tile| {
                 t.output
                     .as_ref()
                     .ok()

@@ -79,11 +79,11 @@ impl RecentFiles {
             let saved = store
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
-                .map_err(|source| crate::NavlabError::Io {
+                .map_err(|source| navlab::file::FileError::Io {
                     path: store.clone(),
                     source,
                 })
-                .and_then(|()| crate::file::write_atomically(store, text.as_bytes()));
+                .and_then(|()| navlab::file::write_atomically(store, text.as_bytes()));
             if let Err(err) = saved {
                 bevy::log::warn!(
                     "could not save the recent files to {}: {err}",

@@ -39,8 +39,8 @@ use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy_egui::EguiPlugin;
 
-use crate::bake::settings::BuildSettings;
-use crate::error::NavlabError;
+use navlab::bake::settings::BuildSettings;
+use navlab::error::NavlabError;
 
 pub use bevy::math::UVec2;
 pub use build::{BuildPlugin, BuildRequest, BuildState, SceneData};
@@ -169,7 +169,7 @@ fn catching_panics<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
 }
 
 /// Opens the viewer and returns when it is closed (or the screenshot is saved).
-pub fn run(options: ViewerOptions) -> crate::Result<()> {
+pub fn run(options: ViewerOptions) -> navlab::Result<()> {
     if options.screenshot.is_none()
         && !options.headless
         && let Some(missing) = missing_display()
@@ -187,7 +187,7 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
         Some(path) => match SceneData::load(path.clone()) {
             Ok(scene) => scene,
             // A screenshot of the wrong scene would mislead: fail instead.
-            Err(err) if options.screenshot.is_some() => return Err(err),
+            Err(err) if options.screenshot.is_some() => return Err(err.into()),
             Err(err) => {
                 startup_error = Some(format!("Could not open {err}"));
                 SceneData::default_scene()
@@ -196,12 +196,12 @@ pub fn run(options: ViewerOptions) -> crate::Result<()> {
     };
     let nav_mesh = match &options.nav_mesh {
         None => None,
-        Some(path) => match crate::detour::nav_mesh_file::load_nav_mesh(path) {
+        Some(path) => match navlab::detour::load_nav_mesh(path) {
             Ok(mesh) => Some(navmesh::LoadedNavMesh {
                 path: path.clone(),
                 mesh: Arc::new(mesh),
             }),
-            Err(err) if options.screenshot.is_some() => return Err(err),
+            Err(err) if options.screenshot.is_some() => return Err(err.into()),
             Err(err) => {
                 startup_error = Some(format!(
                     "Could not load the navmesh {}: {err}",

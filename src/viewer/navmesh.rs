@@ -13,13 +13,13 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{IoTaskPool, Task};
 
-use crate::bake::solo::Stage;
-use crate::bake::tiled::TiledBuild;
-use crate::detour::NavMesh;
-use crate::detour::nav_mesh_file::{load_nav_mesh, save_nav_mesh};
 use crate::viewer::build::{BuildRequest, BuildState, ViewerLog};
 use crate::viewer::draw::DrawMode;
 use crate::viewer::files::{FileDialog, FileFilter};
+use navlab::bake::solo::Stage;
+use navlab::bake::tiled::TiledBuild;
+use navlab::detour::NavMesh;
+use navlab::detour::{load_nav_mesh, save_nav_mesh};
 
 /// RecastDemo's file name for a solo navmesh.
 pub const DEFAULT_EXPORT_NAME: &str = "solo_navmesh.bin";
@@ -175,7 +175,7 @@ const NAVMESH_FILES: FileFilter = FileFilter {
 struct NavMeshTasks {
     export_dialog: FileDialog,
     load_dialog: FileDialog,
-    reads: Vec<Task<(PathBuf, crate::Result<NavMesh>)>>,
+    reads: Vec<Task<(PathBuf, navlab::Result<NavMesh>)>>,
     /// Switch to the Navmesh draw mode when the next build lands.
     navmesh_mode_after_build: bool,
 }
@@ -231,7 +231,7 @@ fn handle_requests(
             NavMeshRequest::Load(path) => {
                 let path = path.clone();
                 tasks.reads.push(IoTaskPool::get().spawn(async move {
-                    let result = load_nav_mesh(&path);
+                    let result = load_nav_mesh(&path).map_err(navlab::NavlabError::from);
                     (path, result)
                 }));
             }
@@ -402,9 +402,9 @@ mod tests {
 
         // A different navmesh in the file: the default scene tiled.
         let input =
-            crate::input::input_geom::InputGeom::from_mesh(crate::input::scene::default_scene())
+            navlab::input::input_geom::InputGeom::from_mesh(navlab::input::scene::default_scene())
                 .unwrap();
-        let tiled = crate::bake::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
+        let tiled = navlab::bake::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
         let tiled_bytes = tiled.nav_mesh.to_mset_bytes();
         let tiled_path = temp_file("tiled.bin");
         std::fs::write(&tiled_path, &tiled_bytes).unwrap();
@@ -431,7 +431,7 @@ mod tests {
         let mut app = app();
         *app.world_mut().resource_mut::<DrawMode>() = DrawMode::Voxels;
         app.world_mut().write_message(BuildRequest::Settings(
-            crate::bake::settings::BuildSettings {
+            navlab::bake::settings::BuildSettings {
                 cell_size: 0.4,
                 ..Default::default()
             },
@@ -467,7 +467,7 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         // Detour cannot take more than six vertices per polygon: no navmesh.
         app.world_mut().write_message(BuildRequest::Settings(
-            crate::bake::settings::BuildSettings {
+            navlab::bake::settings::BuildSettings {
                 verts_per_poly: 8.0,
                 ..Default::default()
             },

@@ -6,10 +6,10 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 
-use crate::input::obj::TriMesh;
-use crate::input::partitioned_mesh::intersect_segment_triangle;
 use crate::viewer::build::{BuildState, SceneData};
 use crate::viewer::camera::MainCamera;
+use navlab::input::obj::TriMesh;
+use navlab::input::partitioned_mesh::intersect_segment_triangle;
 
 /// Mouse movement in pixels beyond which a right-button press is a drag, not a click.
 const CLICK_SLOP: f32 = 3.0;

@@ -6,10 +6,10 @@ use bevy::prelude::*;
 use bevy::window::WindowCloseRequested;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use crate::input::geomset::{ConvexVolume, OffMeshConnection};
 use crate::viewer::build::{BuildRequest, BuildState, Sample};
 use crate::viewer::saving::SaveRequest;
 use crate::viewer::test_cases::TestCases;
+use navlab::input::geomset::{ConvexVolume, OffMeshConnection};
 
 pub struct QuitPlugin;
 
@@ -210,10 +210,10 @@ fn quit_dialog(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::geomset::ConvexVolume;
     use crate::viewer::build::tests::{build_app, settle};
     use bevy::input::ButtonState;
     use bevy::input::keyboard::{Key, KeyboardInput};
+    use navlab::input::geomset::ConvexVolume;
 
     fn quit_app() -> App {
         let mut app = build_app();

@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 
-use crate::bake::export::{
-    ExportOptions, save_gltf, save_obj, solo_detail_by_area, tiled_detail_by_area,
-};
-use crate::bake::settings::BuildSettings;
-use crate::input::input_geom::InputGeom;
 use crate::viewer::build::{BuildRequest, BuildState, Sample, ViewerLog};
 use crate::viewer::files::{FileDialog, FileFilter};
 use crate::viewer::quit::UnsavedWork;
+use navlab::bake::export::{
+    ExportOptions, save_gltf, save_obj, solo_detail_by_area, tiled_detail_by_area,
+};
+use navlab::bake::settings::BuildSettings;
+use navlab::input::input_geom::InputGeom;
 
 /// What the user asked to save or open.
 #[derive(Message, Clone, Debug)]
@@ -250,7 +250,7 @@ fn export_mesh(
     format: MeshFormat,
     path: &Path,
     options: ExportOptions,
-) -> crate::Result<usize> {
+) -> navlab::Result<usize> {
     let is_input = |input: Option<PathBuf>| {
         input.is_some_and(|input| {
             input == path
@@ -258,7 +258,7 @@ fn export_mesh(
         })
     };
     if is_input(state.scene.input.mesh_file()) || is_input(state.scene.input.source.clone()) {
-        return Err(crate::NavlabError::Stage {
+        return Err(navlab::NavlabError::Stage {
             stage: "export",
             message: format!("{} is the input; choose another file", path.display()),
         });
@@ -267,7 +267,7 @@ fn export_mesh(
         (Some(tiled), _) => tiled_detail_by_area(tiled, options)?,
         (None, Some(build)) => solo_detail_by_area(build, options)?,
         (None, None) => {
-            return Err(crate::NavlabError::Stage {
+            return Err(navlab::NavlabError::Stage {
                 stage: "export",
                 message: "nothing is built yet".into(),
             });
@@ -282,15 +282,15 @@ fn export_mesh(
 
 /// Writes the geometry set of the scene on screen at `path`, and first the mesh as OBJ beside
 /// it when the scene has no mesh file (returned).
-fn write_geom_set(state: &BuildState, path: &Path) -> crate::Result<Option<PathBuf>> {
+fn write_geom_set(state: &BuildState, path: &Path) -> navlab::Result<Option<PathBuf>> {
     let tile_size = (state.sample == Sample::TileMesh).then_some(state.tile_size);
     let mut input = state.scene.input.clone();
     let mut mesh_written = None;
     if input.mesh_file().is_none() {
         let mesh_path = path.with_extension("obj");
-        crate::file::write_atomically(
+        navlab::file::write_atomically(
             &mesh_path,
-            crate::input::scene::obj_text(&input.mesh).as_bytes(),
+            navlab::input::scene::obj_text(&input.mesh).as_bytes(),
         )?;
         input.source = Some(mesh_path.clone());
         mesh_written = Some(mesh_path);
@@ -305,8 +305,8 @@ fn write_geom_set(state: &BuildState, path: &Path) -> crate::Result<Option<PathB
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::geomset::{ConvexVolume, GeomSet};
     use crate::viewer::build::tests::{build_app, settle};
+    use navlab::input::geomset::{ConvexVolume, GeomSet};
 
     fn app() -> App {
         let mut app = build_app();
@@ -424,7 +424,7 @@ mod tests {
             );
             let document = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
             assert!(document.meshes().flat_map(|m| m.primitives()).count() > 0);
-            let read_back = crate::input::gltf::load_gltf(&glb).unwrap().tri_count();
+            let read_back = navlab::input::gltf::load_gltf(&glb).unwrap().tri_count();
             assert_eq!(read_back, expected, "{sample:?}");
             let obj = dir.join(format!("{sample:?}.obj"));
             send(

@@ -172,7 +172,7 @@ pub fn save_and_exit(
             .map_err(|e| e.to_string())
             .and_then(|image| {
                 let rgb = image.to_rgb8();
-                crate::file::write_atomically_with(&path, |part| {
+                navlab::file::write_atomically_with(&path, |part| {
                     // The format follows the name asked for, not the temporary file's.
                     let format = bevy::image::ImageFormat::from_extension(
                         path.extension().and_then(|e| e.to_str()).unwrap_or("png"),

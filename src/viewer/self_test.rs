@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::Screenshot;
 
-use crate::bake::solo::Stage;
 use crate::viewer::build::{BuildRequest, BuildState};
 use crate::viewer::screenshot::save_and_exit;
+use navlab::bake::solo::Stage;
 
 /// Give up if the builds have not finished by then.
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -78,7 +78,7 @@ fn drive(
                 fail(&test, &mut exit, "the first build failed".into());
                 return;
             }
-            let settings = crate::bake::settings::BuildSettings {
+            let settings = navlab::bake::settings::BuildSettings {
                 cell_size: state.settings.cell_size + 0.1,
                 ..state.settings.clone()
             };

@@ -632,7 +632,7 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
         }
         Action::State(path) => {
             let state = p.viewer.json(false, None);
-            match crate::file::write_atomically(path, format!("{state:#}\n").as_bytes()) {
+            match navlab::file::write_atomically(path, format!("{state:#}\n").as_bytes()) {
                 Ok(()) => {
                     // The next state's frame times start here: a rebuild's own, say.
                     p.viewer.frame_times.restart();
@@ -977,7 +977,7 @@ fn save_screenshot(
             .map_err(|e| e.to_string())
             .and_then(|image| {
                 let rgb = image.to_rgb8();
-                crate::file::write_atomically_with(&path, |part| {
+                navlab::file::write_atomically_with(&path, |part| {
                     let png = bevy::image::ImageFormat::Png
                         .as_image_crate_format()
                         .ok_or_else(|| std::io::Error::other("no PNG encoder built in"))?;
@@ -1143,7 +1143,7 @@ fn orbit_pose(orbit: &PanOrbitCamera) -> (Vec3, f32, f32, f32) {
 }
 
 fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
-    match crate::file::write_atomically(path, bytes) {
+    match navlab::file::write_atomically(path, bytes) {
         Ok(()) => info!("navlab: wrote the {what} to {}", path.display()),
         Err(err) => error!("navlab: could not write the {what}: {err}"),
     }

@@ -14,16 +14,16 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use crate::bake::settings::BuildSettings;
-use crate::bake::test_file::{TestSample, find_test_mesh, read_test_file};
-use crate::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
-use crate::detour::query::test_case::{TestCaseReport, TestResult, run_test_case};
-use crate::detour::query::text::TestFile;
+use crate::demo::test_case::{TestCaseReport, TestResult, run_test_case};
+use crate::demo::test_file::{TestSample, find_test_mesh, read_test_file};
+use crate::demo::text::TestFile;
 use crate::viewer::build::{BuildRequest, BuildState, DEFAULT_TILE_SIZE, Sample, ViewerLog};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::files::{FileDialog, FileFilter};
 use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::ShownNavMesh;
+use navlab::bake::settings::BuildSettings;
+use navlab::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
 
 /// Folders (under the working directory) whose `.txt` files the window lists, as RecastDemo
 /// lists `TestCases/`.
@@ -237,7 +237,7 @@ fn switch_requests(named: &FileNavMesh) -> Vec<BuildRequest> {
         Sample::SoloMesh => {}
         Sample::TileMesh => requests.push(BuildRequest::TileSize(DEFAULT_TILE_SIZE)),
         Sample::TempObstacles => requests.push(BuildRequest::TileSize(
-            crate::bake::temp_obstacles::DEFAULT_TILE_SIZE,
+            navlab::bake::temp_obstacles::DEFAULT_TILE_SIZE,
         )),
     }
     requests.push(BuildRequest::Open(named.mesh.clone()));
@@ -501,7 +501,7 @@ fn straight_points(result: &TestResult) -> Vec<[f32; 3]> {
         .collect()
 }
 
-fn point_of(p: &[crate::detour::query::text::JsonF32; 3]) -> [f32; 3] {
+fn point_of(p: &[crate::demo::text::JsonF32; 3]) -> [f32; 3] {
     [p[0].0, p[1].0, p[2].0]
 }
 
@@ -757,7 +757,7 @@ fn paths_text(tests: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detour::query::text::{TestKind, TestLine};
+    use crate::demo::text::{TestKind, TestLine};
     use crate::viewer::build::tests::{build_app, settle};
     use crate::viewer::draw::DrawMode;
     use crate::viewer::navmesh::NavMeshPlugin;
@@ -973,9 +973,9 @@ mod tests {
         std::fs::remove_dir_all(root).unwrap();
     }
 
-    fn default_nav_mesh() -> crate::detour::NavMesh {
-        crate::bake::solo::Build::new(
-            std::sync::Arc::new(crate::input::scene::default_scene()),
+    fn default_nav_mesh() -> navlab::detour::NavMesh {
+        navlab::bake::solo::Build::new(
+            std::sync::Arc::new(navlab::input::scene::default_scene()),
             Default::default(),
         )
         .unwrap()

@@ -8,11 +8,6 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use crate::bake::settings::BuildSettings;
-use crate::bake::solo::Stage;
-use crate::bake::validate::{BuildShape, Severity, settings_report};
-use crate::recast::config::calc_grid_size;
-use crate::recast::region::PartitionType;
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
 use crate::viewer::camera::{MainCamera, TypingInUi};
 use crate::viewer::draw::{CullBackFaces, DrawMode, DrawStats, WatershedView};
@@ -23,6 +18,11 @@ use crate::viewer::quit::QuitRequest;
 use crate::viewer::saving::{MeshExportOptions, MeshFormat, SaveRequest};
 use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::{ToolOutput, Tools, tool_context};
+use navlab::bake::settings::BuildSettings;
+use navlab::bake::solo::Stage;
+use navlab::bake::validate::{BuildShape, Severity, settings_report};
+use navlab::recast::config::calc_grid_size;
+use navlab::recast::region::PartitionType;
 
 /// Panel width: RecastDemo's 250 plus room for egui's value boxes beside the sliders.
 const PANEL_WIDTH: f32 = 310.0;

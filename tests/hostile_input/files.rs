@@ -9,10 +9,11 @@ use navlab::NavlabError;
 use navlab::bake::settings::{BuildSettings, MAX_SETTINGS_FILE_BYTES};
 use navlab::bake::solo::Build;
 use navlab::bake::tiled::TiledBuild;
-use navlab::error::Warnings;
+use navlab::file::FileError;
 use navlab::input::geomset::{GeomSet, MAX_GSET_FILE_BYTES};
 use navlab::input::input_geom::InputGeom;
 use navlab::input::obj::{TriMesh, load_obj, parse_obj};
+use navlab::warnings::Warnings;
 
 use crate::common;
 
@@ -90,7 +91,8 @@ pub(crate) fn one_error_line(output: &Output, what: &str) -> String {
     lines[0].to_owned()
 }
 
-fn message(err: NavlabError) -> String {
+fn message(err: impl Into<NavlabError>) -> String {
+    let err: NavlabError = err.into();
     let text = err.to_string();
     assert!(!text.contains('\n'), "a multi-line error: {text:?}");
     text
@@ -352,7 +354,7 @@ fn an_endless_device_is_read_only_up_to_the_cap() {
     let limit = 1 << 20;
     let err = navlab::file::read_capped(Path::new("/dev/zero"), limit).unwrap_err();
     assert!(
-        matches!(err, NavlabError::FileTooLarge { size: None, limit: l, .. } if l == limit),
+        matches!(err, FileError::TooLarge { size: None, limit: l, .. } if l == limit),
         "{err}"
     );
     let text = message(err);
@@ -391,7 +393,7 @@ fn a_fifo_is_read_like_a_file_and_capped_like_one() {
     let endless = writer(b"v 0 0 0\n".repeat(1024), true);
     let err = navlab::file::read_capped(&fifo, 1 << 20).unwrap_err();
     assert!(
-        matches!(err, NavlabError::FileTooLarge { size: None, .. }),
+        matches!(err, FileError::TooLarge { size: None, .. }),
         "{err}"
     );
     endless.join().unwrap();

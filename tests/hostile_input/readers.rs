@@ -8,9 +8,9 @@ use std::path::Path;
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::tiled::TiledBuild;
 use navlab::detour::NavMesh;
-use navlab::detour::query::text::MAX_TEST_LINES;
 use navlab::input::gltf::MAX_GLTF_VERTICES;
 use navlab::input::input_geom::InputGeom;
+use navlab_app::demo::text::MAX_TEST_LINES;
 
 use crate::files::{TempDir, floor_obj, navlab, one_error_line};
 

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use navlab::detour::NavMesh;
-use navlab::detour::query::text::TestFile;
+use navlab_app::demo::text::TestFile;
 use serde_json::Value;
 
 /// A file under the reference directory.

@@ -4,8 +4,8 @@
 use bevy::prelude::*;
 
 use super::{DrawSystems, LayerParams, sync_layer};
-use crate::debug_draw::input::{convex_volumes, off_mesh_connections};
 use crate::viewer::build::BuildState;
+use navlab::debug_draw::input::{convex_volumes, off_mesh_connections};
 
 pub struct AuthoredDrawPlugin;
 

@@ -11,11 +11,11 @@ use bevy::prelude::*;
 
 use super::span_boxes::SpanSource;
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_span_layer};
-use crate::bake::solo::{Build, Stage};
-use crate::debug_draw::recast::CompactColoring;
-use crate::recast::context::BuildContext;
-use crate::recast::region::PartitionType;
 use crate::viewer::build::BuildState;
+use navlab::bake::solo::{Build, Stage};
+use navlab::debug_draw::recast::CompactColoring;
+use navlab::recast::context::BuildContext;
+use navlab::recast::region::PartitionType;
 
 pub struct CompactDrawPlugin;
 
@@ -86,7 +86,7 @@ fn record_levels(build: &Build) -> Vec<FloodLevel> {
     }
     chf.max_regions = 0;
     let mut levels = Vec::new();
-    let result = crate::recast::region::build_regions_observed(
+    let result = navlab::recast::region::build_regions_observed(
         &mut BuildContext::new(),
         &mut chf,
         build.config.border_size,
@@ -198,7 +198,7 @@ mod tests {
         let border = last
             .regions
             .iter()
-            .any(|&r| r & crate::recast::BORDER_REG != 0);
+            .any(|&r| r & navlab::recast::BORDER_REG != 0);
         assert_eq!(border, build.config.border_size > 0);
         let kept = build.regions.spans.iter().filter(|s| s.reg != 0).count();
         let flooded = last.regions.iter().filter(|&&r| r != 0).count();

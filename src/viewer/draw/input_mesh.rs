@@ -6,8 +6,8 @@ use std::hash::{Hash, Hasher};
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
-use crate::debug_draw::{self, rgba};
 use crate::viewer::build::BuildState;
+use navlab::debug_draw::{self, rgba};
 
 pub struct InputMeshDrawPlugin;
 

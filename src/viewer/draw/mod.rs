@@ -22,9 +22,9 @@ use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, Face, TextureDimension, TextureFormat};
 
-use crate::bake::solo::Stage;
-use crate::debug_draw::{self, DebugDraw, Rgba};
 use crate::viewer::build::BuildState;
+use navlab::bake::solo::Stage;
+use navlab::debug_draw::{self, DebugDraw, Rgba};
 
 pub use authored::AuthoredDrawPlugin;
 pub use compact::{CompactDrawPlugin, WatershedView};
@@ -721,7 +721,7 @@ mod tests {
         // A detail-mesh change does not touch the voxels.
         app.world_mut()
             .write_message(crate::viewer::BuildRequest::Settings(
-                crate::bake::settings::BuildSettings {
+                navlab::bake::settings::BuildSettings {
                     detail_sample_dist: 2.0,
                     ..Default::default()
                 },
@@ -743,7 +743,7 @@ mod tests {
         // A cell-size change rebuilds it.
         app.world_mut()
             .write_message(crate::viewer::BuildRequest::Settings(
-                crate::bake::settings::BuildSettings {
+                navlab::bake::settings::BuildSettings {
                     cell_size: 0.5,
                     ..Default::default()
                 },

@@ -9,12 +9,12 @@ use std::hash::{Hash, Hasher};
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
-use crate::bake::sample_areas::flags;
-use crate::debug_draw::detour::{self as detour_draw, NavMeshDrawFlags};
-use crate::debug_draw::rgba;
 use crate::viewer::build::BuildState;
 use crate::viewer::navmesh::ShownNavMesh;
 use crate::viewer::tools::QueryNodes;
+use navlab::bake::sample_areas::flags;
+use navlab::debug_draw::detour::{self as detour_draw, NavMeshDrawFlags};
+use navlab::debug_draw::rgba;
 
 pub struct NavMeshDrawPlugin;
 

@@ -3,9 +3,9 @@
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_layer};
-use crate::bake::solo::Stage;
-use crate::debug_draw;
 use crate::viewer::build::BuildState;
+use navlab::bake::solo::Stage;
+use navlab::debug_draw;
 
 pub struct PolyMeshDrawPlugin;
 

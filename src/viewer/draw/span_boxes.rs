@@ -46,13 +46,13 @@ use bevy::render::sync_world::MainEntity;
 use bevy::render::view::ExtractedView;
 use bevy::render::{Render, RenderApp, RenderStartup, RenderSystems};
 
-use crate::debug_draw::DebugDraw;
-use crate::debug_draw::recast::{
+use navlab::debug_draw::DebugDraw;
+use navlab::debug_draw::recast::{
     self as recast_draw, CompactColoring, SpanFace, SpanGrid, VoxelColoring,
 };
-use crate::recast::compact::CompactHeightfield;
-use crate::recast::heightfield::Heightfield;
-use crate::recast::{NULL_AREA, WALKABLE_AREA};
+use navlab::recast::compact::CompactHeightfield;
+use navlab::recast::heightfield::Heightfield;
+use navlab::recast::{NULL_AREA, WALKABLE_AREA};
 
 /// Words of one face instance ([`SpanFace::packed`]): the face, and with grey levels the
 /// levels too.

@@ -4,8 +4,8 @@
 use bevy::prelude::*;
 
 use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
-use crate::debug_draw::tile_cache as draw;
 use crate::viewer::build::BuildState;
+use navlab::debug_draw::tile_cache as draw;
 
 pub struct TileCacheDrawPlugin;
 
@@ -19,7 +19,7 @@ fn sync_tile_cache(mode: Res<DrawMode>, state: Res<BuildState>, mut params: Laye
     let view = state.temp_obstacles.as_ref();
     let bounds_version = view
         .filter(|_| *mode == DrawMode::CacheBounds)
-        .map(|_| state.stage_version(crate::bake::solo::Stage::Rasterize));
+        .map(|_| state.stage_version(navlab::bake::solo::Stage::Rasterize));
     sync_layer(&mut params, "Cache Bounds", bounds_version, || {
         view.map(|v| draw::cache_bounds(&v.build.cache))
             .unwrap_or_default()

@@ -5,9 +5,9 @@ use bevy::prelude::*;
 
 use super::span_boxes::SpanSource;
 use super::{DrawMode, DrawSystems, LayerParams, stage_layer_version, sync_span_layer};
-use crate::bake::solo::Stage;
-use crate::debug_draw::recast::VoxelColoring;
 use crate::viewer::build::BuildState;
+use navlab::bake::solo::Stage;
+use navlab::debug_draw::recast::VoxelColoring;
 
 pub struct VoxelDrawPlugin;
 

@@ -3,17 +3,17 @@
 //! users expect) closes the shape into a volume of the chosen area, Shape Height tall, its floor
 //! Shape Descent below the lowest point, grown by Poly Offset. Shift+click deletes the volume
 //! under the cursor. Each edit re-runs the build from erosion and can be undone (Ctrl+Z). The
-//! rules are [`crate::bake::authoring`]'s; a shape they refuse stays on screen with the reason.
+//! rules are [`navlab::bake::authoring`]'s; a shape they refuse stays on screen with the reason.
 
 use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::authoring::{
+use crate::viewer::picking::Hit;
+use navlab::bake::authoring::{
     VolumeShape, check_new_point, convex_hull_xz, volume_from_points, volume_to_delete,
 };
-use crate::bake::sample_areas::area;
-use crate::viewer::picking::Hit;
+use navlab::bake::sample_areas::area;
 
 /// Registers the Create Convex Volumes tool.
 pub struct ConvexVolumeToolPlugin;

@@ -8,10 +8,10 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::tiled::TiledBuild;
 use crate::viewer::build::{BuildRequest, BuildState, Sample, TileEdit, TileReport};
 use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;
+use navlab::bake::tiled::TiledBuild;
 
 /// Registers the Create Tiles tool.
 pub struct CreateTilesToolPlugin;

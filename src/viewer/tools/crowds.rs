@@ -19,21 +19,22 @@ use bevy_egui::egui;
 use rayon::prelude::*;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::crowd::agent::{
-    CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS,
-    CROWD_SEPARATION,
-};
-use crate::crowd::profiling::{CrowdPhase, CrowdPhaseTimes, DEFAULT_SEED, spawn_pairs};
-use crate::crowd::scenario::demo_crowd_sized;
-use crate::crowd::{Crowd, CrowdAgentDebugInfo, CrowdAgentParams, ObstacleAvoidanceDebugData};
-use crate::debug_draw::DebugDraw;
-use crate::debug_draw::crowd::{AgentTrail, CrowdDrawOptions, CrowdScene, crowd as draw_crowd};
-use crate::detour::query::workloads::generate_path_pairs_seeded;
-use crate::detour::query::{NavMeshQuery, QueryFilter};
-use crate::detour::{NavMesh, PolyRef};
+use crate::demo::crowd_profiling::{DEFAULT_SEED, spawn_pairs};
+use crate::demo::crowd_scenario::demo_crowd_sized;
+use crate::demo::workloads::generate_path_pairs_seeded;
 use crate::viewer::labels::Label;
 use crate::viewer::navmesh::SharedNavMesh;
 use crate::viewer::picking::Hit;
+use navlab::crowd::agent::{
+    CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS,
+    CROWD_SEPARATION,
+};
+use navlab::crowd::{Crowd, CrowdAgentDebugInfo, CrowdAgentParams, ObstacleAvoidanceDebugData};
+use navlab::crowd::{CrowdPhase, CrowdPhaseTimes};
+use navlab::debug_draw::DebugDraw;
+use navlab::debug_draw::crowd::{AgentTrail, CrowdDrawOptions, CrowdScene, crowd as draw_crowd};
+use navlab::detour::query::{NavMeshQuery, QueryFilter};
+use navlab::detour::{NavMesh, PolyRef};
 
 /// Agents one crowd of the tool holds (RecastDemo's `MAX_AGENTS`).
 pub const TOOL_MAX_AGENTS: usize = 128;
@@ -268,7 +269,7 @@ fn agent_hit_by(crowds: &[Crowd], start: [f32; 3], end: [f32; 3]) -> Option<(usi
             let (p, r, h) = (ag.npos, ag.params.radius, ag.params.height);
             let bmin = [p[0] - r, p[1], p[2] - r];
             let bmax = [p[0] + r, p[1] + h, p[2] + r];
-            if let Some(t) = crate::math::ray_box_entry(&start, &end, &bmin, &bmax)
+            if let Some(t) = navlab::math::ray_box_entry(&start, &end, &bmin, &bmax)
                 && t > 0.0
                 && best.is_none_or(|(_, nearest)| t < nearest)
             {

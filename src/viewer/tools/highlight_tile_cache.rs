@@ -10,13 +10,13 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::temp_obstacles::{TempObstaclesBuild, raw_layer_size};
-use crate::debug_draw::DebugDraw;
-use crate::debug_draw::tile_cache::{self as draw, LayerDetail};
-use crate::tile_cache::builder::{LayerSteps, layer_steps};
-use crate::tile_cache::layer::decompress_layer;
 use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;
+use navlab::bake::temp_obstacles::{TempObstaclesBuild, raw_layer_size};
+use navlab::debug_draw::DebugDraw;
+use navlab::debug_draw::tile_cache::{self as draw, LayerDetail};
+use navlab::tile_cache::builder::{LayerSteps, layer_steps};
+use navlab::tile_cache::layer::decompress_layer;
 
 /// Registers the Highlight Tile Cache tool.
 pub struct HighlightTileCacheToolPlugin;

@@ -30,10 +30,6 @@ use prune::PruneToolPlugin;
 use temp_obstacles::TempObstacleToolPlugin;
 use test_nav_mesh::TestNavMeshToolPlugin;
 
-use crate::debug_draw::DebugDraw;
-use crate::detour::NavMesh;
-use crate::detour::query::{NavMeshQuery, NodePool};
-use crate::input::GeomSet;
 use crate::viewer::build::{
     BuildRequest, BuildState, ObstacleEdit, Sample, TileEdit, ViewerLog, tile_presence,
 };
@@ -41,6 +37,10 @@ use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
 use crate::viewer::picking::{Hit, MeshClick, PointerHit};
+use navlab::debug_draw::DebugDraw;
+use navlab::detour::NavMesh;
+use navlab::detour::query::{NavMeshQuery, NodePool};
+use navlab::input::GeomSet;
 
 /// What a tool can see: the scene and build on screen, the navmesh shown, and what the mouse
 /// is over.

@@ -8,9 +8,9 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::sample_areas::{area, flags};
-use crate::input::geomset::OffMeshConnection;
 use crate::viewer::picking::Hit;
+use navlab::bake::sample_areas::{area, flags};
+use navlab::input::geomset::OffMeshConnection;
 
 /// Registers the Create Off-Mesh Links tool.
 pub struct OffMeshLinkToolPlugin;

@@ -6,15 +6,15 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::solo::Build;
-use crate::detour::query::tester::POLY_PICK_EXT;
-use crate::detour::query::{NavMeshQuery, QueryFilter};
-use crate::detour::{NavMesh, PolyRef};
-use crate::input::obj::TriMesh;
-use crate::recast::compact::CompactHeightfield;
-use crate::recast::poly_mesh::PolyMesh;
-use crate::recast::{MESH_NULL_IDX, NULL_AREA};
+use crate::demo::tester::POLY_PICK_EXT;
 use crate::viewer::picking::Hit;
+use navlab::bake::solo::Build;
+use navlab::detour::query::{NavMeshQuery, QueryFilter};
+use navlab::detour::{NavMesh, PolyRef};
+use navlab::input::obj::TriMesh;
+use navlab::recast::compact::CompactHeightfield;
+use navlab::recast::poly_mesh::PolyMesh;
+use navlab::recast::{MESH_NULL_IDX, NULL_AREA};
 
 /// The Pick tool: what is under the cursor at every stage.
 pub struct PickToolPlugin;

@@ -10,14 +10,14 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::prune::{Reachable, disable_unreachable};
-use crate::bake::sample_areas::flags::DISABLED;
-use crate::debug_draw::detour::append_nav_mesh_poly_filled;
-use crate::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
-use crate::detour::query::tester::POLY_PICK_EXT;
-use crate::detour::query::{NavMeshQuery, QueryFilter};
-use crate::detour::{NavMesh, PolyRef};
+use crate::demo::tester::POLY_PICK_EXT;
 use crate::viewer::picking::Hit;
+use navlab::bake::prune::{Reachable, disable_unreachable};
+use navlab::bake::sample_areas::flags::DISABLED;
+use navlab::debug_draw::detour::append_nav_mesh_poly_filled;
+use navlab::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
+use navlab::detour::query::{NavMeshQuery, QueryFilter};
+use navlab::detour::{NavMesh, PolyRef};
 
 /// Registers the Prune Navmesh tool.
 pub struct PruneToolPlugin;

@@ -8,9 +8,9 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::tile_cache::obstacles::ObstacleState;
 use crate::viewer::build::{BuildRequest, BuildState, ObstacleEdit, Sample};
 use crate::viewer::picking::Hit;
+use navlab::tile_cache::obstacles::ObstacleState;
 
 /// Registers the Create Temp Obstacles tool.
 pub struct TempObstacleToolPlugin;

@@ -11,24 +11,24 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::{QueryNodes, Tool, ToolAppExt, ToolContext, ToolOutput};
-use crate::bake::sample_areas::{area, flags, sample_area_flags};
-use crate::debug_draw::detour::{agent, append_nav_mesh_poly};
-use crate::debug_draw::{
+use crate::demo::tester::{MAX_POLYS, MAX_SMOOTH, POLY_PICK_EXT, QUERY_NODES};
+use crate::demo::tester::{clamped_end, demo_query_shape, straight_path};
+use crate::viewer::draw::parse_label;
+use crate::viewer::labels::Label;
+use crate::viewer::picking::Hit;
+use navlab::bake::sample_areas::{area, flags, sample_area_flags};
+use navlab::debug_draw::detour::{agent, append_nav_mesh_poly};
+use navlab::debug_draw::{
     DebugDraw, LineBatch, PointBatch, Rgba, append_arc, append_circle, darken_col, rgba,
 };
-use crate::detour::common::{Vec3 as DtVec3, distance_pt_seg_sqr_2d, sqr, vlerp};
-use crate::detour::query::path_follow::{MAX_STEER_POINTS, PathFollower};
-use crate::detour::query::tester::{MAX_POLYS, MAX_SMOOTH, POLY_PICK_EXT, QUERY_NODES};
-use crate::detour::query::tester::{clamped_end, demo_query_shape, straight_path};
-use crate::detour::query::{
+use navlab::detour::common::{Vec3 as DtVec3, distance_pt_seg_sqr_2d, sqr, vlerp};
+use navlab::detour::query::path_follow::{MAX_STEER_POINTS, PathFollower};
+use navlab::detour::query::{
     FINDPATH_ANY_ANGLE, NavMeshQuery, NeighbourPoly, QueryFilter, STRAIGHTPATH_ALL_CROSSINGS,
     STRAIGHTPATH_AREA_CROSSINGS, STRAIGHTPATH_END, STRAIGHTPATH_OFFMESH_CONNECTION,
     STRAIGHTPATH_START, Status, StraightPathPoint, VisitedPoly, WallSegment,
 };
-use crate::detour::{NavMesh, PolyRef};
-use crate::viewer::draw::parse_label;
-use crate::viewer::labels::Label;
-use crate::viewer::picking::Hit;
+use navlab::detour::{NavMesh, PolyRef};
 
 /// Registers the Test Navmesh tool.
 pub struct TestNavMeshToolPlugin;
@@ -1078,8 +1078,8 @@ fn flag_checkbox(ui: &mut egui::Ui, flags: &mut u16, flag: u16) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detour::query::tester::{AgentParams, TesterInput, run_tester};
-    use crate::detour::query::text::{TestKind, TestLine};
+    use crate::demo::tester::{AgentParams, TesterInput, run_tester};
+    use crate::demo::text::{TestKind, TestLine};
     use crate::viewer::build::BuildState;
     use crate::viewer::build::tests::{build_app, settle};
     use crate::viewer::navmesh::ShownNavMesh;
@@ -1112,7 +1112,7 @@ mod tests {
     }
 
     /// The library tester's results for the same two points, with the tool's default flags.
-    fn library_case(nav: &NavMesh, state: &BuildState) -> crate::detour::query::tester::TesterCase {
+    fn library_case(nav: &NavMesh, state: &BuildState) -> crate::demo::tester::TesterCase {
         let line = TestLine {
             kind: TestKind::Pathfind,
             text: String::new(),
@@ -1240,7 +1240,7 @@ mod tests {
             assert!(path.width >= 3.0, "{mode:?}");
             assert!(path.segments.len() > 1, "{mode:?}");
         }
-        let [r, g, b, a] = crate::debug_draw::channels(PATH_LINE_COLOR);
+        let [r, g, b, a] = navlab::debug_draw::channels(PATH_LINE_COLOR);
         assert!(u32::from(r) + u32::from(g) + u32::from(b) > 3 * 160 && a == 255);
     }
 

@@ -1,0 +1,172 @@
+//! Detour's navigation-mesh data: tile creation from a Recast poly mesh, the tiled navmesh that
+//! links tiles together, and RecastDemo's "MSET" all-tiles file.
+//!
+//! - [`nav_mesh_builder`] turns a poly mesh and its detail mesh into one tile
+//!   (`dtCreateNavMeshData`), with RecastDemo's area → flag rule as a replaceable default.
+//! - [`tile`] holds the typed tile data and its exact byte layout (Detour's tile format, version
+//!   7, 32-bit refs), with a loader that validates every count and index before use.
+//! - [`nav_mesh`] is `dtNavMesh`: poly/tile references with salts, adding and removing tiles,
+//!   and the links between polygons, tiles and off-mesh connections.
+//! - [`nav_mesh_file`] reads and writes the "MSET" file of `Sample::saveAll`/`loadAll`.
+//!
+//! For the same input the tile bytes and the saved file equal C++ Detour's byte for byte.
+
+pub mod common;
+mod load;
+pub mod nav_mesh;
+pub mod nav_mesh_builder;
+#[cfg(feature = "zstd")]
+pub mod nav_mesh_compact;
+pub mod nav_mesh_file;
+mod portal_index;
+pub mod query;
+pub mod tile;
+
+pub use load::load_nav_mesh;
+pub use nav_mesh::{NavMesh, NavMeshParams};
+pub use nav_mesh_builder::{
+    NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data, create_nav_mesh_data_into,
+};
+pub use nav_mesh_file::{NavMeshFileError, save_nav_mesh};
+pub use tile::{BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType};
+
+/// A polygon reference: salt, tile index and polygon index packed into 32 bits (Detour without
+/// `DT_POLYREF64`). Zero is never a valid reference.
+pub type PolyRef = u32;
+/// A tile reference: a [`PolyRef`] whose polygon field is zero.
+pub type TileRef = u32;
+
+/// Most vertices a Detour polygon can have (`DT_VERTS_PER_POLYGON`).
+pub const VERTS_PER_POLYGON: usize = 6;
+/// Tile data magic, 'D' 'N' 'A' 'V' (`DT_NAVMESH_MAGIC`).
+pub const NAVMESH_MAGIC: i32 = i32::from_be_bytes(*b"DNAV");
+/// Tile data format version (`DT_NAVMESH_VERSION`).
+pub const NAVMESH_VERSION: i32 = 7;
+/// Neighbour-field bit marking a portal to another tile (`DT_EXT_LINK`).
+pub const EXT_LINK: u16 = 0x8000;
+/// End of a link list (`DT_NULL_LINK`).
+pub const NULL_LINK: u32 = 0xffff_ffff;
+/// Off-mesh connection flag: it can be travelled both ways (`DT_OFFMESH_CON_BIDIR`).
+pub const OFFMESH_CON_BIDIR: u8 = 1;
+/// Number of area ids a polygon can carry (`DT_MAX_AREAS`).
+pub const MAX_AREAS: usize = 64;
+/// Detail-triangle edge flag: the edge lies on the polygon boundary (`DT_DETAIL_EDGE_BOUNDARY`).
+pub const DETAIL_EDGE_BOUNDARY: u8 = 0x01;
+
+/// The 2-bit flags of edge `edge` (0..3) of a detail triangle (`dtGetDetailTriEdgeFlags`).
+#[inline]
+pub fn detail_tri_edge_flags(tri_flags: u8, edge: usize) -> u8 {
+    (tri_flags >> (edge * 2)) & 0x3
+}
+
+/// The tile side facing `side` (`dtOppositeTile`). Sides count 0..8 counter-clockwise from +x.
+#[inline]
+pub fn opposite_tile(side: u8) -> u8 {
+    (side + 4) & 0x7
+}
+
+/// Everything that can go wrong when creating, adding or loading navmesh tiles.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
+pub enum DetourError {
+    /// The input to tile creation is inconsistent or out of Detour's limits.
+    #[error("dtCreateNavMeshData: {0}")]
+    InvalidCreateParams(String),
+    /// Navmesh parameters Detour cannot represent.
+    #[error("invalid navmesh parameters: {0}")]
+    InvalidNavMeshParams(String),
+    /// Fewer bytes than a structure needs.
+    #[error("{what} needs {needed} bytes but only {available} are left")]
+    Truncated {
+        what: &'static str,
+        needed: u64,
+        available: u64,
+    },
+    /// Tile data that does not start with 'DNAV'.
+    #[error(
+        "tile data has magic {found:#010x}, expected 'DNAV' ({:#010x})",
+        NAVMESH_MAGIC
+    )]
+    WrongTileMagic { found: i32 },
+    /// Tile data of another format version.
+    #[error("tile data has version {found}, expected {}", NAVMESH_VERSION)]
+    WrongTileVersion { found: i32 },
+    /// A count in the tile header is negative or over Detour's limits.
+    #[error("tile header field {field} = {value} is out of range")]
+    BadCount { field: &'static str, value: i64 },
+    /// A compact file whose tile table claims more bytes than its compressed bytes could hold.
+    #[error(
+        "the tiles claim {claimed} bytes from {compressed} compressed bytes, more than the \
+         {limit} real navmesh data could expand to"
+    )]
+    ExpansionTooLarge {
+        claimed: u64,
+        compressed: u64,
+        limit: u64,
+    },
+    /// The tile's byte size disagrees with the sections its header describes.
+    #[error("tile data is {actual} bytes but its header describes {expected}")]
+    TileSizeMismatch { expected: u64, actual: u64 },
+    /// Header counts that contradict each other.
+    #[error("inconsistent tile header: {0}")]
+    InconsistentTile(String),
+    /// An index stored in the tile points outside the array it refers to.
+    #[error("{what} {item}: index {index} is out of range (limit {limit})")]
+    IndexOutOfRange {
+        what: &'static str,
+        item: usize,
+        index: i64,
+        limit: usize,
+    },
+    /// A polygon whose type, vertex count or neighbour code cannot occur in Detour data.
+    #[error("poly {poly}: {reason}")]
+    InvalidPoly { poly: usize, reason: String },
+    /// A coordinate or size in a loaded tile that is NaN or infinite. C++ loads such tiles,
+    /// but queries on them can loop for ever; Navlab refuses them.
+    #[error("tile ({x}, {y}) layer {layer}: {what} is not finite ({value})")]
+    NonFiniteValue {
+        x: i32,
+        y: i32,
+        layer: i32,
+        what: String,
+        value: f32,
+    },
+    /// A file that does not start with 'MSET'.
+    #[error("navmesh file has magic {found:#010x}, expected 'MSET' (or a compact file's 'NLMZ')")]
+    WrongFileMagic { found: i32 },
+    /// A navmesh file of another version.
+    #[error("navmesh file has version {found}, expected 1")]
+    WrongFileVersion { found: i32 },
+    /// A compact navmesh file's tiles could not be compressed or decompressed.
+    #[error("compact navmesh tiles: {0}")]
+    Compression(String),
+    /// A tile of a navmesh file failed to load.
+    #[error("tile #{index} (file offset {offset}): {source}")]
+    FileTile {
+        index: usize,
+        offset: usize,
+        #[source]
+        source: Box<DetourError>,
+    },
+    /// Every tile slot is in use.
+    #[error("no free tile slot left (max tiles {max_tiles})")]
+    NoFreeTileSlot { max_tiles: usize },
+    /// The tile slot a reference asks for is taken or does not exist.
+    #[error("tile slot {index} is not available")]
+    TileSlotUnavailable { index: u64 },
+    /// A tile already sits at that grid location and layer.
+    #[error("a tile already exists at ({x}, {y}) layer {layer}")]
+    AlreadyOccupied { x: i32, y: i32, layer: i32 },
+    /// The tile has more polygons than the navmesh's poly bits can number.
+    #[error("tile has {poly_count} polys, more than the navmesh's {poly_bits} poly bits allow")]
+    TooManyPolys { poly_count: usize, poly_bits: u32 },
+    /// A tile reference that names no live tile.
+    #[error("invalid tile reference {0:#x}")]
+    InvalidTileRef(TileRef),
+    /// A polygon reference that names no live polygon.
+    #[error("invalid polygon reference {0:#x}")]
+    InvalidPolyRef(PolyRef),
+    /// The polygon is not an off-mesh connection.
+    #[error("polygon {0:#x} is not an off-mesh connection")]
+    NotOffMeshConnection(PolyRef),
+}

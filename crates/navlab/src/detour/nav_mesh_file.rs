@@ -1,0 +1,146 @@
+//! RecastDemo's "MSET" all-tiles navmesh file (`Sample::saveAll` / `Sample::loadAll`).
+//!
+//! Layout, little-endian: a 40-byte header (magic 'MSET', version 1, tile count,
+//! `dtNavMeshParams`), then per tile its reference, its byte size and its data. The demo
+//! writes raw structs, so its files are in the writer's byte order; ours are always
+//! little-endian, which is what the demo writes on x86 and ARM.
+
+use std::path::{Path, PathBuf};
+
+use super::nav_mesh::{NavMesh, NavMeshParams};
+use super::tile::{MeshTile, f32_at, i32_at, put_f32, put_i32, put_u32};
+use super::{DetourError, TileRef};
+use crate::file::FileError;
+
+/// File magic, 'M' 'S' 'E' 'T' (`NAVMESHSET_MAGIC`).
+pub const NAVMESHSET_MAGIC: i32 = i32::from_be_bytes(*b"MSET");
+/// File version (`NAVMESHSET_VERSION`).
+pub const NAVMESHSET_VERSION: i32 = 1;
+/// The first four bytes of Navlab's compact file (`nav_mesh_compact`, feature `zstd`), here so
+/// that a loader without that feature still tells the two formats apart.
+pub const COMPACT_MAGIC: [u8; 4] = *b"NLMZ";
+const SET_HEADER_SIZE: usize = 40;
+const TILE_HEADER_SIZE: usize = 8;
+
+impl NavMesh {
+    /// The navmesh as `Sample::saveAll` writes it: every loaded tile in slot order.
+    pub fn to_mset_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_i32(&mut out, NAVMESHSET_MAGIC);
+        put_i32(&mut out, NAVMESHSET_VERSION);
+        put_i32(&mut out, self.tile_count() as i32);
+        let p = self.params();
+        for v in [p.orig[0], p.orig[1], p.orig[2], p.tile_width, p.tile_height] {
+            put_f32(&mut out, v);
+        }
+        put_i32(&mut out, p.max_tiles);
+        put_i32(&mut out, p.max_polys);
+        for (tile_ref, tile) in self.tiles() {
+            let data = tile.to_bytes();
+            put_u32(&mut out, tile_ref);
+            // Tiles never exceed i32::MAX bytes (checked when built or loaded).
+            put_i32(&mut out, data.len() as i32);
+            out.extend_from_slice(&data);
+        }
+        out
+    }
+
+    /// Loads a navmesh as `Sample::loadAll` does: the parameters, then each tile added back
+    /// under its saved reference, stopping early at a zero reference or size. Unlike the
+    /// demo, which skips tiles it cannot add, any invalid or unaddable tile is an error.
+    ///
+    /// Every size is checked against the bytes that remain before anything is allocated, and
+    /// each tile is fully validated ([`MeshTile::from_bytes`]), so hostile input yields an
+    /// error, never a panic or a large allocation. Bytes after the last tile are ignored, as
+    /// the demo ignores them.
+    pub fn from_mset_bytes(data: &[u8]) -> Result<NavMesh, DetourError> {
+        if data.len() < SET_HEADER_SIZE {
+            return Err(DetourError::Truncated {
+                what: "navmesh file header",
+                needed: SET_HEADER_SIZE as u64,
+                available: data.len() as u64,
+            });
+        }
+        let magic = i32_at(data, 0);
+        if magic != NAVMESHSET_MAGIC {
+            return Err(DetourError::WrongFileMagic { found: magic });
+        }
+        let version = i32_at(data, 4);
+        if version != NAVMESHSET_VERSION {
+            return Err(DetourError::WrongFileVersion { found: version });
+        }
+        let num_tiles = i32_at(data, 8);
+        let params = NavMeshParams {
+            orig: [f32_at(data, 12), f32_at(data, 16), f32_at(data, 20)],
+            tile_width: f32_at(data, 24),
+            tile_height: f32_at(data, 28),
+            max_tiles: i32_at(data, 32),
+            max_polys: i32_at(data, 36),
+        };
+        let mut mesh = NavMesh::new(params)?;
+        let mut offset = SET_HEADER_SIZE;
+        for index in 0..usize::try_from(num_tiles).unwrap_or(0) {
+            let in_tile = |source: DetourError| DetourError::FileTile {
+                index,
+                offset,
+                source: Box::new(source),
+            };
+            let rest = &data[offset..];
+            if rest.len() < TILE_HEADER_SIZE {
+                return Err(in_tile(DetourError::Truncated {
+                    what: "tile header",
+                    needed: TILE_HEADER_SIZE as u64,
+                    available: rest.len() as u64,
+                }));
+            }
+            let tile_ref = i32_at(rest, 0) as TileRef;
+            let data_size = i32_at(rest, 4);
+            if tile_ref == 0 || data_size == 0 {
+                break;
+            }
+            let size = usize::try_from(data_size).map_err(|_| {
+                in_tile(DetourError::BadCount {
+                    field: "dataSize",
+                    value: data_size.into(),
+                })
+            })?;
+            let body = &rest[TILE_HEADER_SIZE..];
+            let tile_data = body.get(..size).ok_or_else(|| {
+                in_tile(DetourError::Truncated {
+                    what: "tile data",
+                    needed: size as u64,
+                    available: body.len() as u64,
+                })
+            })?;
+            let tile = MeshTile::from_bytes(tile_data).map_err(in_tile)?;
+            mesh.add_tile(tile, tile_ref).map_err(in_tile)?;
+            offset += TILE_HEADER_SIZE + size;
+        }
+        Ok(mesh)
+    }
+}
+
+/// Writes `mesh` to `path` as an "MSET" file, whole or not at all.
+pub fn save_nav_mesh(path: &Path, mesh: &NavMesh) -> Result<(), FileError> {
+    crate::file::write_atomically(path, &mesh.to_mset_bytes())
+}
+
+/// The largest navmesh file [`load_nav_mesh`](super::load_nav_mesh) reads: far above real navmeshes (a 420 m city's
+/// tiles take a few MiB), low enough that a hostile or mistaken file cannot exhaust memory.
+pub const MAX_NAVMESH_FILE_BYTES: u64 = 1 << 30;
+
+/// A navmesh file that could not be read or written, or whose bytes are not a navmesh.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NavMeshFileError {
+    /// Reading or writing the file failed, or it is larger than a navmesh file can be.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The bytes are not a navmesh Detour accepts (or, written, not one the format holds).
+    #[error("{path}: {source}")]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: DetourError,
+    },
+}

@@ -1,0 +1,140 @@
+//! The error of the whole pipeline: each layer's own error ([`FileError`], [`OutOfMemory`],
+//! [`recast::Error`](crate::recast::Error), [`input::Error`](crate::input::Error),
+//! [`DetourError`], [`NavMeshFileError`]) wrapped as it is, and the problems only a bake has
+//! (settings, tiles, merges). Callers (the command line, the viewer) show one clear message.
+
+use std::path::PathBuf;
+
+use crate::detour::{DetourError, NavMeshFileError};
+use crate::file::FileError;
+use crate::memory::OutOfMemory;
+
+/// Everything that can go wrong when loading input or building a navmesh.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NavlabError {
+    /// A file could not be read or written, or is too large for its kind.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A buffer would not fit in memory.
+    #[error(transparent)]
+    OutOfMemory(#[from] OutOfMemory),
+    /// A Recast stage failed.
+    #[error(transparent)]
+    Recast(#[from] crate::recast::Error),
+    /// An input mesh or geometry set is unusable.
+    #[error(transparent)]
+    Input(#[from] crate::input::Error),
+    /// Detour rejected navmesh data or an operation on a navmesh.
+    #[error(transparent)]
+    Detour(#[from] DetourError),
+    /// A navmesh file could not be read or is not a navmesh.
+    #[error(transparent)]
+    NavMeshFile(#[from] NavMeshFileError),
+    /// A settings file (TOML) or a test-case file could not be parsed.
+    #[error("{path}: {message}")]
+    InvalidSettingsFile { path: PathBuf, message: String },
+    /// A `--set NAME=VALUE` override could not be applied.
+    #[error("--set {assignment}: {message}")]
+    InvalidSettingOverride { assignment: String, message: String },
+    /// An output path the run may not write: one of its inputs, a file an input names, or
+    /// another output of the same run.
+    #[error("{flag} {}: {problem}", path.display())]
+    OutputPath {
+        flag: &'static str,
+        path: PathBuf,
+        problem: String,
+    },
+    /// A build setting is out of its valid range.
+    #[error("setting `{name}` = {value}: {reason}")]
+    InvalidSetting {
+        name: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// The voxel grid would be too large to build.
+    #[error(
+        "the voxel grid would be {width} x {height} = {cells} cells, over the limit of {limit}; raise cellSize (now {cell_size})"
+    )]
+    GridTooLarge {
+        width: i64,
+        height: i64,
+        cells: i64,
+        limit: i64,
+        cell_size: f32,
+    },
+    /// The bounds are taller than a span's height bits can hold at this cell height (Recast
+    /// would clamp everything above to the top silently).
+    #[error(
+        "the mesh is {} m tall (y {} to {}), more than {} cells of cellHeight {cell_height} can hold; raise cellHeight to at least {min_cell_height}",
+        round_tenth(*.tall),
+        round_tenth(*.bottom),
+        round_tenth(*.bottom + *.tall),
+        crate::recast::heightfield::SPAN_MAX_HEIGHT
+    )]
+    TooTall {
+        tall: f32,
+        bottom: f32,
+        cell_height: f32,
+        min_cell_height: f32,
+    },
+    /// The build made no polygon; `what` says which stage removed the last walkable geometry.
+    #[error("nothing is walkable: {what}; check {check}")]
+    NothingWalkable { what: String, check: String },
+    /// The tile grid has more tiles than a Detour navmesh can address.
+    #[error(
+        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh can address; {}",
+        match .min_tile_size {
+            Some(size) => format!("use --tile-size {size} or more"),
+            None => "no tile size up to 4096 is enough: raise cellSize".to_string(),
+        }
+    )]
+    TooManyTiles {
+        tiles_x: i64,
+        tiles_y: i64,
+        max_tiles: i64,
+        min_tile_size: Option<i32>,
+    },
+    /// A `--tiles` range that is malformed or does not fit the tile grid.
+    #[error("--tiles {range}: {reason}")]
+    InvalidTileRange { range: String, reason: String },
+    /// Parts given to `navlab merge` that do not make one navmesh.
+    #[error("{0}")]
+    MergeParts(String),
+    /// A build stage failed (Recast's wording is kept in `message` to help searching).
+    #[error("{stage}: {message}")]
+    Stage {
+        stage: &'static str,
+        message: String,
+    },
+}
+
+/// A length in metres for messages, to a tenth.
+fn round_tenth(metres: f32) -> f32 {
+    (metres * 10.0).round() / 10.0
+}
+
+/// Shorthand for the pipeline's results.
+pub type Result<T, E = NavlabError> = std::result::Result<T, E>;
+
+impl NavlabError {
+    /// The buffer that did not fit, however deep in the layers it was refused.
+    pub fn out_of_memory(&self) -> Option<&OutOfMemory> {
+        match self {
+            NavlabError::OutOfMemory(e) => Some(e),
+            NavlabError::Recast(crate::recast::Error::OutOfMemory(e)) => Some(e),
+            NavlabError::Input(crate::input::Error::OutOfMemory(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The file problem (unreadable, too large), however deep in the layers it was met.
+    pub fn file_error(&self) -> Option<&FileError> {
+        match self {
+            NavlabError::File(e) => Some(e),
+            NavlabError::Input(crate::input::Error::File(e)) => Some(e),
+            NavlabError::NavMeshFile(NavMeshFileError::File(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
