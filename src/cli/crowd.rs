@@ -13,11 +13,11 @@ use navlab::detour::query::NavMeshQuery;
 use navlab::detour::query::geometry::vdist_2d;
 use navlab::error::{NavlabError, Result};
 use navlab_app::demo::crowd_profiling::{
-    CrowdSet, CrowdSetSpec, DEFAULT_SEED, PhaseStats, ProfileReport, Untimed,
+    CrowdSet, CrowdSetSpec, DEFAULT_SEED, PhaseStats, ProfileReport,
 };
 use navlab_app::demo::crowd_scenario::{
     AgentSource, DEMO_AGENT_RADIUS, DEMO_MAX_AGENTS, REFERENCE_AGENTS, ScenarioResult,
-    ScenarioSettings, check_random_settings, check_settings, run_scenario_with,
+    ScenarioSettings, Untimed, check_random_settings, check_settings, run_scenario_with,
 };
 use navlab_app::demo::text::{TestFile, TestKind};
 use navlab_app::demo::workloads::generate_path_pairs_seeded;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::demo::crowd_scenario::demo_crowd_of;
+use crate::demo::crowd_scenario::{CrowdStepper, MAX_RANDOM_AGENTS, demo_crowd_of};
 use crate::demo::workloads::{PathPair, generate_path_pairs_seeded};
 use navlab::crowd::agent::CrowdAgentParams;
 use navlab::crowd::crowd::{Crowd, CrowdAgentDebugInfo};
@@ -20,8 +20,6 @@ use navlab::detour::NavMesh;
 use navlab::detour::query::{NavMeshQuery, Status};
 use navlab::memory::{format_bytes, memory_limit};
 
-/// The most random agents a set or scenario takes (memory grows with agents times crowds).
-pub const MAX_RANDOM_AGENTS: usize = 100_000;
 /// The most heap bytes the crowds of a [`CrowdSet`] may take ([`Crowd::heap_bytes`]), less
 /// where the machine has less memory: each crowd has its own search nodes and path buffers
 /// (about 200 KB), so a set of many small crowds is refused before it is made.
@@ -30,22 +28,6 @@ pub const CROWD_SET_MEMORY_BUDGET: u64 = 2_000_000_000;
 pub const DEFAULT_SEED: u32 = 12345;
 /// Search nodes of the query that snaps the random points (as workload P's).
 const PAIR_QUERY_NODES: usize = 2048;
-
-/// How a run makes each update: [`Untimed`] calls [`Crowd::update`]; a [`PhaseStats`]
-/// times it with [`Crowd::update_profiled`] and keeps the figures.
-pub trait CrowdStepper {
-    fn step(&mut self, crowd: &mut Crowd<'_>, dt: f32, debug: Option<&mut CrowdAgentDebugInfo>);
-}
-
-/// Plain updates.
-pub struct Untimed;
-
-impl CrowdStepper for Untimed {
-    #[inline]
-    fn step(&mut self, crowd: &mut Crowd<'_>, dt: f32, debug: Option<&mut CrowdAgentDebugInfo>) {
-        crowd.update(dt, debug);
-    }
-}
 
 /// Per-phase times over a run of updates: sums, and each phase's slowest update.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -5,7 +5,6 @@
 
 use serde::Serialize;
 
-use crate::demo::crowd_profiling::{CrowdStepper, MAX_RANDOM_AGENTS, Untimed};
 use crate::demo::text::{JsonF32, RefJson, TestKind, TestLine, point};
 use crate::demo::workloads::PathPair;
 use navlab::crowd::agent::{
@@ -19,6 +18,25 @@ use navlab::detour::common::Vec3;
 use navlab::detour::query::geometry::vdist_2d;
 use navlab::detour::query::{NavMeshQuery, Status};
 use navlab::memory::format_bytes;
+
+/// The most random agents a set or scenario takes (memory grows with agents times crowds).
+pub const MAX_RANDOM_AGENTS: usize = 100_000;
+
+/// How a run makes each update: [`Untimed`] calls [`Crowd::update`]; the profiler's
+/// `PhaseStats` times it with [`Crowd::update_profiled`] and keeps the figures.
+pub trait CrowdStepper {
+    fn step(&mut self, crowd: &mut Crowd<'_>, dt: f32, debug: Option<&mut CrowdAgentDebugInfo>);
+}
+
+/// Plain updates.
+pub struct Untimed;
+
+impl CrowdStepper for Untimed {
+    #[inline]
+    fn step(&mut self, crowd: &mut Crowd<'_>, dt: f32, debug: Option<&mut CrowdAgentDebugInfo>) {
+        crowd.update(dt, debug);
+    }
+}
 
 /// The demo's agent radius, which also sizes the crowd (`m_agentRadius`).
 pub const DEMO_AGENT_RADIUS: f32 = 0.6;
@@ -557,7 +575,7 @@ pub fn run_scenario(
 }
 
 /// Runs the crowd tool with `settings.agents` agents from `source`, each update made by
-/// `stepper` ([`Untimed`], or a [`PhaseStats`](crate::demo::crowd_profiling::PhaseStats) collecting a profile). Pair agents get a crowd
+/// `stepper` ([`Untimed`], or the profiler's `PhaseStats` collecting a profile). Pair agents get a crowd
 /// of at least [`DEMO_MAX_AGENTS`] slots, more if there are more agents.
 pub fn run_scenario_with<S: CrowdStepper>(
     nav: &NavMesh,

@@ -18,6 +18,7 @@ use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
 use crate::viewer::build::BuildState;
 use crate::viewer::navmesh::{ShownNavMesh, nav_mesh_bounds};
+use crate::viewer::typing::TypingInUi;
 
 /// RecastDemo's background colour.
 const CLEAR_COLOR: Color = Color::srgb(0.3, 0.3, 0.32);
@@ -34,14 +35,6 @@ const PIXELS_PER_NOTCH: f32 = 100.0;
 /// The viewer's one 3D camera.
 #[derive(Component)]
 pub struct MainCamera;
-
-/// Whether a text field of the panels (or a number being typed into a slider's box) has the
-/// keyboard, as of the last egui pass: then the keys are the text's, not the fly keys. egui's
-/// own `wants_keyboard_input` is true while any widget has the focus, and Tab (which also
-/// shows and hides the panels) gives it to the first button until a click elsewhere: W/A/S/D
-/// stopped until the 3D view was clicked.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TypingInUi(pub bool);
 
 pub struct CameraPlugin;
 

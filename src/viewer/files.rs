@@ -7,6 +7,7 @@
 mod browser;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod desktop;
+mod filter;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
 use crate::viewer::build::{BuildRequest, BuildState, LogLevel, ViewerLog};
 use browser::{BrowseMode, Browser, Outcome, list_folder};
+pub use filter::{FileFilter, has_extension};
 
 /// How many recent files to remember.
 const MAX_RECENT: usize = 8;
@@ -101,15 +103,6 @@ fn config_dir() -> Option<PathBuf> {
         .filter(|p| p.is_absolute())
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
         .map(|dir| dir.join("navlab"))
-}
-
-/// Whether `path`'s extension is one of `extensions`, ignoring case; `*` takes any file.
-pub fn has_extension(path: &Path, extensions: &[&str]) -> bool {
-    extensions.contains(&"*")
-        || path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
 /// The folders sample meshes are looked for in, as RecastDemo's `Meshes`: `assets/Meshes` and
@@ -428,13 +421,6 @@ fn switch_to_in_app(failure: &NativeAnswer) {
         )
     };
     shared.log.push(line);
-}
-
-/// The file types a dialog offers.
-#[derive(Clone, Copy)]
-pub struct FileFilter {
-    pub name: &'static str,
-    pub extensions: &'static [&'static str],
 }
 
 /// File → Open's dialog.

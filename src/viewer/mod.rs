@@ -26,7 +26,9 @@ pub mod session;
 mod session_scenarios;
 pub mod test_cases;
 pub mod tools;
+pub mod typing;
 pub mod ui;
+pub mod unsaved;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -193,7 +193,7 @@ impl Plugin for NavMeshPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ShownNavMesh>()
             .init_resource::<NavMeshTasks>()
-            .init_resource::<crate::viewer::quit::UnsavedWork>()
+            .init_resource::<crate::viewer::unsaved::UnsavedWork>()
             .add_message::<NavMeshRequest>()
             .add_systems(Update, (handle_requests, poll_tasks, follow_builds).chain());
     }
@@ -205,7 +205,7 @@ fn handle_requests(
     shown: Res<ShownNavMesh>,
     state: Res<BuildState>,
     mut log: ResMut<ViewerLog>,
-    mut unsaved: ResMut<crate::viewer::quit::UnsavedWork>,
+    mut unsaved: ResMut<crate::viewer::unsaved::UnsavedWork>,
 ) {
     for request in requests.read() {
         match request {

@@ -11,7 +11,7 @@ use bevy::prelude::*;
 
 use crate::viewer::build::{BuildRequest, BuildState, Sample, ViewerLog};
 use crate::viewer::files::{FileDialog, FileFilter};
-use crate::viewer::quit::UnsavedWork;
+use crate::viewer::unsaved::UnsavedWork;
 use navlab::bake::export::{
     ExportOptions, save_gltf, save_obj, solo_detail_by_area, tiled_detail_by_area,
 };
@@ -108,7 +108,7 @@ impl Plugin for SavingPlugin {
 /// Key 9 saves the geometry set, as in RecastDemo.
 fn save_key(
     keys: Res<ButtonInput<KeyCode>>,
-    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
+    typing: Option<Res<crate::viewer::typing::TypingInUi>>,
     mut requests: MessageWriter<SaveRequest>,
 ) {
     if typing.is_some_and(|t| t.0) {

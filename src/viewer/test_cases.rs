@@ -290,7 +290,7 @@ fn listed_test_files(root: &Path) -> Vec<PathBuf> {
 
 fn toggle_window(
     keys: Res<ButtonInput<KeyCode>>,
-    typing: Option<Res<crate::viewer::camera::TypingInUi>>,
+    typing: Option<Res<crate::viewer::typing::TypingInUi>>,
     mut tests: ResMut<TestCases>,
 ) {
     if typing.is_some_and(|t| t.0) {

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::viewer::build::{BuildRequest, BuildState, BuildStatus, LogLevel, Sample, ViewerLog};
-use crate::viewer::camera::{MainCamera, TypingInUi};
+use crate::viewer::camera::MainCamera;
 use crate::viewer::draw::{CullBackFaces, DrawMode, DrawStats, WatershedView};
 use crate::viewer::files::{self, OpenDialog, RecentFiles, SampleMeshes};
 use crate::viewer::navmesh::{NavMeshRequest, ShownNavMesh};
@@ -18,6 +18,7 @@ use crate::viewer::quit::QuitRequest;
 use crate::viewer::saving::{MeshExportOptions, MeshFormat, SaveRequest};
 use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::{ToolOutput, Tools, tool_context};
+use crate::viewer::typing::TypingInUi;
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::Stage;
 use navlab::bake::validate::{BuildShape, Severity, settings_report};

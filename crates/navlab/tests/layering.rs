@@ -142,17 +142,22 @@ fn is_test_only(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
-/// A path as written, and whether it was a `pub use` (a re-export).
+/// A path as written, the inline modules (`mod name { … }`) it was written in, and whether it
+/// was a `pub use` (a re-export).
 struct Reference {
     segments: Vec<String>,
+    inline: Vec<String>,
     reexport: bool,
 }
 
 /// Collects the paths a file's non-test items name, and its imports (name → path).
 #[derive(Default)]
 struct Collector {
+    /// The inline modules the visit is in.
+    inline: Vec<String>,
     references: Vec<Reference>,
-    imports: BTreeMap<String, Vec<String>>,
+    /// (inline modules, name) → path, as `use` brought the name into that scope.
+    imports: BTreeMap<(Vec<String>, String), Vec<String>>,
     /// `pub use` leaves: exported name → path.
     exports: Vec<(String, Vec<String>)>,
 }
@@ -174,6 +179,7 @@ impl Collector {
             ),
             syn::UseTree::Glob(_) => self.references.push(Reference {
                 segments: prefix.clone(),
+                inline: self.inline.clone(),
                 reexport: public,
             }),
             syn::UseTree::Group(g) => {
@@ -201,9 +207,11 @@ impl Collector {
         if public {
             self.exports.push((alias.clone(), segments.clone()));
         }
-        self.imports.insert(alias, segments.clone());
+        self.imports
+            .insert((self.inline.clone(), alias), segments.clone());
         self.references.push(Reference {
             segments,
+            inline: self.inline.clone(),
             reexport: public,
         });
     }
@@ -231,6 +239,14 @@ impl<'ast> Visit<'ast> for Collector {
             self.use_tree(&mut Vec::new(), &u.tree, public);
             return;
         }
+        if let syn::Item::Mod(m) = item
+            && m.content.is_some()
+        {
+            self.inline.push(m.ident.to_string());
+            syn::visit::visit_item(self, item);
+            self.inline.pop();
+            return;
+        }
         syn::visit::visit_item(self, item);
     }
 
@@ -238,6 +254,7 @@ impl<'ast> Visit<'ast> for Collector {
         if path.segments.len() > 1 {
             self.references.push(Reference {
                 segments: path.segments.iter().map(|s| s.ident.to_string()).collect(),
+                inline: self.inline.clone(),
                 reexport: false,
             });
         }
@@ -277,8 +294,9 @@ impl Crate {
 
     /// `segments` as written in `file`, made absolute; `None` for paths into other crates
     /// (including those of the standard library) and local names.
-    fn absolute(&self, file: usize, segments: &[String]) -> Option<Vec<String>> {
+    fn absolute(&self, file: usize, inline: &[String], segments: &[String]) -> Option<Vec<String>> {
         let mut module = self.files[file].module.clone();
+        module.extend_from_slice(inline);
         let mut rest = segments;
         match rest.first().map(String::as_str) {
             Some("crate") => {
@@ -297,13 +315,14 @@ impl Crate {
                 child.push(first.to_string());
                 if !self.by_module.contains_key(&child) {
                     // A name this file imported (`use crate::detour; … detour::NavMesh`).
-                    let imported = self.collected[file].imports.get(first)?;
+                    let key = (inline.to_vec(), first.to_string());
+                    let imported = self.collected[file].imports.get(&key)?;
                     let mut full = imported.clone();
                     full.extend_from_slice(&rest[1..]);
                     if full.first().is_some_and(|s| s == first) && full.len() == rest.len() {
                         return None;
                     }
-                    return self.absolute(file, &full);
+                    return self.absolute(file, inline, &full);
                 }
             }
             None => return None,
@@ -323,7 +342,7 @@ impl Crate {
         {
             for (name, target) in &self.collected[file].exports {
                 if name == item
-                    && let Some(target) = self.absolute(file, target)
+                    && let Some(target) = self.absolute(file, &[], target)
                     && let Some(found) = self.defining_file(&target, depth + 1)
                 {
                     return Some(found);
@@ -342,7 +361,7 @@ impl Crate {
             }
             let uses: &mut BTreeSet<usize> = edges.entry(i).or_default();
             for reference in &self.collected[i].references {
-                let Some(path) = self.absolute(i, &reference.segments) else {
+                let Some(path) = self.absolute(i, &reference.inline, &reference.segments) else {
                     continue;
                 };
                 // A module's re-export of its own descendants is its shape, not a use.
@@ -515,4 +534,21 @@ fn the_checker_finds_a_circle_and_a_use_against_the_layers() {
     assert_eq!(found.len(), 2, "{found:?}");
     assert!(found[0].contains("low::a ↔ low::b"), "{found:?}");
     assert!(found[1].starts_with("low::b uses high"), "{found:?}");
+}
+
+#[test]
+fn the_checker_sees_the_librarys_known_uses() {
+    let krate = Crate::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let edges = krate.edges();
+    let uses = |from: &str, to: &str| {
+        edges.iter().any(|(&f, targets)| {
+            krate.name(f) == from && targets.iter().any(|&t| krate.name(t) == to)
+        })
+    };
+    // A `use` of a sibling, a path written in code, and an item a parent re-exports.
+    assert!(uses("bake::tiled", "bake::solo"));
+    assert!(uses("recast::rasterize", "memory"));
+    assert!(uses("crowd::crowd", "detour::nav_mesh"));
+    let count: usize = edges.values().map(BTreeSet::len).sum();
+    assert!(count > 200, "only {count} uses found");
 }

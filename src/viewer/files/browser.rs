@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use bevy_egui::egui;
 
-use super::{FileFilter, has_extension};
+use super::filter::{FileFilter, has_extension};
 
 /// Whether the browser picks an existing file or names one to save.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::viewer::picking::Hit;
 use navlab::bake::authoring::{
     VolumeShape, check_new_point, convex_hull_xz, volume_from_points, volume_to_delete,

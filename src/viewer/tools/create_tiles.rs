@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::viewer::build::{BuildRequest, BuildState, Sample, TileEdit, TileReport};
 use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;

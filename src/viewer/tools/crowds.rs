@@ -18,7 +18,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 use rayon::prelude::*;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::demo::crowd_profiling::{DEFAULT_SEED, spawn_pairs};
 use crate::demo::crowd_scenario::demo_crowd_sized;
 use crate::demo::workloads::generate_path_pairs_seeded;
@@ -69,7 +69,7 @@ impl Plugin for CrowdToolPlugin {
         }
         app.register_tool(tool);
         if preset.is_some() {
-            let mut tools = app.world_mut().resource_mut::<super::Tools>();
+            let mut tools = app.world_mut().resource_mut::<super::framework::Tools>();
             tools.active = tools.tools.len() - 1;
         }
     }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;
 use navlab::bake::temp_obstacles::{TempObstaclesBuild, raw_layer_size};

@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::viewer::picking::Hit;
 use navlab::bake::sample_areas::{area, flags};
 use navlab::input::geomset::OffMeshConnection;

@@ -9,7 +9,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::demo::tester::POLY_PICK_EXT;
 use crate::viewer::picking::Hit;
 use navlab::bake::prune::{Reachable, disable_unreachable};

@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::viewer::build::{BuildRequest, BuildState, ObstacleEdit, Sample};
 use crate::viewer::picking::Hit;
 use navlab::tile_cache::obstacles::ObstacleState;

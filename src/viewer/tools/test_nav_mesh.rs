@@ -10,7 +10,7 @@ use std::time::Instant;
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use super::{QueryNodes, Tool, ToolAppExt, ToolContext, ToolOutput};
+use super::framework::{QueryNodes, Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::demo::tester::{MAX_POLYS, MAX_SMOOTH, POLY_PICK_EXT, QUERY_NODES};
 use crate::demo::tester::{clamped_end, demo_query_shape, straight_path};
 use crate::viewer::draw::parse_label;
