@@ -31,6 +31,9 @@ pub enum NavlabError {
     /// A navmesh file could not be read or is not a navmesh.
     #[error(transparent)]
     NavMeshFile(#[from] NavMeshFileError),
+    /// A navmesh query failed (`DT_FAILURE` with its detail bits).
+    #[error("the navmesh query failed with status {0}")]
+    Query(#[from] crate::detour::query::Status),
     /// A settings file (TOML) or a test-case file could not be parsed.
     #[error("{path}: {message}")]
     InvalidSettingsFile { path: PathBuf, message: String },

@@ -73,6 +73,26 @@ impl Status {
         Status(self.0 & Status::DETAIL_MASK)
     }
 
+    /// The status as a `Result`: `Err` when the query failed, so that `?` hands the failure
+    /// on (a success keeps its detail bits, such as `PARTIAL_RESULT`, in the `Ok`).
+    ///
+    /// ```
+    /// use navlab::detour::query::Status;
+    /// fn run(status: Status) -> Result<Status, Status> {
+    ///     let done = status.ok()?;
+    ///     Ok(done)
+    /// }
+    /// assert!(run(Status::SUCCESS).is_ok());
+    /// assert_eq!(run(Status::FAILURE | Status::INVALID_PARAM), Err(Status::FAILURE | Status::INVALID_PARAM));
+    /// ```
+    pub fn ok(self) -> Result<Status, Status> {
+        if self.is_failure() {
+            Err(self)
+        } else {
+            Ok(self)
+        }
+    }
+
     /// `FAILURE | INVALID_PARAM`, the answer to bad input.
     pub(crate) const fn invalid_param() -> Status {
         Status(Status::FAILURE.0 | Status::INVALID_PARAM.0)
@@ -104,6 +124,9 @@ impl fmt::Display for Status {
         write!(f, "{:#010x}", self.0)
     }
 }
+
+/// A failed status is an error: `?` turns it into a `Box<dyn Error>` or the pipeline's error.
+impl std::error::Error for Status {}
 
 impl fmt::Debug for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
