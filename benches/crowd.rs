@@ -4,10 +4,9 @@
 //! The instruction counts for comparing with C++ come from callgrind over `navlab crowd`; this
 //! measures wall time.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-#[path = "../tests/query_common/mod.rs"]
-mod query_common;
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support::queries as query_common;
 
 use std::time::Duration;
 

@@ -2,10 +2,10 @@
 //! reference data): `dtCreateNavMeshData` alone, creation plus `dtNavMesh::init`/`addTile`,
 //! and loading a tiled "MSET" file (66 tiles added and linked).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-#[path = "../tests/detour_common/mod.rs"]
-mod detour_common;
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support as common;
+use support::detour as detour_common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use navlab::bake::sample_areas::{apply_area_flags, sample_area_flags};

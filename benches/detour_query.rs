@@ -3,10 +3,9 @@
 //! made of. Instruction counts for comparing with C++ come from callgrind over
 //! `examples/query_workloads.rs`; this measures wall time.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-#[path = "../tests/query_common/mod.rs"]
-mod query_common;
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support::queries as query_common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use navlab::detour::query::{NavMeshQuery, QueryFilter, StraightPathPoint};

@@ -1,8 +1,9 @@
 //! Mesh raycasts (RecastDemo's mouse picking) through the partitioned mesh against testing every
 //! triangle, on the reference meshes; and the cost of building the tree.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
+use support as common;
 
 use std::hint::black_box;
 

@@ -2,7 +2,8 @@
 //! `navlab bake` gives the right result or a clear error, never an abort or a silently different
 //! navmesh. The inputs are generated here; `files` covers the readers and the command line,
 //! `builds` the build pipeline, `commands` the crowd, test and tile-cache commands' limits.
-mod common;
+mod support;
+use support as common;
 
 #[path = "hostile_input/builds.rs"]
 mod builds;

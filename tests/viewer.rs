@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+mod support;
+use support as common;
 
 fn required() -> bool {
     std::env::var_os("NAVLAB_REQUIRE_VIEWER").is_some_and(|v| v == "1")

@@ -1,0 +1,13 @@
+//! The `navlab` command line (bake, merge, test, crowd and tilecache, run as a user runs them)
+//! and the repository as a reader meets it (every cited file exists).
+//! One test binary of several modules (one per former binary), so the suite links fewer
+//! executables; `support` is the helpers every binary shares.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bake_split;
+mod cited_files;
+mod cli;
+mod cli_test;
+mod tilecache_cli;
