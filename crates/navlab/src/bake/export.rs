@@ -384,6 +384,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "gltf")]
     fn base64_encodes_with_padding() {
         assert_eq!(encode_base64(b"Man"), "TWFu");
         assert_eq!(encode_base64(b"Ma"), "TWE=");
@@ -405,6 +406,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "gltf")]
     fn glb_chunks_are_padded_to_four_bytes() {
         let glb = pack_glb(&json!({"a": 1}), &[1, 2, 3, 4, 5]).unwrap();
         assert_eq!(glb.len() % 4, 0);

@@ -554,6 +554,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "toml")]
     fn overrides_take_settings_file_names_and_values() {
         let mut settings = BuildSettings::default();
         for assignment in [
@@ -613,6 +614,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "toml")]
     fn setting_names_are_the_serialised_keys() {
         let text = BuildSettings::default().to_toml_string();
         let keys: Vec<&str> = text
@@ -636,6 +638,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "toml")]
     fn toml_round_trips() {
         let dir = std::env::temp_dir().join(format!("navlab-config-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
