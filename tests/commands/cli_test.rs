@@ -62,6 +62,41 @@ fn test_cases_equal_cpp_on_both_samples() {
     std::fs::remove_dir_all(out).unwrap();
 }
 
+/// Detour's `DT_PARTIAL_RESULT` status bit: the path ends at the polygon nearest the goal.
+const PARTIAL_RESULT: u32 = 0x40;
+
+#[test]
+fn sample_test_cases_run_and_find_full_paths() {
+    let cases_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/TestCases");
+    let out = temp_dir("samples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&cases_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    for file in files {
+        let ours = run_json(&[&file], &[], &out);
+        let results = ours["results"].as_array().unwrap();
+        let found = |r: &Value| r["pathCount"].as_u64().is_some_and(|n| n > 0);
+        assert!(results.iter().any(found), "{}: no path", file.display());
+        // Files with `pf` lines must reach at least one goal; raycast files have none.
+        let paths: Vec<&Value> = results.iter().filter(|r| r["type"] == "pf").collect();
+        let full = |r: &&Value| {
+            let status = r["findPathStatus"].as_str().unwrap_or("0x0");
+            let status = u32::from_str_radix(status.trim_start_matches("0x"), 16).unwrap();
+            found(r) && status & PARTIAL_RESULT == 0
+        };
+        assert!(
+            paths.is_empty() || paths.iter().any(full),
+            "{}: every path is partial",
+            file.display()
+        );
+    }
+    std::fs::remove_dir_all(out).unwrap();
+}
+
 #[test]
 fn authoring_paths_cross_off_mesh_links_as_in_cpp() {
     let Some(dir) = common::reference_dir() else {

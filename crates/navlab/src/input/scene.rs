@@ -1,6 +1,7 @@
 //! Generated scenes: the viewer's built-in scene (so Navlab ships no third-party assets), a
-//! large city grid for benchmarks, and the hostile shapes the robustness tests and memory
-//! measurements use (a stack of floors, random triangle soups).
+//! large city grid for benchmarks, the hostile shapes the robustness tests and memory
+//! measurements use (a stack of floors, random triangle soups), and the sample levels' rolling
+//! terrain and spiral ramp (`examples/write_scene.rs` writes them all to `assets/Meshes/`).
 //!
 //! It is laid out so that every stage and filter has something to show with RecastDemo's default
 //! settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
@@ -100,6 +101,54 @@ pub fn garage(floors: usize, width: f32, spacing: f32) -> TriMesh {
         tris.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
     }
     TriMesh::from_parts(verts, tris).expect("the generated garage is valid")
+}
+
+/// Rolling ground `size` metres square, a height field of `cells` × `cells` squares (two triangles
+/// each): sums of sines for the gentle slopes, and eight round hills with walkable tops whose flanks
+/// are mostly steeper than RecastDemo's 45° walkable slope, so the slope filter cuts obstacles and
+/// unreachable islands out of open ground. Slopes keep their angles at any `size`.
+pub fn terrain(size: f32, cells: usize) -> TriMesh {
+    use std::f32::consts::TAU;
+    let scale = size / 100.0;
+    let height = |x: f32, z: f32| {
+        let (x, z) = (x / scale, z / scale);
+        let rolling = 3.0 * (TAU * x / 60.0).sin()
+            + 2.5 * (TAU * z / 45.0).cos()
+            + 1.5 * (TAU * (x + z) / 35.0).sin();
+        let hills = ((TAU * x / 50.0).sin() * (TAU * z / 50.0).sin()).max(0.0);
+        (rolling + 10.0 * hills.powi(3)) * scale
+    };
+    let step = size / cells as f32;
+    let row = cells + 1;
+    let mut verts = Vec::with_capacity(row * row * 3);
+    for i in 0..row {
+        for j in 0..row {
+            let (x, z) = (i as f32 * step, j as f32 * step);
+            verts.extend_from_slice(&[x, height(x, z), z]);
+        }
+    }
+    let mut tris = Vec::with_capacity(cells * cells * 6);
+    for i in 0..cells {
+        for j in 0..cells {
+            let at = |i: usize, j: usize| (i * row + j) as i32;
+            let [a, b, c, d] = [at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)];
+            // Wound so the normals point up.
+            tris.extend_from_slice(&[a, d, c, a, c, b]);
+        }
+    }
+    TriMesh::from_parts(verts, tris).expect("the generated terrain is valid")
+}
+
+/// A ramp winding `turns` times around a central column, rising `rise_per_turn` metres a turn,
+/// from a flat floor to a landing level with the column's top (a quarter turn further on). The
+/// turns stack over each other and the floor, so one connected walkable surface overlaps itself:
+/// the case where Recast's watershed regions wind round and overlap. A rise of 4 m a turn leaves
+/// 3.5 m of headroom between turns (2.7 m under the landing) and 18° at the ramp's steepest,
+/// inner, edge.
+pub fn spiral_ramp(turns: usize, rise_per_turn: f32) -> TriMesh {
+    let mut scene = SceneBuilder::default();
+    scene.spiral_ramp(turns, rise_per_turn);
+    TriMesh::from_parts(scene.verts, scene.tris).expect("the generated ramp is valid")
 }
 
 /// `triangles` triangles with corners drawn uniformly in the cube `0..extent` on every axis,
@@ -252,6 +301,35 @@ impl SceneBuilder {
         self.prism(&landing, top - 0.2, &[top; 4]);
     }
 
+    /// [`spiral_ramp`]'s solids: the floor, the column, the ramp as 0.3 m thick segments (flat
+    /// underneath) and a flat landing, all centred on the origin; the ramp starts at +x.
+    fn spiral_ramp(&mut self, turns: usize, rise_per_turn: f32) {
+        const INNER: f32 = 2.0;
+        const OUTER: f32 = 8.0;
+        const SEGMENTS_PER_TURN: usize = 32;
+        const THICKNESS: f32 = 0.3;
+        let segment_angle = std::f32::consts::TAU / SEGMENTS_PER_TURN as f32;
+        let segment_rise = rise_per_turn / SEGMENTS_PER_TURN as f32;
+        let at = |radius: f32, angle: f32| [radius * angle.cos(), radius * angle.sin()];
+        let floor = OUTER + 6.0;
+        self.cuboid([-floor, -0.5, -floor], [floor, 0.0, floor]);
+        let top = rise_per_turn * turns as f32;
+        let column: Vec<[f32; 2]> = (0..SEGMENTS_PER_TURN)
+            .map(|i| at(INNER, i as f32 * segment_angle))
+            .collect();
+        self.prism(&column, -0.5, &[top; SEGMENTS_PER_TURN]);
+        let ramp_segments = turns * SEGMENTS_PER_TURN;
+        let landing_segments = SEGMENTS_PER_TURN / 4;
+        for segment in 0..ramp_segments + landing_segments {
+            let a0 = segment as f32 * segment_angle;
+            let a1 = a0 + segment_angle;
+            let [h0, h1] =
+                [segment, segment + 1].map(|s| segment_rise * s.min(ramp_segments) as f32);
+            let footprint = [at(INNER, a0), at(OUTER, a0), at(OUTER, a1), at(INNER, a1)];
+            self.prism(&footprint, h0 - THICKNESS, &[h0, h0, h1, h1]);
+        }
+    }
+
     fn cuboid(&mut self, min: [f32; 3], max: [f32; 3]) {
         let footprint = [
             [min[0], min[2]],
@@ -388,5 +466,50 @@ mod tests {
             .filter(|n| (n[1] - ramp_slope).abs() < 1e-4)
             .count();
         assert_eq!(ramp, 2);
+    }
+
+    #[test]
+    fn terrain_is_repeatable_bounded_and_part_too_steep() {
+        let mesh = terrain(100.0, 100);
+        let again = terrain(100.0, 100);
+        assert_eq!((&mesh.verts, &mesh.tris), (&again.verts, &again.tris));
+        assert_eq!(mesh.tri_count(), 2 * 100 * 100);
+        let (bmin, bmax) = mesh.bounds();
+        assert_eq!(
+            [bmin[0], bmin[2], bmax[0], bmax[2]],
+            [0.0, 0.0, 100.0, 100.0]
+        );
+        assert!(bmin[1] > -10.0 && bmax[1] < 20.0, "{bmin:?} {bmax:?}");
+        let walkable_cos = 45f32.to_radians().cos();
+        let steep = mesh
+            .normals
+            .chunks_exact(3)
+            .filter(|n| n[1] <= walkable_cos)
+            .count();
+        assert!(mesh.normals.chunks_exact(3).all(|n| n[1] > 0.0));
+        let share = steep as f32 / mesh.tri_count() as f32;
+        assert!(
+            (0.05..0.3).contains(&share),
+            "{share} of the ground too steep"
+        );
+    }
+
+    #[test]
+    fn spiral_ramp_is_repeatable_bounded_and_walkable_on_top() {
+        let mesh = spiral_ramp(3, 4.0);
+        let again = spiral_ramp(3, 4.0);
+        assert_eq!((&mesh.verts, &mesh.tris), (&again.verts, &again.tris));
+        assert!(mesh.tri_count() > 1000, "{} triangles", mesh.tri_count());
+        let (bmin, bmax) = mesh.bounds();
+        assert_eq!(bmin, [-14.0, -0.5, -14.0]);
+        assert_eq!(bmax, [14.0, 12.0, 14.0]);
+        // Every face is a floor, a wall or an underside: nothing in between, so all of the
+        // ramp is walkable.
+        let walkable_cos = 45f32.to_radians().cos();
+        assert!(
+            mesh.normals
+                .chunks_exact(3)
+                .all(|n| n[1] > walkable_cos || n[1].abs() < 1e-4 || n[1] < -walkable_cos)
+        );
     }
 }
