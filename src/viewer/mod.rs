@@ -189,7 +189,7 @@ pub fn run(options: ViewerOptions) -> navlab::Result<()> {
         Some(path) => match SceneData::load(path.clone()) {
             Ok(scene) => scene,
             // A screenshot of the wrong scene would mislead: fail instead.
-            Err(err) if options.screenshot.is_some() => return Err(err.into()),
+            Err(err) if options.screenshot.is_some() => return Err(err),
             Err(err) => {
                 startup_error = Some(format!("Could not open {err}"));
                 SceneData::default_scene()

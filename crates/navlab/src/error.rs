@@ -36,23 +36,39 @@ pub enum NavlabError {
     Query(#[from] crate::detour::query::Status),
     /// A settings file (TOML) or a test-case file could not be parsed.
     #[error("{path}: {message}")]
-    InvalidSettingsFile { path: PathBuf, message: String },
+    InvalidSettingsFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line where there is one.
+        message: String,
+    },
     /// A `--set NAME=VALUE` override could not be applied.
     #[error("--set {assignment}: {message}")]
-    InvalidSettingOverride { assignment: String, message: String },
+    InvalidSettingOverride {
+        /// The `NAME=VALUE` as given (shortened).
+        assignment: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// An output path the run may not write: one of its inputs, a file an input names, or
     /// another output of the same run.
     #[error("{flag} {}: {problem}", path.display())]
     OutputPath {
+        /// The flag that named the output (`-o`, `--json`, …).
         flag: &'static str,
+        /// The output path.
         path: PathBuf,
+        /// Why it may not be written.
         problem: String,
     },
     /// A build setting is out of its valid range.
     #[error("setting `{name}` = {value}: {reason}")]
     InvalidSetting {
+        /// The setting's name, as RecastDemo and settings files spell it.
         name: &'static str,
+        /// Its value, as given.
         value: String,
+        /// Its valid range, or why it is refused.
         reason: String,
     },
     /// The voxel grid would be too large to build.
@@ -60,10 +76,15 @@ pub enum NavlabError {
         "the voxel grid would be {width} x {height} = {cells} cells, over the limit of {limit}; raise cellSize (now {cell_size})"
     )]
     GridTooLarge {
+        /// Cells along x.
         width: i64,
+        /// Cells along z.
         height: i64,
+        /// Cells in all.
         cells: i64,
+        /// The most cells a build may have (`maxGridCells`).
         limit: i64,
+        /// The cell size, world units.
         cell_size: f32,
     },
     /// The bounds are taller than a span's height bits can hold at this cell height (Recast
@@ -76,14 +97,23 @@ pub enum NavlabError {
         crate::recast::heightfield::SPAN_MAX_HEIGHT
     )]
     TooTall {
+        /// Height of the bounds, world units.
         tall: f32,
+        /// Lowest y of the bounds.
         bottom: f32,
+        /// The cell height, world units.
         cell_height: f32,
+        /// The smallest cell height that holds the bounds.
         min_cell_height: f32,
     },
     /// The build made no polygon; `what` says which stage removed the last walkable geometry.
     #[error("nothing is walkable: {what}; check {check}")]
-    NothingWalkable { what: String, check: String },
+    NothingWalkable {
+        /// Which stage removed the last walkable geometry.
+        what: String,
+        /// The settings to look at.
+        check: String,
+    },
     /// The tile grid has more tiles than a Detour navmesh can address.
     #[error(
         "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh can address; {}",
@@ -93,21 +123,32 @@ pub enum NavlabError {
         }
     )]
     TooManyTiles {
+        /// Tiles along x.
         tiles_x: i64,
+        /// Tiles along z.
         tiles_y: i64,
+        /// The most tiles a navmesh can address.
         max_tiles: i64,
+        /// The smallest tile size that fits, if any does.
         min_tile_size: Option<i32>,
     },
     /// A `--tiles` range that is malformed or does not fit the tile grid.
     #[error("--tiles {range}: {reason}")]
-    InvalidTileRange { range: String, reason: String },
+    InvalidTileRange {
+        /// The range as given.
+        range: String,
+        /// Why it is refused.
+        reason: String,
+    },
     /// Parts given to `navlab merge` that do not make one navmesh.
     #[error("{0}")]
     MergeParts(String),
     /// A build stage failed (Recast's wording is kept in `message` to help searching).
     #[error("{stage}: {message}")]
     Stage {
+        /// The stage, by Recast's function name.
         stage: &'static str,
+        /// What went wrong, in Recast's words where it has them.
         message: String,
     },
 }

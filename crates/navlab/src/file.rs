@@ -13,8 +13,10 @@ pub enum FileError {
     /// Reading or writing failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
         #[source]
+        /// What the system said.
         source: std::io::Error,
     },
     /// More bytes than Navlab reads for this kind of file, so that a wrong file, a pipe or a
@@ -22,8 +24,11 @@ pub enum FileError {
     /// regular file.
     #[error("{path}: {}, over the limit of {limit} bytes", describe_size(.size, *.limit))]
     TooLarge {
+        /// The file.
         path: PathBuf,
+        /// Its size, when it is a regular file.
         size: Option<u64>,
+        /// The most bytes read for its kind.
         limit: u64,
     },
 }

@@ -23,6 +23,8 @@
 //! for the same input and settings the output equals C++ Recast's and Detour's, array for array
 //! and byte for byte.
 
+#![warn(missing_docs)]
+
 /// The README's library snippet, run as a doctest so that it stays true.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 pub struct OutOfMemory {
     /// The buffer, in words ("the heightfield's span pool").
     pub what: String,
+    /// Bytes it would need.
     pub bytes: u64,
+    /// The machine's memory when that was the reason, `None` when the allocator refused.
     pub limit: Option<u64>,
 }
 

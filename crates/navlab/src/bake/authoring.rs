@@ -24,6 +24,7 @@ pub struct VolumeShape {
     pub descent: f32,
     /// Outward offset of the outline; 0.01 or less keeps the hull as clicked ("Poly Offset").
     pub offset: f32,
+    /// Area id the volume marks.
     pub area: u8,
 }
 
@@ -115,21 +116,33 @@ pub fn volume_to_delete(volumes: &[ConvexVolume], p: [f32; 3]) -> Option<usize> 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ShapeError {
     #[error("a convex volume holds at most {MAX_CONVEX_VOLUME_VERTS} points; close the shape")]
+    /// More points than a volume holds.
     TooManyPoints,
     #[error("the point ({0}, {1}, {2}) is not a finite position")]
+    /// A point that is NaN or infinite (the point).
     NotFinite(f32, f32, f32),
     #[error("that point is already in the shape (seen from above); click elsewhere")]
+    /// A point already in the shape.
     DuplicatePoint,
     #[error("a convex volume needs at least three points")]
+    /// Fewer than three points.
     TooFewPoints,
     #[error("the points lie on one line seen from above; a volume needs an area")]
+    /// Every point on one line.
     Collinear,
     #[error(
         "Poly Offset {offset} gives the shape {corners} corners, more than the \
          {MAX_CONVEX_VOLUME_VERTS} a volume holds; use fewer points or a smaller offset"
     )]
-    OffsetTooManyCorners { offset: f32, corners: usize },
+    /// The offset outline has more corners than a volume holds.
+    OffsetTooManyCorners {
+        /// The Poly Offset.
+        offset: f32,
+        /// Corners it gives.
+        corners: usize,
+    },
     #[error("Shape Height, Shape Descent and Poly Offset must be finite, the height above zero")]
+    /// A height, descent or offset that is not usable.
     BadShape,
 }
 
@@ -216,7 +229,9 @@ pub fn volume_from_points(
 pub struct LooseLink {
     /// Its index in the geometry set.
     pub index: usize,
+    /// Whether the start lies on the navmesh.
     pub start_joined: bool,
+    /// Whether the end lies on the navmesh.
     pub end_joined: bool,
     /// The end lies beyond the tiles next to the start's, where Detour never looks.
     pub end_beyond_neighbour_tiles: bool,

@@ -24,8 +24,11 @@ pub struct BuildProgress {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TilePhase {
     #[default]
+    /// The tiles of a tiled build.
     Tiles,
+    /// Rasterizing each tile's layers into the cache.
     CacheLayers,
+    /// Building each stored layer's navmesh tile.
     NavMeshTiles,
 }
 
@@ -51,6 +54,7 @@ pub struct ProgressView {
     pub step: Option<(usize, usize)>,
     /// Tiles done of total, when the work is tiled.
     pub tiles: Option<(usize, usize)>,
+    /// Which tiles the count is of.
     pub tile_phase: TilePhase,
 }
 
@@ -80,6 +84,7 @@ impl BuildProgress {
         self.tiles_total.store(total, Ordering::Relaxed);
     }
 
+    /// What a progress bar should show now.
     pub fn view(&self) -> ProgressView {
         let stage = self.stage.load(Ordering::Relaxed).checked_sub(1);
         let (first, count) = (

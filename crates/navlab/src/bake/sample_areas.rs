@@ -5,21 +5,33 @@ use crate::recast::WALKABLE_AREA;
 
 /// RecastDemo's area ids (`SamplePolyAreas`).
 pub mod area {
+    /// Walkable ground (`SAMPLE_POLYAREA_GROUND`).
     pub const GROUND: u8 = 0;
+    /// Water (`SAMPLE_POLYAREA_WATER`).
     pub const WATER: u8 = 1;
+    /// Road (`SAMPLE_POLYAREA_ROAD`).
     pub const ROAD: u8 = 2;
+    /// A door (`SAMPLE_POLYAREA_DOOR`).
     pub const DOOR: u8 = 3;
+    /// Grass (`SAMPLE_POLYAREA_GRASS`).
     pub const GRASS: u8 = 4;
+    /// An off-mesh jump (`SAMPLE_POLYAREA_JUMP`).
     pub const JUMP: u8 = 5;
 }
 
 /// RecastDemo's polygon ability flags (`SamplePolyFlags`).
 pub mod flags {
+    /// Walkable on foot (`SAMPLE_POLYFLAGS_WALK`).
     pub const WALK: u16 = 0x01;
+    /// Swimmable (`SAMPLE_POLYFLAGS_SWIM`).
     pub const SWIM: u16 = 0x02;
+    /// Passable through a door (`SAMPLE_POLYFLAGS_DOOR`).
     pub const DOOR: u16 = 0x04;
+    /// Jumpable (`SAMPLE_POLYFLAGS_JUMP`).
     pub const JUMP: u16 = 0x08;
+    /// Disabled, excluded by the tester's filter (`SAMPLE_POLYFLAGS_DISABLED`).
     pub const DISABLED: u16 = 0x10;
+    /// Every ability (`SAMPLE_POLYFLAGS_ALL`).
     pub const ALL: u16 = 0xffff;
 }
 

@@ -49,22 +49,39 @@ pub const SETTING_NAMES: [&str; 19] = [
     serde(rename_all = "camelCase", default, deny_unknown_fields)
 )]
 pub struct BuildSettings {
+    /// Voxel size on xz, world units (`cellSize`).
     pub cell_size: f32,
+    /// Voxel height, world units (`cellHeight`).
     pub cell_height: f32,
+    /// Agent height, world units (`agentHeight`).
     pub agent_height: f32,
+    /// Agent radius, world units (`agentRadius`).
     pub agent_radius: f32,
+    /// Highest step the agent climbs, world units (`agentMaxClimb`).
     pub agent_max_climb: f32,
+    /// Steepest walkable slope, degrees (`agentMaxSlope`).
     pub agent_max_slope: f32,
+    /// Smallest region kept, cells along a side (`regionMinSize`).
     pub region_min_size: f32,
+    /// Regions smaller than this merge, cells along a side (`regionMergeSize`).
     pub region_merge_size: f32,
+    /// Longest contour edge, world units (`edgeMaxLen`).
     pub edge_max_len: f32,
+    /// Largest contour simplification error, cells (`edgeMaxError`).
     pub edge_max_error: f32,
+    /// Most vertices per polygon (`vertsPerPoly`).
     pub verts_per_poly: f32,
+    /// Detail sampling distance, cells (`detailSampleDist`).
     pub detail_sample_dist: f32,
+    /// Largest detail height error, cell heights (`detailSampleMaxError`).
     pub detail_sample_max_error: f32,
+    /// Let agents step over low obstacles (`rcFilterLowHangingWalkableObstacles`).
     pub filter_low_hanging_obstacles: bool,
+    /// Drop spans at ledges (`rcFilterLedgeSpans`).
     pub filter_ledge_spans: bool,
+    /// Drop spans without headroom (`rcFilterWalkableLowHeightSpans`).
     pub filter_walkable_low_height_spans: bool,
+    /// How the walkable area is cut into regions (`partitionType`).
     pub partition_type: PartitionType,
     /// Drop the poly mesh's degenerate polygons (no area on the xz-plane, or a vertex position
     /// visited twice) before the detail mesh and Detour. Off by default: C++ Recast keeps them

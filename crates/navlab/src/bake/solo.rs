@@ -64,15 +64,25 @@ use crate::{
 /// The build stages in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Stage {
+    /// Rasterizing the triangles into the heightfield.
     Rasterize,
+    /// The span filters.
     Filter,
+    /// The compact heightfield.
     Compact,
+    /// Eroding the walkable area and marking convex volumes.
     Erode,
+    /// The distance field (watershed only).
     DistanceField,
+    /// Partitioning into regions.
     Regions,
+    /// Region outlines.
     Contours,
+    /// Convex polygons.
     PolyMesh,
+    /// The detail mesh.
     DetailMesh,
+    /// The Detour navmesh.
     NavMesh,
 }
 
@@ -188,14 +198,19 @@ pub struct SpanCounts {
 /// viewer wants before handing a rebuild to a background thread.
 #[derive(Clone, Debug)]
 pub struct Build {
+    /// The input triangles, shared with the input.
     pub mesh: Arc<TriMesh>,
+    /// Minimum corner of the build's bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner of the build's bounds.
     pub bmax: [f32; 3],
     /// Areas marked after erosion, as RecastDemo applies its convex volumes.
     pub convex_volumes: Vec<ConvexVolume>,
     /// Authored links passed to Detour with the tile.
     pub off_mesh_connections: Vec<OffMeshConnectionParams>,
+    /// The settings the build ran with.
     pub settings: BuildSettings,
+    /// Recast's configuration derived from them.
     pub config: Config,
     /// Area id per input triangle after slope marking.
     pub triangle_areas: Vec<u8>,
@@ -208,8 +223,11 @@ pub struct Build {
     pub regions: Arc<CompactHeightfield>,
     /// Every compact span's area as built, before erosion and the convex volumes.
     compact_areas: Arc<Vec<u8>>,
+    /// Region outlines.
     pub contours: Arc<ContourSet>,
+    /// The convex polygon mesh.
     pub poly_mesh: Arc<PolyMesh>,
+    /// The detail mesh.
     pub detail_mesh: Arc<PolyMeshDetail>,
     /// The Detour navmesh of one tile, with RecastDemo's area → flag rule applied; `None` when
     /// `vertsPerPoly` is above Detour's 6 (RecastDemo skips Detour then too).
@@ -897,12 +915,17 @@ const REPORT_ORDER: [(TimerLabel, &str); 26] = [
 /// not reach stays `None`.
 #[derive(Default)]
 pub struct TileStages {
+    /// The heightfield as rasterized.
     pub rasterized: Option<Heightfield>,
+    /// After the span filters.
     pub filtered: Option<Heightfield>,
+    /// As first built.
     pub compact: Option<CompactHeightfield>,
     /// After erosion and the convex volumes.
     pub eroded: Option<CompactHeightfield>,
+    /// After region partitioning.
     pub regions: Option<CompactHeightfield>,
+    /// The region outlines.
     pub contours: Option<ContourSet>,
 }
 

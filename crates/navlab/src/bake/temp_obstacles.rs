@@ -223,15 +223,18 @@ pub fn raw_layer_size(width: i32, height: i32) -> usize {
 /// The sample's read-outs of a build (its Tile Cache panel).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TileCacheStats {
+    /// Stored layers.
     pub layers: usize,
     /// Compressed bytes stored, and what the layers take decompressed.
     pub compressed_bytes: usize,
+    /// Bytes the layers take decompressed.
     pub raw_bytes: usize,
     /// Milliseconds to build every navmesh tile from the stored layers.
     pub nav_mesh_build_ms: f64,
     /// The most of the demo's 32000-byte scratch allocator a tile build used ("Build Peak Mem
     /// Usage"), and how many layer builds did not fit it (C++ then builds no tile).
     pub peak_scratch_bytes: usize,
+    /// Layer builds that did not fit the scratch allocator.
     pub failed_builds: usize,
 }
 
@@ -240,6 +243,7 @@ pub struct TileCacheStats {
 pub const CLICK_OBSTACLE_DROP: f32 = 0.5;
 /// The clicked obstacle's radius and height.
 pub const CLICK_OBSTACLE_RADIUS: f32 = 1.0;
+/// The clicked obstacle's height, world units.
 pub const CLICK_OBSTACLE_HEIGHT: f32 = 2.0;
 
 /// The Temp Obstacles sample built: every tile's layers in the cache, every layer's navmesh
@@ -247,14 +251,23 @@ pub const CLICK_OBSTACLE_HEIGHT: f32 = 2.0;
 /// per call.
 #[derive(Clone, Debug)]
 pub struct TempObstaclesBuild {
+    /// The settings it was built with.
     pub settings: BuildSettings,
+    /// Tile edge in cells.
     pub tile_size: i32,
+    /// Tiles along x.
     pub tiles_x: i32,
+    /// Tiles along z.
     pub tiles_y: i32,
+    /// The stored layers.
     pub cache: TileCache,
+    /// The obstacles and their pending requests.
     pub obstacles: Obstacles,
+    /// The navmesh built from the layers.
     pub nav_mesh: NavMesh,
+    /// The navmesh's parameters.
     pub nav_mesh_params: NavMeshParams,
+    /// Read-outs for the sample's panel.
     pub stats: TileCacheStats,
 }
 
@@ -390,7 +403,9 @@ impl TempObstaclesBuild {
 /// demo's scratch allocator (`DT_FAILURE | DT_OUT_OF_MEMORY` in C++).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LostTileColumn {
+    /// Tile column x.
     pub x: i32,
+    /// Tile column y.
     pub y: i32,
     /// The column's layers that got no tile: the failed one and those after it.
     pub layers_left_out: usize,

@@ -55,9 +55,13 @@ pub enum EmptyTile {
 /// machine builds (`navlab bake --tiles X0..X1,Y0..Y1`); `navlab merge` joins the parts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileRange {
+    /// First column.
     pub x0: i32,
+    /// Last column.
     pub x1: i32,
+    /// First row.
     pub y0: i32,
+    /// Last row.
     pub y1: i32,
 }
 
@@ -137,7 +141,9 @@ fn invalid_range(range: &TileRange, reason: String) -> NavlabError {
 /// The result of one tile: its meshes (kept for drawing) and its Detour data.
 #[derive(Clone, Debug)]
 pub struct TileOutput {
+    /// The tile's convex polygons.
     pub poly_mesh: PolyMesh,
+    /// The tile's detail mesh.
     pub detail_mesh: PolyMeshDetail,
     /// The tile's Detour data before it was added to the navmesh.
     pub data: Option<MeshTile>,
@@ -146,12 +152,15 @@ pub struct TileOutput {
 /// One tile of the grid.
 #[derive(Clone, Debug)]
 pub struct Tile {
+    /// Grid column.
     pub x: i32,
+    /// Grid row.
     pub y: i32,
     /// Input triangles the tile rasterized (from the overlapping chunks).
     pub triangle_count: usize,
     /// What was left walkable after each stage of the tile.
     pub walkable: WalkableCounts,
+    /// Its meshes and data, or why it has none.
     pub output: std::result::Result<TileOutput, EmptyTile>,
     /// Log lines and Recast timers of this tile's build.
     pub context: BuildContext,
@@ -160,18 +169,23 @@ pub struct Tile {
 /// A whole tiled build.
 #[derive(Clone, Debug)]
 pub struct TiledBuild {
+    /// The settings every tile was built with.
     pub settings: BuildSettings,
     /// The navmesh bounds the grid covers.
     pub bmin: [f32; 3],
+    /// Maximum corner of the navmesh bounds.
     pub bmax: [f32; 3],
     /// The authored volumes and links the tiles were built with.
     pub geom_set: GeomSet,
     /// Tile edge in cells.
     pub tile_size: i32,
+    /// Tiles along x.
     pub tiles_x: i32,
+    /// Tiles along z.
     pub tiles_y: i32,
     /// Every tile, row by row (y outer, x inner), as RecastDemo visits them.
     pub tiles: Vec<Tile>,
+    /// The Detour navmesh holding every tile.
     pub nav_mesh: NavMesh,
     /// Cells of border around each tile (what a tile's build reads beyond its bounds).
     border_cells: i32,

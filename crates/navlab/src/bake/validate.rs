@@ -20,9 +20,11 @@ pub enum Severity {
 /// One line of the report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
+    /// How much it matters.
     pub severity: Severity,
     /// The setting to change, by RecastDemo's name.
     pub setting: &'static str,
+    /// What is wrong and what to do.
     pub message: String,
 }
 

@@ -38,6 +38,7 @@ pub enum AgentState {
     /// Not on the navmesh.
     #[default]
     Invalid = 0,
+    /// Moving on the navmesh.
     Walking = 1,
     /// Crossing an off-mesh connection.
     OffMesh = 2,
@@ -48,7 +49,9 @@ pub enum AgentState {
 #[repr(u8)]
 pub enum MoveRequestState {
     #[default]
+    /// No move requested.
     None = 0,
+    /// The request could not be served.
     Failed = 1,
     /// A corridor to the target exists.
     Valid = 2,
@@ -75,9 +78,13 @@ pub struct CrowdNeighbour {
 /// data beside the crowd, by agent index.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CrowdAgentParams {
+    /// The agent's radius, world units.
     pub radius: f32,
+    /// The agent's height, world units.
     pub height: f32,
+    /// Largest acceleration, world units per second squared.
     pub max_acceleration: f32,
+    /// Top speed, world units per second.
     pub max_speed: f32,
     /// How near walls and agents must be to be steered around.
     pub collision_query_range: f32,
@@ -99,16 +106,20 @@ pub struct CrowdAgentParams {
 pub struct CrowdAgent {
     /// Whether the slot holds an agent.
     pub active: bool,
+    /// On the navmesh, off it, or on an off-mesh connection.
     pub state: AgentState,
     /// The corridor is valid but does not reach the requested target.
     pub partial: bool,
+    /// The polygon corridor towards the target.
     pub corridor: PathCorridor,
+    /// The wall segments near the agent.
     pub boundary: LocalBoundary,
     /// Seconds since the corridor's topology was last optimised.
     pub topology_opt_time: f32,
     /// The neighbours, filled by the crowd's update.
     pub(super) neis: [CrowdNeighbour; MAX_NEIGHBOURS],
     pub(super) nneis: usize,
+    /// The speed it wants to move at, world units per second.
     pub desired_speed: f32,
     /// The position.
     pub npos: Vec3,
@@ -120,14 +131,18 @@ pub struct CrowdAgent {
     pub nvel: Vec3,
     /// Actual velocity, `nvel` reached within the maximum acceleration.
     pub vel: Vec3,
+    /// The parameters the agent was added with.
     pub params: CrowdAgentParams,
     /// The corners, filled by the crowd's update.
     pub(super) corners: [StraightPathPoint; MAX_CORNERS],
     pub(super) ncorners: usize,
+    /// Where the move request stands.
     pub target_state: MoveRequestState,
+    /// The target's polygon.
     pub target_ref: PolyRef,
     /// The target position, or the velocity for [`MoveRequestState::Velocity`].
     pub target_pos: Vec3,
+    /// The path-queue request serving the move, if any.
     pub target_pathq_ref: PathQueueRef,
     /// The current corridor is being re-planned.
     pub target_replan: bool,
@@ -180,15 +195,19 @@ impl CrowdAgent {
 /// An agent's jump along an off-mesh connection (`dtCrowdAgentAnimation`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CrowdAgentAnimation {
+    /// Whether the agent is on a connection now.
     pub active: bool,
     /// Where the agent was when the jump began, and the connection's two ends.
     pub init_pos: Vec3,
+    /// The connection's start point.
     pub start_pos: Vec3,
+    /// The connection's end point.
     pub end_pos: Vec3,
     /// The connection.
     pub poly_ref: PolyRef,
     /// Seconds into the jump, and its length.
     pub t: f32,
+    /// Seconds the whole jump takes.
     pub tmax: f32,
 }
 

@@ -59,6 +59,7 @@ pub struct CrowdAgentDebugInfo {
     pub idx: Option<usize>,
     /// The visibility optimisation's ray.
     pub opt_start: Vec3,
+    /// The ray's end.
     pub opt_end: Vec3,
     /// Where the velocity samples go, when wanted.
     pub vod: Option<ObstacleAvoidanceDebugData>,
@@ -384,10 +385,12 @@ impl<'a> Crowd<'a> {
         }
     }
 
+    /// Avoidance parameter set `idx` (of `DT_CROWD_MAX_OBSTAVOIDANCE_PARAMS`).
     pub fn obstacle_avoidance_params(&self, idx: usize) -> Option<&ObstacleAvoidanceParams> {
         self.avoidance_params.get(idx)
     }
 
+    /// Query filter `idx` (of `DT_CROWD_MAX_QUERY_FILTER_TYPE`).
     pub fn filter(&self, idx: usize) -> Option<&QueryFilter> {
         self.filters.get(idx)
     }
@@ -402,6 +405,7 @@ impl<'a> Crowd<'a> {
         &self.placement_half_extents
     }
 
+    /// The largest agent radius the crowd was made for (`getMaxAgentRadius`).
     pub fn max_agent_radius(&self) -> f32 {
         self.max_agent_radius
     }

@@ -16,7 +16,9 @@ const MAX_SEGS_PER_POLY: usize = VERTS_PER_POLYGON * 3;
 /// A wall segment and its squared xz distance from the boundary's centre.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BoundarySegment {
+    /// The segment's start, world units.
     pub start: Vec3,
+    /// The segment's end.
     pub end: Vec3,
     /// Squared xz distance from the centre, the sort key.
     pub dist_sqr: f32,
@@ -46,6 +48,7 @@ impl Default for LocalBoundary {
 }
 
 impl LocalBoundary {
+    /// An empty boundary, to be filled by `update`.
     pub fn new() -> LocalBoundary {
         LocalBoundary::default()
     }

@@ -81,20 +81,26 @@ impl ObstacleAvoidanceParams {
 /// Another agent to avoid (`dtObstacleCircle`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ObstacleCircle {
+    /// Its position.
     pub pos: Vec3,
+    /// Its velocity.
     pub vel: Vec3,
     /// Its desired velocity.
     pub dvel: Vec3,
+    /// Its radius.
     pub rad: f32,
     /// The direction to it, and the side to pass it on, set when sampling starts.
     pub dp: Vec3,
+    /// The side to pass it on.
     pub np: Vec3,
 }
 
 /// A wall to avoid (`dtObstacleSegment`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ObstacleSegment {
+    /// One end of the wall.
     pub p: Vec3,
+    /// The other end.
     pub q: Vec3,
     /// Whether the agent is within 0.01 of it, set when sampling starts.
     pub touch: bool,
@@ -103,13 +109,19 @@ pub struct ObstacleSegment {
 /// One scored sample, for drawing the sampler.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DebugSample {
+    /// The sampled velocity.
     pub vel: Vec3,
     /// The sample's spacing, the size to draw it at.
     pub size: f32,
+    /// The sample's whole penalty.
     pub penalty: f32,
+    /// Penalty for straying from the desired velocity.
     pub desired_vel_penalty: f32,
+    /// Penalty for straying from the current velocity.
     pub current_vel_penalty: f32,
+    /// Penalty for passing on the wrong side.
     pub side_penalty: f32,
+    /// Penalty for an early time of impact.
     pub time_of_impact_penalty: f32,
 }
 
@@ -130,6 +142,7 @@ impl ObstacleAvoidanceDebugData {
         }
     }
 
+    /// Forgets the recorded samples.
     pub fn reset(&mut self) {
         self.samples.clear();
     }
@@ -150,6 +163,7 @@ impl ObstacleAvoidanceDebugData {
         normalize_field(&mut self.samples, |s| &mut s.time_of_impact_penalty);
     }
 
+    /// The samples recorded so far.
     pub fn samples(&self) -> &[DebugSample] {
         &self.samples
     }
@@ -342,10 +356,12 @@ impl ObstacleAvoidanceQuery {
         }
     }
 
+    /// The agents to avoid.
     pub fn circles(&self) -> &[ObstacleCircle] {
         &self.circles
     }
 
+    /// The walls to avoid.
     pub fn segments(&self) -> &[ObstacleSegment] {
         &self.segments
     }

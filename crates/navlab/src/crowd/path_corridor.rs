@@ -34,6 +34,7 @@ pub struct OffMeshCrossing {
     pub refs: [PolyRef; 2],
     /// The connection's end points, in the direction of travel.
     pub start: Vec3,
+    /// The end point.
     pub end: Vec3,
 }
 
@@ -319,10 +320,12 @@ impl PathCorridor {
             .all(|&r| query.is_valid_poly_ref(r, filter))
     }
 
+    /// Where the corridor starts: the agent's position.
     pub fn pos(&self) -> &Vec3 {
         &self.pos
     }
 
+    /// Where the corridor ends: the target.
     pub fn target(&self) -> &Vec3 {
         &self.target
     }

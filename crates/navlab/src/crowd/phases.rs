@@ -64,6 +64,7 @@ pub struct CrowdPhaseTimes {
 }
 
 impl CrowdPhaseTimes {
+    /// Time spent in `phase`.
     pub fn get(&self, phase: CrowdPhase) -> Duration {
         self.times[phase as usize]
     }
@@ -92,6 +93,7 @@ impl CrowdPhaseTimes {
         }
     }
 
+    /// Sets every phase back to zero.
     pub fn reset(&mut self) {
         *self = CrowdPhaseTimes::default();
     }

@@ -248,6 +248,7 @@ impl ProximityGrid {
         self.bounds
     }
 
+    /// The grid's cell size, world units.
     pub fn cell_size(&self) -> f32 {
         self.cell_size
     }

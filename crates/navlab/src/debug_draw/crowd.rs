@@ -46,13 +46,21 @@ impl AgentTrail {
 /// Which of the tool's debug drawings are on (RecastDemo's `CrowdToolParams`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CrowdDrawOptions {
+    /// The selected agent's next corners.
     pub show_corners: bool,
+    /// Its wall segments.
     pub show_collision_segments: bool,
+    /// Its corridor.
     pub show_path: bool,
+    /// Its avoidance samples.
     pub show_velocity_samples: bool,
+    /// Its visibility optimisation ray.
     pub show_path_optimization: bool,
+    /// Lines to its neighbours.
     pub show_neighbours: bool,
+    /// The proximity grid's occupancy.
     pub show_grid: bool,
+    /// The path query's search nodes.
     pub show_nodes: bool,
     /// The selected-agent drawings for every agent.
     pub show_detail_all: bool,
@@ -60,7 +68,9 @@ pub struct CrowdDrawOptions {
 
 /// What to draw a crowd with besides the crowd itself.
 pub struct CrowdScene<'a> {
+    /// The crowd to draw.
     pub crowd: &'a Crowd<'a>,
+    /// The navmesh it walks on.
     pub nav: &'a NavMesh,
     /// One trail per agent slot (may be shorter: slots without one draw no trail).
     pub trails: &'a [AgentTrail],
@@ -70,6 +80,7 @@ pub struct CrowdScene<'a> {
     pub debug: Option<&'a CrowdAgentDebugInfo>,
     /// The move target, drawn as a cross of `target_radius`.
     pub target: Option<[f32; 3]>,
+    /// Half the size of the target's cross, world units.
     pub target_radius: f32,
 }
 

@@ -93,10 +93,13 @@ pub fn box_colors(top: Rgba, side: Rgba) -> [Rgba; 6] {
 /// Indexed triangles with a colour (and optionally texture coordinates) per vertex.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TriangleBatch {
+    /// Vertex positions, world units.
     pub positions: Vec<[f32; 3]>,
+    /// One colour per vertex.
     pub colors: Vec<Rgba>,
     /// Texture coordinates for RecastDemo's checker texture; empty when untextured.
     pub uvs: Vec<[f32; 2]>,
+    /// Three vertex indices per triangle.
     pub indices: Vec<u32>,
 }
 
@@ -169,12 +172,16 @@ impl TriangleBatch {
 /// Line segments drawn with one width in pixels.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LineBatch {
+    /// Line width in pixels.
     pub width: f32,
+    /// The segments' end points.
     pub segments: Vec<[[f32; 3]; 2]>,
+    /// One colour per segment.
     pub colors: Vec<Rgba>,
 }
 
 impl LineBatch {
+    /// An empty batch of lines `width` pixels wide.
     pub fn new(width: f32) -> Self {
         Self {
             width,
@@ -182,6 +189,7 @@ impl LineBatch {
         }
     }
 
+    /// Adds a segment from `a` to `b`.
     pub fn segment(&mut self, a: [f32; 3], b: [f32; 3], color: Rgba) {
         self.segments.push([a, b]);
         self.colors.push(color);
@@ -191,12 +199,16 @@ impl LineBatch {
 /// Points drawn with one size in pixels.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PointBatch {
+    /// Point size in pixels.
     pub size: f32,
+    /// The points.
     pub points: Vec<[f32; 3]>,
+    /// One colour per point.
     pub colors: Vec<Rgba>,
 }
 
 impl PointBatch {
+    /// An empty batch of points `size` pixels across.
     pub fn new(size: f32) -> Self {
         Self {
             size,
@@ -204,6 +216,7 @@ impl PointBatch {
         }
     }
 
+    /// Adds a point.
     pub fn point(&mut self, p: [f32; 3], color: Rgba) {
         self.points.push(p);
         self.colors.push(color);
@@ -213,8 +226,11 @@ impl PointBatch {
 /// Everything one draw mode shows.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DebugDraw {
+    /// The filled triangles.
     pub triangles: TriangleBatch,
+    /// Line batches, one per width.
     pub lines: Vec<LineBatch>,
+    /// Point batches, one per size.
     pub points: Vec<PointBatch>,
 }
 

@@ -101,15 +101,20 @@ pub fn heightfield(hf: &Heightfield, coloring: VoxelColoring) -> DebugDraw {
 /// Where a voxel view's faces sit: the grid's minimum corner, cell size and cell height.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpanGrid {
+    /// The grid's minimum corner, world units.
     pub origin: [f32; 3],
+    /// Cell size on xz, world units.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
     /// Cells along x and z.
     pub width: i32,
+    /// Cells along z.
     pub height: i32,
 }
 
 impl SpanGrid {
+    /// The grid of a heightfield.
     pub fn of_heightfield(hf: &Heightfield) -> Self {
         Self {
             origin: hf.bmin,
@@ -120,6 +125,7 @@ impl SpanGrid {
         }
     }
 
+    /// The grid of a compact heightfield.
     pub fn of_compact(chf: &CompactHeightfield) -> Self {
         Self {
             origin: chf.bmin,
@@ -173,12 +179,15 @@ pub struct SpanFace {
     /// The first cell (any grid's; [`SpanFace::packed`] takes those of
     /// [`SpanGrid::packable`] grids).
     pub x: u32,
+    /// The first cell's z.
     pub z: u32,
     /// Bottom and top of the box, in cell heights above the grid origin.
     pub bottom: u16,
+    /// Top of the box, in cell heights above the grid origin.
     pub top: u16,
     /// Which face: [`SpanFace::TOP`] … [`SpanFace::NEG_Z`].
     pub face: u8,
+    /// The face's colour.
     pub color: Rgba,
     /// Cells covered, at least 1.
     pub run: u32,
@@ -189,11 +198,17 @@ pub struct SpanFace {
 }
 
 impl SpanFace {
+    /// The face looking up.
     pub const TOP: u8 = 0;
+    /// The face looking down.
     pub const BOTTOM: u8 = 1;
+    /// The face looking towards +x.
     pub const POS_X: u8 = 2;
+    /// The face looking towards −x.
     pub const NEG_X: u8 = 3;
+    /// The face looking towards +z.
     pub const POS_Z: u8 = 4;
+    /// The face looking towards −z.
     pub const NEG_Z: u8 = 5;
     /// The highest height [`SpanFace::packed`] keeps (14 bits; Recast's spans reach 8191).
     pub const MAX_HEIGHT: u16 = (1 << 14) - 1;

@@ -138,13 +138,18 @@ fn append_solid_cylinder(tris: &mut TriangleBatch, bmin: [f32; 3], bmax: [f32; 3
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LayerDetail {
     #[default]
+    /// The cells' areas after the obstacles.
     Areas,
+    /// The monotone regions.
     Regions,
+    /// The region outlines.
     Contours,
+    /// The polygon mesh.
     Mesh,
 }
 
 impl LayerDetail {
+    /// Every detail, in the tool's order.
     pub const ALL: [LayerDetail; 4] = [
         LayerDetail::Areas,
         LayerDetail::Regions,

@@ -35,16 +35,19 @@ pub fn abs(a: f32) -> f32 {
 }
 
 #[inline]
+/// `a * a` (`dtSqr`).
 pub fn sqr(a: f32) -> f32 {
     a * a
 }
 
 #[inline]
+/// `a - b`, per component (`dtVsub`).
 pub fn vsub(a: &Vec3, b: &Vec3) -> Vec3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 #[inline]
+/// `a + b`, per component (`dtVadd`).
 pub fn vadd(a: &Vec3, b: &Vec3) -> Vec3 {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
@@ -60,6 +63,7 @@ pub fn vlerp(a: &Vec3, b: &Vec3, t: f32) -> Vec3 {
 }
 
 #[inline]
+/// The squared length (`dtVlenSqr`).
 pub fn vlen_sqr(v: &Vec3) -> f32 {
     v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
 }

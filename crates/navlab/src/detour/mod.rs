@@ -78,8 +78,11 @@ pub enum DetourError {
     /// Fewer bytes than a structure needs.
     #[error("{what} needs {needed} bytes but only {available} are left")]
     Truncated {
+        /// What was being read.
         what: &'static str,
+        /// Bytes it needs.
         needed: u64,
+        /// Bytes left in the input.
         available: u64,
     },
     /// Tile data that does not start with 'DNAV'.
@@ -87,79 +90,139 @@ pub enum DetourError {
         "tile data has magic {found:#010x}, expected 'DNAV' ({:#010x})",
         NAVMESH_MAGIC
     )]
-    WrongTileMagic { found: i32 },
+    WrongTileMagic {
+        /// The first four bytes, as a little-endian int.
+        found: i32,
+    },
     /// Tile data of another format version.
     #[error("tile data has version {found}, expected {}", NAVMESH_VERSION)]
-    WrongTileVersion { found: i32 },
+    WrongTileVersion {
+        /// The version the data has.
+        found: i32,
+    },
     /// A count in the tile header is negative or over Detour's limits.
     #[error("tile header field {field} = {value} is out of range")]
-    BadCount { field: &'static str, value: i64 },
+    BadCount {
+        /// The header field, by its C++ name.
+        field: &'static str,
+        /// Its value.
+        value: i64,
+    },
     /// A compact file whose tile table claims more bytes than its compressed bytes could hold.
     #[error(
         "the tiles claim {claimed} bytes from {compressed} compressed bytes, more than the \
          {limit} real navmesh data could expand to"
     )]
     ExpansionTooLarge {
+        /// Bytes the tile table claims the tiles expand to.
         claimed: u64,
+        /// Compressed bytes present.
         compressed: u64,
+        /// The most they may expand to.
         limit: u64,
     },
     /// The tile's byte size disagrees with the sections its header describes.
     #[error("tile data is {actual} bytes but its header describes {expected}")]
-    TileSizeMismatch { expected: u64, actual: u64 },
+    TileSizeMismatch {
+        /// Bytes the header's counts describe.
+        expected: u64,
+        /// Bytes present.
+        actual: u64,
+    },
     /// Header counts that contradict each other.
     #[error("inconsistent tile header: {0}")]
     InconsistentTile(String),
     /// An index stored in the tile points outside the array it refers to.
     #[error("{what} {item}: index {index} is out of range (limit {limit})")]
     IndexOutOfRange {
+        /// The array the index belongs to.
         what: &'static str,
+        /// Which item holds the index.
         item: usize,
+        /// The index.
         index: i64,
+        /// The array's length.
         limit: usize,
     },
     /// A polygon whose type, vertex count or neighbour code cannot occur in Detour data.
     #[error("poly {poly}: {reason}")]
-    InvalidPoly { poly: usize, reason: String },
+    InvalidPoly {
+        /// The polygon's index in its tile.
+        poly: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A coordinate or size in a loaded tile that is NaN or infinite. C++ loads such tiles,
     /// but queries on them can loop for ever; Navlab refuses them.
     #[error("tile ({x}, {y}) layer {layer}: {what} is not finite ({value})")]
     NonFiniteValue {
+        /// The tile's x in the grid.
         x: i32,
+        /// The tile's y in the grid.
         y: i32,
+        /// The tile's layer.
         layer: i32,
+        /// What holds the value.
         what: String,
+        /// The value.
         value: f32,
     },
     /// A file that does not start with 'MSET'.
     #[error("navmesh file has magic {found:#010x}, expected 'MSET' (or a compact file's 'NLMZ')")]
-    WrongFileMagic { found: i32 },
+    WrongFileMagic {
+        /// The first four bytes, as a little-endian int.
+        found: i32,
+    },
     /// A navmesh file of another version.
     #[error("navmesh file has version {found}, expected 1")]
-    WrongFileVersion { found: i32 },
+    WrongFileVersion {
+        /// The version the file has.
+        found: i32,
+    },
     /// A compact navmesh file's tiles could not be compressed or decompressed.
     #[error("compact navmesh tiles: {0}")]
     Compression(String),
     /// A tile of a navmesh file failed to load.
     #[error("tile #{index} (file offset {offset}): {source}")]
     FileTile {
+        /// The tile's place in the file, from 0.
         index: usize,
+        /// Its byte offset in the file.
         offset: usize,
         #[source]
+        /// Why it failed.
         source: Box<DetourError>,
     },
     /// Every tile slot is in use.
     #[error("no free tile slot left (max tiles {max_tiles})")]
-    NoFreeTileSlot { max_tiles: usize },
+    NoFreeTileSlot {
+        /// The navmesh's `maxTiles`.
+        max_tiles: usize,
+    },
     /// The tile slot a reference asks for is taken or does not exist.
     #[error("tile slot {index} is not available")]
-    TileSlotUnavailable { index: u64 },
+    TileSlotUnavailable {
+        /// The slot asked for.
+        index: u64,
+    },
     /// A tile already sits at that grid location and layer.
     #[error("a tile already exists at ({x}, {y}) layer {layer}")]
-    AlreadyOccupied { x: i32, y: i32, layer: i32 },
+    AlreadyOccupied {
+        /// Grid x.
+        x: i32,
+        /// Grid y.
+        y: i32,
+        /// Layer at that grid cell.
+        layer: i32,
+    },
     /// The tile has more polygons than the navmesh's poly bits can number.
     #[error("tile has {poly_count} polys, more than the navmesh's {poly_bits} poly bits allow")]
-    TooManyPolys { poly_count: usize, poly_bits: u32 },
+    TooManyPolys {
+        /// Polygons in the tile.
+        poly_count: usize,
+        /// Bits a reference has for the polygon index.
+        poly_bits: u32,
+    },
     /// A tile reference that names no live tile.
     #[error("invalid tile reference {0:#x}")]
     InvalidTileRef(TileRef),

@@ -14,7 +14,9 @@ pub struct NavMeshParams {
     pub orig: Vec3,
     /// Tile size along x and z.
     pub tile_width: f32,
+    /// Tile size along z, world units.
     pub tile_height: f32,
+    /// Tile slots (`dtNavMeshParams::maxTiles`).
     pub max_tiles: i32,
     /// Most polygons a tile may hold.
     pub max_polys: i32,
@@ -230,6 +232,7 @@ impl NavMesh {
         Ok(mesh)
     }
 
+    /// The parameters the navmesh was made with.
     pub fn params(&self) -> &NavMeshParams {
         &self.params
     }
@@ -248,6 +251,7 @@ impl NavMesh {
         )
     }
 
+    /// A polygon reference from its salt, tile index and poly index (`encodePolyId`).
     pub fn encode_poly_id(&self, salt: u32, tile: u32, poly: u32) -> PolyRef {
         self.bits.encode(salt, tile, poly)
     }
@@ -257,14 +261,17 @@ impl NavMesh {
         (self.bits.salt(r), self.bits.tile(r), self.bits.poly(r))
     }
 
+    /// The salt of a reference.
     pub fn decode_poly_id_salt(&self, r: PolyRef) -> u32 {
         self.bits.salt(r)
     }
 
+    /// The tile index of a reference.
     pub fn decode_poly_id_tile(&self, r: PolyRef) -> u32 {
         self.bits.tile(r)
     }
 
+    /// The poly index of a reference.
     pub fn decode_poly_id_poly(&self, r: PolyRef) -> u32 {
         self.bits.poly(r)
     }
@@ -420,20 +427,24 @@ impl NavMesh {
         self.poly_location(r).is_ok()
     }
 
+    /// Sets a polygon's ability flags (`setPolyFlags`).
     pub fn set_poly_flags(&mut self, r: PolyRef, flags: u16) -> Result<(), DetourError> {
         self.poly_mut(r)?.flags = flags;
         Ok(())
     }
 
+    /// A polygon's ability flags (`getPolyFlags`).
     pub fn poly_flags(&self, r: PolyRef) -> Result<u16, DetourError> {
         Ok(self.tile_and_poly_by_ref(r)?.1.flags)
     }
 
+    /// Sets a polygon's area id (`setPolyArea`).
     pub fn set_poly_area(&mut self, r: PolyRef, area: u8) -> Result<(), DetourError> {
         self.poly_mut(r)?.set_area(area);
         Ok(())
     }
 
+    /// A polygon's area id (`getPolyArea`).
     pub fn poly_area(&self, r: PolyRef) -> Result<u8, DetourError> {
         Ok(self.tile_and_poly_by_ref(r)?.1.area())
     }

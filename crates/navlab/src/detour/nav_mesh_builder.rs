@@ -14,12 +14,19 @@ const MESH_NULL_IDX: u16 = 0xffff;
 /// arrays).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct OffMeshConnectionParams {
+    /// Start point, world units.
     pub start: Vec3,
+    /// End point, world units.
     pub end: Vec3,
+    /// How far from each end it can be entered, world units.
     pub radius: f32,
+    /// Whether it can be taken from end to start too.
     pub bidirectional: bool,
+    /// Area id of its polygon.
     pub area: u8,
+    /// Ability flags of its polygon.
     pub flags: u16,
+    /// A value passed through to `dtOffMeshConnection::userId`.
     pub user_id: u32,
 }
 
@@ -32,27 +39,39 @@ pub struct NavMeshCreateParams<'a> {
     /// Polygons, `2 * nvp` entries each: vertex indices, then neighbour polygons, unused slots
     /// 0xffff (Recast's poly mesh layout).
     pub polys: &'a [u16],
+    /// Per polygon: its ability flags.
     pub poly_flags: &'a [u16],
+    /// Per polygon: its area id.
     pub poly_areas: &'a [u8],
     /// Maximum vertices per polygon (3..=6).
     pub nvp: usize,
     /// The height detail; without it each polygon is fanned into triangles.
     pub detail: Option<DetailMeshParams<'a>>,
+    /// Off-mesh connections to store where their start lies in the tile.
     pub off_mesh_connections: &'a [OffMeshConnectionParams],
+    /// Passed through to the tile header's `userId`.
     pub user_id: u32,
+    /// Tile grid x.
     pub tile_x: i32,
+    /// Tile grid y.
     pub tile_y: i32,
+    /// Tile layer.
     pub tile_layer: i32,
     /// Tile bounds in world units.
     pub bmin: Vec3,
+    /// Maximum corner of the tile bounds.
     pub bmax: Vec3,
     /// Agent height, radius and climb in world units.
     pub walkable_height: f32,
+    /// Agent radius, world units.
     pub walkable_radius: f32,
+    /// Agent climb, world units.
     pub walkable_climb: f32,
     /// Cell size and height.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
+    /// Whether to build the tile's bounding-volume tree.
     pub build_bv_tree: bool,
 }
 

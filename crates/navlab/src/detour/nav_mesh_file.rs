@@ -139,8 +139,10 @@ pub enum NavMeshFileError {
     /// The bytes are not a navmesh Detour accepts (or, written, not one the format holds).
     #[error("{path}: {source}")]
     Invalid {
+        /// The file.
         path: PathBuf,
         #[source]
+        /// Why Detour refused it.
         source: DetourError,
     },
 }

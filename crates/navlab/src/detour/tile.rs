@@ -28,14 +28,21 @@ pub(crate) const OFF_MESH_CON_SIZE: usize = 36;
 pub struct MeshHeader {
     /// Tile grid position and layer.
     pub x: i32,
+    /// Tile grid y.
     pub y: i32,
+    /// Tile layer at that grid cell.
     pub layer: i32,
+    /// A value the builder passes through (`dtMeshHeader::userId`).
     pub user_id: u32,
     /// Agent dimensions the tile was built for, in world units.
     pub walkable_height: f32,
+    /// Agent radius, world units.
     pub walkable_radius: f32,
+    /// Agent climb, world units.
     pub walkable_climb: f32,
+    /// Minimum corner of the tile's bounds, world units.
     pub bmin: Vec3,
+    /// Maximum corner of the tile's bounds.
     pub bmax: Vec3,
     /// World → BV-tree units (1 / cell size).
     pub bv_quant_factor: f32,
@@ -44,7 +51,9 @@ pub struct MeshHeader {
 /// Whether a polygon is walkable ground or an off-mesh connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PolyType {
+    /// A polygon of the surface (`DT_POLYTYPE_GROUND`).
     Ground,
+    /// A two-vertex polygon standing for an off-mesh connection (`DT_POLYTYPE_OFFMESH_CONNECTION`).
     OffMeshConnection,
 }
 
@@ -59,6 +68,7 @@ pub struct Poly {
     pub neis: [u16; VERTS_PER_POLYGON],
     /// User flags (ability masks such as walk or swim).
     pub flags: u16,
+    /// How many of `verts` are used.
     pub vert_count: u8,
     /// Area id (low 6 bits) and poly type (high 2 bits).
     pub area_and_type: u8,
@@ -66,11 +76,13 @@ pub struct Poly {
 
 impl Poly {
     #[inline]
+    /// The area id (`dtPoly::getArea`).
     pub fn area(&self) -> u8 {
         self.area_and_type & 0x3f
     }
 
     #[inline]
+    /// Sets the area id, keeping the type (`dtPoly::setArea`).
     pub fn set_area(&mut self, area: u8) {
         self.area_and_type = (self.area_and_type & 0xc0) | (area & 0x3f);
     }
@@ -101,6 +113,7 @@ impl Poly {
     }
 
     #[inline]
+    /// Whether this is an off-mesh connection's polygon.
     pub fn is_off_mesh_connection(&self) -> bool {
         self.type_bits() == 1
     }
@@ -125,6 +138,7 @@ pub struct Link {
     pub side: u8,
     /// The part of the edge the portal covers, in 1/255 of its length.
     pub bmin: u8,
+    /// Where the portal ends along the edge, in 1/255 of its length.
     pub bmax: u8,
 }
 
@@ -135,14 +149,18 @@ pub struct PolyDetail {
     pub vert_base: u32,
     /// First of its triangles in the tile's detail triangles.
     pub tri_base: u32,
+    /// Extra vertices of the sub-mesh.
     pub vert_count: u8,
+    /// Triangles of the sub-mesh.
     pub tri_count: u8,
 }
 
 /// A bounding-volume tree node in quantised tile coordinates (`dtBVNode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BvNode {
+    /// Minimum corner of the node's box, quantised tile units.
     pub bmin: [u16; 3],
+    /// Maximum corner of the node's box.
     pub bmax: [u16; 3],
     /// A poly index for leaves (≥ 0), or minus the number of nodes to skip (escape offset).
     pub i: i32,
@@ -153,6 +171,7 @@ pub struct BvNode {
 pub struct OffMeshConnection {
     /// Start and end points.
     pub pos: [Vec3; 2],
+    /// How far from each end the connection can be entered, world units.
     pub rad: f32,
     /// The connection's polygon in this tile.
     pub poly: u16,
@@ -160,6 +179,7 @@ pub struct OffMeshConnection {
     pub flags: u8,
     /// The tile side the end point lies beyond, or 0xff when it is inside the tile.
     pub side: u8,
+    /// A value the caller passes through (`dtOffMeshConnection::userId`).
     pub user_id: u32,
 }
 
@@ -215,14 +235,17 @@ impl Counts {
 }
 
 impl MeshTile {
+    /// The tile's header values.
     pub fn header(&self) -> &MeshHeader {
         &self.header
     }
 
+    /// The tile's vertices.
     pub fn verts(&self) -> &[Vec3] {
         &self.verts
     }
 
+    /// The tile's polygons.
     pub fn polys(&self) -> &[Poly] {
         &self.polys
     }
@@ -232,6 +255,7 @@ impl MeshTile {
         &self.links
     }
 
+    /// One detail sub-mesh per ground polygon.
     pub fn detail_meshes(&self) -> &[PolyDetail] {
         &self.detail_meshes
     }
@@ -251,14 +275,17 @@ impl MeshTile {
         &self.bv_tree
     }
 
+    /// The tile's off-mesh connections.
     pub fn off_mesh_connections(&self) -> &[OffMeshConnection] {
         &self.off_mesh_cons
     }
 
+    /// How many polygons the tile has.
     pub fn poly_count(&self) -> usize {
         self.polys.len()
     }
 
+    /// Link slots the tile holds (`dtMeshHeader::maxLinkCount`).
     pub fn max_link_count(&self) -> usize {
         self.links.len()
     }

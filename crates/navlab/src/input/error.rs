@@ -15,10 +15,20 @@ pub enum Error {
     File(#[from] FileError),
     /// The mesh file is not valid OBJ or glTF, or its content is unusable.
     #[error("{path}: {message}")]
-    InvalidMesh { path: PathBuf, message: String },
+    InvalidMesh {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line where there is one.
+        message: String,
+    },
     /// A geometry set (`.gset`) that does not parse, or whose saved bounds miss its mesh.
     #[error("{path}: {message}")]
-    InvalidGeomSet { path: PathBuf, message: String },
+    InvalidGeomSet {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line where there is one.
+        message: String,
+    },
     /// The mesh is too large for the triangle tree that tile builds and picking use.
     #[error("PartitionMesh: {0}")]
     Partition(String),

@@ -49,30 +49,46 @@ pub struct GeomSet {
     pub mesh_path: PathBuf,
     /// The `s` line, if the file has one.
     pub settings: Option<GeomSetSettings>,
+    /// Authored links, in file order.
     pub off_mesh_connections: Vec<OffMeshConnection>,
+    /// Authored area volumes, in file order.
     pub convex_volumes: Vec<ConvexVolume>,
 }
 
 /// The 21 values of the `s` line (RecastDemo's `BuildSettings`), in file order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeomSetSettings {
+    /// Voxel size on xz, world units.
     pub cell_size: f32,
+    /// Voxel height, world units.
     pub cell_height: f32,
+    /// Agent height, world units.
     pub agent_height: f32,
+    /// Agent radius, world units.
     pub agent_radius: f32,
+    /// The highest step the agent climbs, world units.
     pub agent_max_climb: f32,
+    /// The steepest walkable slope, degrees.
     pub agent_max_slope: f32,
+    /// Smallest region kept, in cells along a side (squared by RecastDemo).
     pub region_min_size: f32,
+    /// Regions smaller than this merge, cells along a side.
     pub region_merge_size: f32,
+    /// Longest contour edge, world units.
     pub edge_max_len: f32,
+    /// Largest contour simplification error, cells.
     pub edge_max_error: f32,
     /// RecastDemo always writes 0 here and ignores the value when loading.
     pub verts_per_poly: i32,
+    /// Detail sampling distance, cells.
     pub detail_sample_dist: f32,
+    /// Largest detail height error, cell heights.
     pub detail_sample_max_error: f32,
+    /// Watershed, monotone or layers.
     pub partition_type: PartitionType,
     /// The navmesh bounds, used instead of the mesh bounds.
     pub nav_mesh_bmin: [f32; 3],
+    /// Maximum corner of the navmesh bounds.
     pub nav_mesh_bmax: [f32; 3],
     /// Tile size in cells; used by tiled builds when above zero.
     pub tile_size: f32,
@@ -82,13 +98,17 @@ pub struct GeomSetSettings {
 /// ladder), as Detour's off-mesh connection.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OffMeshConnection {
+    /// Start point, world units.
     pub start: [f32; 3],
+    /// End point, world units.
     pub end: [f32; 3],
     /// How far from each end point the link can be entered.
     pub radius: f32,
     /// Whether the link can also be taken from `end` to `start`.
     pub bidirectional: bool,
+    /// Area id the link gives its polygon.
     pub area: u8,
+    /// Ability flags the link's polygon gets.
     pub flags: u16,
 }
 
@@ -97,8 +117,11 @@ pub struct OffMeshConnection {
 pub struct ConvexVolume {
     /// The xz-polygon's vertices (y is kept from the file but not used by Recast).
     pub verts: Vec<[f32; 3]>,
+    /// Area id given to the spans inside.
     pub area: u8,
+    /// Lowest y the volume covers.
     pub hmin: f32,
+    /// Highest y the volume covers.
     pub hmax: f32,
 }
 

@@ -15,6 +15,7 @@ use crate::input::{Error, Result};
 pub struct InputGeom {
     /// The file it came from (`.obj`, `.gltf`, `.glb` or `.gset`), if any.
     pub source: Option<PathBuf>,
+    /// The triangles, shared with builds.
     pub mesh: Arc<TriMesh>,
     /// The triangle tree for tile builds and ray picking.
     pub partitioned: Arc<PartitionedMesh>,

@@ -51,7 +51,9 @@ impl CompactSpan {
 /// The compact heightfield and the per-span data later stages attach to it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CompactHeightfield {
+    /// Cells along x.
     pub width: i32,
+    /// Cells along z.
     pub height: i32,
     /// Agent height in voxels the connections were computed for.
     pub walkable_height: i32,
@@ -63,12 +65,17 @@ pub struct CompactHeightfield {
     pub max_distance: u16,
     /// One more than the largest region id (set by region building).
     pub max_regions: u16,
+    /// Minimum corner of the bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner.
     pub bmax: [f32; 3],
+    /// Cell size on xz, world units.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
     /// One cell per grid column, index `x + z * width`.
     pub cells: Vec<CompactCell>,
+    /// Every span, column by column.
     pub spans: Vec<CompactSpan>,
     /// Distance to the nearest border per span (empty until the distance field is built).
     pub dist: Vec<u16>,

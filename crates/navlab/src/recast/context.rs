@@ -6,48 +6,81 @@ use std::time::{Duration, Instant};
 /// How serious a log entry is (Recast's `rcLogCategory`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LogCategory {
+    /// What the build is doing (`RC_LOG_PROGRESS`).
     Progress,
+    /// Something odd that did not stop it (`RC_LOG_WARNING`).
     Warning,
+    /// What stopped a stage (`RC_LOG_ERROR`).
     Error,
 }
 
 /// One line of the build log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
+    /// How serious it is.
     pub category: LogCategory,
+    /// The line, in Recast's words.
     pub message: String,
 }
 
 /// The timed parts of a build, with Recast's `rcTimerLabel` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TimerLabel {
+    /// The whole build (`RC_TIMER_TOTAL`).
     Total,
+    /// Scratch timing (`RC_TIMER_TEMP`).
     Temp,
+    /// `rcRasterizeTriangles`.
     RasterizeTriangles,
+    /// `rcBuildCompactHeightfield`.
     BuildCompactHeightfield,
+    /// `rcBuildContours`.
     BuildContours,
+    /// Tracing region outlines in `rcBuildContours`.
     BuildContoursTrace,
+    /// Simplifying the outlines in `rcBuildContours`.
     BuildContoursSimplify,
+    /// `rcFilterLedgeSpans`.
     FilterBorder,
+    /// `rcFilterWalkableLowHeightSpans`.
     FilterWalkable,
+    /// `rcMedianFilterWalkableArea`.
     MedianArea,
+    /// `rcFilterLowHangingWalkableObstacles`.
     FilterLowObstacles,
+    /// `rcBuildPolyMesh`.
     BuildPolyMesh,
+    /// `rcMergePolyMeshes`.
     MergePolyMesh,
+    /// `rcErodeWalkableArea`.
     ErodeArea,
+    /// `rcMarkBoxArea`.
     MarkBoxArea,
+    /// `rcMarkCylinderArea`.
     MarkCylinderArea,
+    /// `rcMarkConvexPolyArea`.
     MarkConvexPolyArea,
+    /// `rcBuildDistanceField`.
     BuildDistanceField,
+    /// Computing distances in `rcBuildDistanceField`.
     BuildDistanceFieldDist,
+    /// Blurring distances in `rcBuildDistanceField`.
     BuildDistanceFieldBlur,
+    /// `rcBuildRegions` (any partition).
     BuildRegions,
+    /// The watershed passes of `rcBuildRegions`.
     BuildRegionsWatershed,
+    /// Expanding regions in `rcBuildRegions`.
     BuildRegionsExpand,
+    /// Flooding regions in `rcBuildRegions`.
     BuildRegionsFlood,
+    /// Filtering small regions in `rcBuildRegions`.
     BuildRegionsFilter,
+    /// `rcBuildHeightfieldLayers`.
     BuildLayers,
+    /// `rcBuildPolyMeshDetail`.
     BuildPolyMeshDetail,
+    /// `rcMergePolyMeshDetails`.
     MergePolyMeshDetail,
 }
 

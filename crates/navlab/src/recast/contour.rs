@@ -40,14 +40,23 @@ impl Contour {
 /// All contours of a compact heightfield.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContourSet {
+    /// One contour per region.
     pub contours: Vec<Contour>,
+    /// Minimum corner of the bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner.
     pub bmax: [f32; 3],
+    /// Cell size on xz, world units.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
+    /// Cells along x.
     pub width: i32,
+    /// Cells along z.
     pub height: i32,
+    /// Cells of border the build had (tiles).
     pub border_size: i32,
+    /// Simplification error the contours were built with, cells.
     pub max_error: f32,
 }
 

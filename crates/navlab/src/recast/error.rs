@@ -13,7 +13,9 @@ pub enum Error {
     /// The stage failed; Recast's wording is kept in `message` to help searching.
     #[error("{stage}: {message}")]
     Stage {
+        /// The stage, by Recast's function name.
         stage: &'static str,
+        /// What went wrong.
         message: String,
     },
 }

@@ -51,7 +51,9 @@ pub struct Heightfield {
     pub width: i32,
     /// Cells along z.
     pub height: i32,
+    /// Minimum corner of the bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner.
     pub bmax: [f32; 3],
     /// Cell size on the xz-plane.
     pub cs: f32,

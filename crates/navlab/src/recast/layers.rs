@@ -29,29 +29,42 @@ const STAGE: &str = "rcBuildHeightfieldLayers";
 /// connection bits (low 4: neighbours in this layer, high 4: portals to other layers).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeightfieldLayer {
+    /// Minimum corner of the layer's bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner.
     pub bmax: [f32; 3],
+    /// Cell size on xz, world units.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
+    /// Cells along x.
     pub width: i32,
+    /// Cells along z.
     pub height: i32,
     /// The cells that hold data, inclusive.
     pub minx: i32,
+    /// Last column holding data.
     pub maxx: i32,
+    /// First row holding data.
     pub miny: i32,
+    /// Last row holding data.
     pub maxy: i32,
     /// Height range of the layer, in cells.
     pub hmin: i32,
+    /// Highest cell, in cells.
     pub hmax: i32,
     /// 0xff where the layer has no span.
     pub heights: Vec<u8>,
+    /// Area id per cell.
     pub areas: Vec<u8>,
+    /// Connection bits per cell.
     pub cons: Vec<u8>,
 }
 
 /// The layers of one tile (`rcHeightfieldLayerSet`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeightfieldLayerSet {
+    /// The layers, in the order Recast makes them.
     pub layers: Vec<HeightfieldLayer>,
 }
 

@@ -22,11 +22,17 @@ pub struct PolyMesh {
     pub maxpolys: usize,
     /// Maximum vertices per polygon.
     pub nvp: usize,
+    /// Minimum corner of the bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner.
     pub bmax: [f32; 3],
+    /// Cell size on xz, world units.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
+    /// Cells of border the build had (tiles).
     pub border_size: i32,
+    /// Simplification error the contours were built with, cells.
     pub max_edge_error: f32,
 }
 

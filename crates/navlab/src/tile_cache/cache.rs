@@ -17,14 +17,26 @@ pub type CompressedTileRef = u32;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TileCacheError {
     #[error("tile cache parameters: {0}")]
+    /// Parameters the cache cannot work with (why).
     InvalidParams(String),
     #[error("the layer cannot be stored: {0}")]
+    /// The layer's bytes do not read as a layer.
     BadLayer(#[from] LayerError),
     #[error("layer ({tx}, {ty}, {tlayer}) is already stored")]
-    LayerExists { tx: i32, ty: i32, tlayer: i32 },
+    /// A layer at that place is already stored.
+    LayerExists {
+        /// Tile column x.
+        tx: i32,
+        /// Tile column y.
+        ty: i32,
+        /// Layer index in the column.
+        tlayer: i32,
+    },
     #[error("all {0} layer slots of the tile cache are in use; raise maxTiles")]
+    /// Every layer slot is in use (how many there are).
     Full(usize),
     #[error("no stored layer has reference {0:#x}")]
+    /// A reference that names no stored layer.
     InvalidRef(CompressedTileRef),
 }
 
@@ -83,6 +95,7 @@ impl TileCache {
         })
     }
 
+    /// The cache's parameters.
     pub fn params(&self) -> &TileCacheParams {
         &self.params
     }

@@ -199,14 +199,19 @@ fn compress_level(data: &[u8], level: u8) -> Vec<u8> {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FastLzError {
     #[error("the compressed data is empty")]
+    /// No bytes at all.
     Empty,
     #[error("the compressed data says FastLZ level {0}; only levels 1 and 2 exist")]
+    /// A level byte other than 1 or 2 (the one found).
     UnknownLevel(u8),
     #[error("the compressed data ends inside a block at byte {0}")]
+    /// A block cut short (at that byte).
     Truncated(usize),
     #[error("a match at byte {0} reaches before the start of the output")]
+    /// A back reference before the output's start (at that byte).
     BadDistance(usize),
     #[error("the data expands to more than the {0} bytes expected")]
+    /// More output than expected (the bytes expected).
     TooLong(usize),
 }
 

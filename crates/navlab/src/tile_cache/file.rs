@@ -44,34 +44,47 @@ const OFF_MESH_LINK_SIZE: usize = 36;
 /// The tile cache's grid and agent (`dtTileCacheParams`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TileCacheParams {
+    /// The tile grid's origin (`dtTileCacheParams::orig`), world units.
     pub orig: [f32; 3],
+    /// Cell size on xz, world units.
     pub cs: f32,
+    /// Cell height, world units.
     pub ch: f32,
     /// Tile size in cells.
     pub width: i32,
+    /// Tile height in cells (z).
     pub height: i32,
     /// Agent dimensions in world units.
     pub walkable_height: f32,
+    /// The agent's radius, world units, for obstacle erosion.
     pub walkable_radius: f32,
+    /// The agent's climb, world units.
     pub walkable_climb: f32,
+    /// Contour simplification error, cells (`maxSimplificationError`).
     pub max_simplification_error: f32,
     /// Stored-layer slots and obstacle slots.
     pub max_tiles: i32,
+    /// Obstacles the cache can hold at once.
     pub max_obstacles: i32,
 }
 
 /// One stored layer of the file: its tile-cache reference and its bytes (header and cells).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredLayer {
+    /// The stored layer's reference in the cache (`dtCompressedTileRef`).
     pub tile_ref: u32,
+    /// The layer's bytes: header and compressed grids.
     pub data: Vec<u8>,
 }
 
 /// A whole tile-cache file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TileCacheSet {
+    /// The navmesh's parameters, as the demo writes them first.
     pub nav_mesh_params: NavMeshParams,
+    /// The tile cache's parameters.
     pub cache_params: TileCacheParams,
+    /// Every stored layer, in the file's order.
     pub layers: Vec<StoredLayer>,
     /// Links every navmesh tile built from the cache gets; empty writes the demo's bytes.
     pub off_mesh_links: Vec<OffMeshConnectionParams>,
@@ -81,32 +94,66 @@ pub struct TileCacheSet {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TileCacheFileError {
     #[error("the file ends in the {what}: {needed} bytes needed, {available} left")]
+    /// Fewer bytes than a structure needs.
     Truncated {
+        /// What was being read.
         what: &'static str,
+        /// Bytes it needs.
         needed: usize,
+        /// Bytes left.
         available: usize,
     },
     #[error("not a tile-cache file (magic {0:#010x}, not TSET)")]
+    /// A file that does not start with the TSET magic (the value found).
     BadMagic(i32),
     #[error("tile-cache file version {0}; only 1 is known")]
+    /// A file of another version (the one found).
     BadVersion(i32),
     #[error("the header counts {0} layers")]
+    /// A negative layer count (the one found).
     BadLayerCount(i32),
     #[error("layer record {index} says {size} bytes")]
-    BadLayerSize { index: usize, size: i32 },
+    /// A layer record whose size is negative or past the end of the file.
+    BadLayerSize {
+        /// The record's place in the file.
+        index: usize,
+        /// Its size.
+        size: i32,
+    },
     #[error("layer record {index}: {source}")]
-    Layer { index: usize, source: LayerError },
+    /// A stored layer that does not read as one.
+    Layer {
+        /// The record's place in the file.
+        index: usize,
+        /// Why.
+        source: LayerError,
+    },
     #[error(
         "bytes after the last layer record are not an off-mesh link block (magic {0:#010x}, not OMLK)"
     )]
+    /// Bytes after the layers that are not an OMLK block (the magic found).
     BadLinkMagic(i32),
     #[error("off-mesh link block version {0}; only 1 is known")]
+    /// An OMLK block of another version (the one found).
     BadLinkVersion(i32),
     #[error("the off-mesh link block counts {count} links but {available} bytes follow")]
-    BadLinkCount { count: i32, available: usize },
+    /// An OMLK count the bytes left cannot hold.
+    BadLinkCount {
+        /// Links the block claims.
+        count: i32,
+        /// Bytes left for them.
+        available: usize,
+    },
     #[error("off-mesh link {index}: {reason}")]
-    BadLink { index: usize, reason: &'static str },
+    /// An off-mesh link with an impossible value.
+    BadLink {
+        /// The link's place in the block.
+        index: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
     #[error("{0} bytes follow the off-mesh link block")]
+    /// Bytes after the OMLK block (how many).
     TrailingBytes(usize),
 }
 

@@ -19,19 +19,29 @@ pub const LAYER_HEADER_SIZE: usize = 56;
 pub struct LayerHeader {
     /// Tile column and the layer's index in it.
     pub tx: i32,
+    /// Tile row.
     pub ty: i32,
+    /// The layer's index in its tile column.
     pub tlayer: i32,
+    /// Minimum corner of the layer's bounds, world units.
     pub bmin: [f32; 3],
+    /// Maximum corner.
     pub bmax: [f32; 3],
     /// Height range in cells.
     pub hmin: u16,
+    /// Highest cell height.
     pub hmax: u16,
+    /// Grid width in cells.
     pub width: u8,
+    /// Grid height in cells.
     pub height: u8,
     /// The cells holding data, inclusive.
     pub minx: u8,
+    /// Last column holding data.
     pub maxx: u8,
+    /// First row holding data.
     pub miny: u8,
+    /// Last row holding data.
     pub maxy: u8,
 }
 
@@ -39,17 +49,35 @@ pub struct LayerHeader {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LayerError {
     #[error("the layer grids hold {found} cells each, the header says {width} x {height}")]
-    GridSize { found: usize, width: u8, height: u8 },
+    /// Grids whose lengths disagree with the header's size.
+    GridSize {
+        /// Cells each grid holds.
+        found: usize,
+        /// The header's width.
+        width: u8,
+        /// The header's height.
+        height: u8,
+    },
     #[error("the layer data is {0} bytes, shorter than its 56-byte header")]
+    /// Fewer bytes than the layer header (how many).
     Truncated(usize),
     #[error("the layer header has magic {0:#010x}, not DTLR")]
+    /// A header that does not start with `DTLR` (the magic found).
     BadMagic(i32),
     #[error("the layer header has version {0}; only 1 is known")]
+    /// A header of another version (the one found).
     BadVersion(i32),
     #[error("the layer's compressed cells are broken: {0}")]
+    /// The FastLZ stream is broken.
     Compressed(#[from] FastLzError),
     #[error("the layer's cells expand to {found} bytes, not the {expected} of its grids")]
-    WrongExpandedSize { found: usize, expected: usize },
+    /// The cells expand to another size than the grids need.
+    WrongExpandedSize {
+        /// Bytes they expand to.
+        found: usize,
+        /// Bytes the grids need.
+        expected: usize,
+    },
 }
 
 impl LayerHeader {
@@ -155,9 +183,13 @@ pub fn decompress_layer_into(data: &[u8], grids: &mut Vec<u8>) -> Result<LayerHe
 /// A stored layer read back: its header and its three grids.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecompressedLayer {
+    /// The layer's header.
     pub header: LayerHeader,
+    /// Cell heights, row by row.
     pub heights: Vec<u8>,
+    /// Cell area ids.
     pub areas: Vec<u8>,
+    /// Cell neighbour connections and portal bits.
     pub cons: Vec<u8>,
 }
 

@@ -30,6 +30,7 @@ pub const MAX_REQUESTS: usize = 64;
 /// Where an obstacle is in its life (`ObstacleState`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObstacleState {
+    /// A free slot.
     Empty,
     /// Added; its layers are being rebuilt.
     Processing,
@@ -43,23 +44,34 @@ pub enum ObstacleState {
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub enum ObstacleError {
     #[error("{MAX_REQUESTS} obstacle requests are already waiting; call update first")]
+    /// The request queue is full.
     RequestQueueFull,
     #[error("all {0} obstacles are in use; remove one or raise maxObstacles")]
+    /// Every obstacle slot is in use (how many there are).
     PoolFull(usize),
     #[error("maxObstacles {0} must be between 1 and 65535")]
+    /// A pool size outside 1..=65535 (the one asked for).
     BadPoolSize(i32),
     #[error("the obstacle has a position or size that is not finite")]
+    /// A position or size that is NaN or infinite.
     NotFinite,
     #[error("no live obstacle has reference {0:#x}")]
+    /// A reference that names no live obstacle.
     InvalidRef(ObstacleRef),
     #[error("rebuilding layer {layer:#x}: {source}")]
+    /// A layer's rebuild around the obstacles failed.
     Rebuild {
+        /// The layer.
         layer: CompressedTileRef,
+        /// Why its build failed.
         source: BuildError,
     },
     #[error("replacing the navmesh tile of layer {layer:#x}: {message}")]
+    /// The navmesh refused a rebuilt tile.
     NavMesh {
+        /// The layer whose tile it was.
         layer: CompressedTileRef,
+        /// Detour's reason.
         message: String,
     },
 }
@@ -101,9 +113,13 @@ enum Request {
 pub struct ObstacleInfo {
     /// Index in the pool.
     pub slot: usize,
+    /// Its reference (`dtObstacleRef`): salt and slot.
     pub reference: ObstacleRef,
+    /// The slot's salt, bumped each time the slot is reused.
     pub salt: u16,
+    /// Where it is in its life.
     pub state: ObstacleState,
+    /// Its cylinder or box.
     pub shape: ObstacleShape,
     /// The layers it touches, in the order found.
     pub touched: Vec<CompressedTileRef>,

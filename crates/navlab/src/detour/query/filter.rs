@@ -11,8 +11,11 @@ use crate::detour::{MAX_AREAS, MeshTile, Poly, PolyRef};
 /// tile and data. Detour passes the previous, current and next polygon of a step.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PolyContext<'a> {
+    /// The polygon's reference, 0 for none.
     pub poly_ref: PolyRef,
+    /// Its tile, when known.
     pub tile: Option<&'a MeshTile>,
+    /// Its data, when known.
     pub poly: Option<&'a Poly>,
 }
 
@@ -25,6 +28,7 @@ impl<'a> PolyContext<'a> {
     };
 
     #[inline]
+    /// A polygon with its tile and data.
     pub fn new(poly_ref: PolyRef, tile: &'a MeshTile, poly: &'a Poly) -> PolyContext<'a> {
         PolyContext {
             poly_ref,
@@ -91,22 +95,27 @@ impl QueryFilter {
         self.area_cost[usize::from(area) % MAX_AREAS]
     }
 
+    /// Sets the cost multiplier of an area id.
     pub fn set_area_cost(&mut self, area: u8, cost: f32) {
         self.area_cost[usize::from(area) % MAX_AREAS] = cost;
     }
 
+    /// Flags a polygon must have one of to be passed.
     pub fn include_flags(&self) -> u16 {
         self.include_flags
     }
 
+    /// Sets the flags a polygon must have one of.
     pub fn set_include_flags(&mut self, flags: u16) {
         self.include_flags = flags;
     }
 
+    /// Flags that bar a polygon.
     pub fn exclude_flags(&self) -> u16 {
         self.exclude_flags
     }
 
+    /// Sets the flags that bar a polygon.
     pub fn set_exclude_flags(&mut self, flags: u16) {
         self.exclude_flags = flags;
     }

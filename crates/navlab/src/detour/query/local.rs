@@ -31,6 +31,7 @@ pub struct MoveResult {
 /// A polygon found by a Dijkstra search around a circle or a shape.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VisitedPoly {
+    /// The polygon found.
     pub poly_ref: PolyRef,
     /// The polygon the search reached it from; 0 for the start.
     pub parent_ref: PolyRef,
@@ -41,6 +42,7 @@ pub struct VisitedPoly {
 /// A polygon of the local neighbourhood.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NeighbourPoly {
+    /// The polygon found.
     pub poly_ref: PolyRef,
     /// The polygon it was reached from; 0 for the start.
     pub parent_ref: PolyRef,
@@ -49,7 +51,9 @@ pub struct NeighbourPoly {
 /// A segment of a polygon's boundary ([`NavMeshQuery::get_poly_wall_segments`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct WallSegment {
+    /// The segment's start, world units.
     pub start: Vec3,
+    /// The segment's end.
     pub end: Vec3,
     /// The polygon beyond a portal segment; 0 for a wall.
     pub neighbour: PolyRef,

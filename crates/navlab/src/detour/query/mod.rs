@@ -81,6 +81,7 @@ pub struct QueryOptions {
 /// Receives the polygons a box query finds ([`NavMeshQuery::query_polygons_with`]), in
 /// batches of up to 32 from one tile (`dtPolyQuery`).
 pub trait PolyQuery {
+    /// Takes `refs`, polygons of `tile` that the box overlaps.
     fn process(&mut self, tile: &MeshTile, refs: &[PolyRef]);
 }
 
@@ -340,10 +341,12 @@ impl<'a> NavMeshQuery<'a> {
         &self.tiny_node_pool
     }
 
+    /// What the queries do differently from C++ (`QueryOptions`).
     pub fn options(&self) -> QueryOptions {
         self.options
     }
 
+    /// Sets what the queries do differently from C++.
     pub fn set_options(&mut self, options: QueryOptions) {
         self.options = options;
     }

@@ -28,6 +28,7 @@ pub struct SteerTarget {
     pub poly_ref: PolyRef,
     /// The first straight-path corners looked at (up to 3), for drawing.
     pub points: [Vec3; MAX_STEER_POINTS],
+    /// How many of `points` are set.
     pub point_count: usize,
 }
 
@@ -224,6 +225,7 @@ pub struct FollowResult {
     pub smooth_path: Vec<Vec3>,
     /// Loop iterations, one per step.
     pub iterations: usize,
+    /// Why the walk ended.
     pub end: FollowEnd,
     /// Off-mesh connections crossed.
     pub off_mesh_connections: usize,
@@ -250,6 +252,7 @@ pub struct PathFollower {
     pub target: Vec3,
     /// The last step's steer target and the corners it looked at.
     pub steer: Option<SteerTarget>,
+    /// What the walk has done so far.
     pub result: FollowResult,
     /// Why the walk stopped, once it has.
     pub finished: Option<FollowEnd>,

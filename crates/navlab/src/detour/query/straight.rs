@@ -23,6 +23,7 @@ pub const STRAIGHTPATH_ALL_CROSSINGS: u32 = 0x02;
 /// One corner of a straight path.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StraightPathPoint {
+    /// The corner, world units.
     pub pos: Vec3,
     /// [`STRAIGHTPATH_START`], [`STRAIGHTPATH_END`], [`STRAIGHTPATH_OFFMESH_CONNECTION`] or 0.
     pub flags: u8,

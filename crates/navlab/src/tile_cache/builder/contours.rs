@@ -16,7 +16,9 @@ pub(super) const NO_PORTAL: u8 = 0x0f;
 /// in layer cells.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contour {
+    /// Per vertex: x, corner height, z and flags.
     pub verts: Vec<[u8; 4]>,
+    /// The region's area id.
     pub area: u8,
 }
 

@@ -97,12 +97,17 @@ pub fn build_layer_poly_mesh(
 /// tool): the cells after the obstacles, the monotone regions, the contours and the mesh.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerSteps {
+    /// The layer's header.
     pub header: LayerHeader,
+    /// Cell heights after the obstacles.
     pub heights: Vec<u8>,
+    /// Cell area ids after the obstacles (cleared under them).
     pub areas: Vec<u8>,
     /// The region of each cell, 0xff where there is none.
     pub regions: Vec<u8>,
+    /// One outline per region.
     pub contours: Vec<LayerContour>,
+    /// The polygon mesh.
     pub mesh: LayerPolyMesh,
 }
 
@@ -163,6 +168,7 @@ impl std::fmt::Debug for LayerTileBuilder {
 }
 
 impl LayerTileBuilder {
+    /// A builder with empty buffers, which grow with the first layers.
     pub fn new() -> Self {
         Self::default()
     }

@@ -9,17 +9,28 @@ use super::work_layer::WorkLayer;
 pub enum ObstacleShape {
     /// Upright cylinder standing on `pos`.
     Cylinder {
+        /// Centre of its base, world units.
         pos: [f32; 3],
+        /// Radius, world units.
         radius: f32,
+        /// Height, world units.
         height: f32,
     },
     /// Axis-aligned box.
-    Box { bmin: [f32; 3], bmax: [f32; 3] },
+    Box {
+        /// Minimum corner, world units.
+        bmin: [f32; 3],
+        /// Maximum corner.
+        bmax: [f32; 3],
+    },
     /// Box turned about the y axis; `rot_aux` is (sin, cos) of half the y rotation,
     /// as `dtTileCache::addBoxObstacle` stores it.
     OrientedBox {
+        /// Centre, world units.
         center: [f32; 3],
+        /// Half its size along each axis before turning.
         half_extents: [f32; 3],
+        /// (sin, cos) of half the rotation about y.
         rot_aux: [f32; 2],
     },
 }

@@ -17,17 +17,23 @@ const VERTEX_BUCKETS: usize = 1 << 8;
 /// of `2 * 6` entries (vertices, then neighbours, portals as 0x8000 | side).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LayerPolyMesh {
+    /// Vertices, three cell coordinates each.
     pub verts: Vec<u16>,
+    /// Polygons, `2 * 6` entries each.
     pub polys: Vec<u16>,
+    /// Area id per polygon.
     pub areas: Vec<u8>,
+    /// Ability flags per polygon (set by the mesh process).
     pub flags: Vec<u16>,
 }
 
 impl LayerPolyMesh {
+    /// How many vertices the mesh has.
     pub fn vert_count(&self) -> usize {
         self.verts.len() / 3
     }
 
+    /// How many polygons the mesh has.
     pub fn poly_count(&self) -> usize {
         self.areas.len()
     }

@@ -72,6 +72,7 @@ pub(super) fn allocations(
 /// refused build needed in all (the capacity that would have fitted it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScratchAllocator {
+    /// Bytes the allocator holds.
     pub capacity: usize,
     top: usize,
     high: usize,
@@ -83,6 +84,7 @@ impl ScratchAllocator {
     /// The demo's capacity, `LinearAllocator(32000)`.
     pub const DEMO_CAPACITY: usize = 32000;
 
+    /// An empty allocator of `capacity` bytes.
     pub fn new(capacity: usize) -> Self {
         Self {
             capacity,

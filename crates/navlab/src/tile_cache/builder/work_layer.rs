@@ -15,35 +15,56 @@ pub(super) const MAX_VERTS_PER_POLY: usize = VERTS_PER_POLYGON;
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub enum BuildError {
     #[error("the layer cannot be read: {0}")]
+    /// The stored layer could not be read.
     BadLayer(#[from] LayerError),
     #[error("the layer grids hold {heights}, {areas} and {cons} cells, not {width} x {height}")]
+    /// The decompressed grids disagree with the header's size.
     InconsistentGrids {
+        /// Cells in the height grid.
         heights: usize,
+        /// Cells in the area grid.
         areas: usize,
+        /// Cells in the connection grid.
         cons: usize,
+        /// The header's width.
         width: u8,
+        /// The header's height.
         height: u8,
     },
     #[error("the layer splits into more than 255 monotone regions")]
+    /// More regions than a byte numbers.
     TooManyRegions,
     #[error("a monotone region borders more than 16 others")]
+    /// A region with more neighbours than C++'s fixed array holds.
     TooManyRegionNeighbours,
     #[error("a region outline has more vertices than twice around the layer")]
+    /// An outline that would walk for ever.
     ContourTooLong,
     #[error("a region outline leaves the layer grid")]
+    /// An outline step outside the grid.
     ContourLeavesLayer,
     #[error("the layer's contours have {0} vertices; a mesh holds at most 65534")]
+    /// More vertices than 16-bit indices address (how many).
     TooManyVertices(usize),
     #[error("the layer's mesh has more polygons than its contours allow")]
+    /// More polygons than the contours can make.
     TooManyPolys,
     #[error("removing a border vertex leaves a hole of more than 48 edges")]
+    /// A hole too large for C++'s fixed buffer.
     HoleTooLarge,
     #[error("the navmesh tile cannot be created: {0}")]
+    /// Detour refused the tile's data.
     NavMesh(#[from] DetourError),
     #[error(
         "the build needs {needed} bytes of scratch memory; the tile cache's allocator has {capacity} (DT_OUT_OF_MEMORY)"
     )]
-    OutOfScratch { needed: usize, capacity: usize },
+    /// The build does not fit the demo's scratch allocator.
+    OutOfScratch {
+        /// Bytes the build needs.
+        needed: usize,
+        /// Bytes the allocator holds.
+        capacity: usize,
+    },
 }
 
 /// A decompressed layer with its region grid, as the build steps share it.
