@@ -115,6 +115,11 @@ pub fn sample_folders() -> Vec<PathBuf> {
     )
 }
 
+/// The first sample folder that exists, where File → Open starts.
+fn first_sample_folder() -> Option<PathBuf> {
+    sample_folders().into_iter().next()
+}
+
 fn sample_folders_from(working_dir: Option<&Path>, executable: Option<&Path>) -> Vec<PathBuf> {
     let assets = |dir: &Path| dir.join("assets").join("Meshes");
     let candidates = working_dir
@@ -326,7 +331,11 @@ async fn run_native(request: DialogRequest, chosen: Option<DialogBackend>) -> Na
     let started = Instant::now();
     let file = match request.save_as {
         Some(name) => dialog.set_file_name(name).save_file().await,
-        None => dialog.pick_file().await,
+        // Opening starts among the sample levels, as RecastDemo lists its Meshes folder.
+        None => match first_sample_folder() {
+            Some(folder) => dialog.set_directory(folder).pick_file().await,
+            None => dialog.pick_file().await,
+        },
     };
     NativeAnswer::from_rfd(file.map(|f| f.path().to_owned()), started.elapsed())
 }
@@ -459,16 +468,20 @@ impl FileBrowser {
         let Some(request) = hub().requests.pop_front() else {
             return;
         };
-        let folder = self
-            .last_folder
-            .clone()
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from(std::path::MAIN_SEPARATOR_STR));
         let dialog = request.dialog;
         let mode = match dialog.save_as {
             Some(_) => BrowseMode::Save,
             None => BrowseMode::Open,
         };
+        let samples = (mode == BrowseMode::Open)
+            .then(first_sample_folder)
+            .flatten();
+        let folder = self
+            .last_folder
+            .clone()
+            .or(samples)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from(std::path::MAIN_SEPARATOR_STR));
         let file_name = dialog.save_as.as_deref().unwrap_or("");
         let browser = Browser::new(dialog.title, mode, dialog.filter, &folder, file_name);
         self.shown = Some((browser, request.reply));
@@ -683,6 +696,16 @@ mod tests {
         assert_eq!(save.poll(), Some(None));
         assert!(!save.is_open() && !browser.is_shown());
         std::fs::remove_dir_all(&root).unwrap();
+
+        // A first Open starts among the sample levels (the checkout's assets/Meshes here).
+        let mut fresh = FileBrowser::default();
+        open.pick_file("Open a mesh", MESH_FILES);
+        fresh.show_next_request();
+        let (shown, _) = fresh.shown.as_mut().unwrap();
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/Meshes");
+        assert_eq!(shown.folder(), samples.canonicalize().unwrap());
+        fresh.finish(Outcome::Cancelled);
+        assert_eq!(open.poll(), Some(None));
     }
 
     #[test]
