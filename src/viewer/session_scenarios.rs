@@ -262,7 +262,8 @@ fn a_test_case_file_runs_on_its_own_mesh_from_a_fresh_start() {
 }
 
 /// With no desktop dialog (the in-app browser switched on in the View menu), File → Open
-/// shows Navlab's browser; walking to assets/Meshes and opening dungeon.obj opens it.
+/// shows Navlab's browser, in assets/Meshes among the sample levels; going up and back into
+/// Meshes and opening dungeon.obj opens it.
 #[test]
 fn a_mesh_opens_through_the_in_app_browser() {
     if !vulkan_available() {
@@ -275,7 +276,8 @@ fn a_mesh_opens_through_the_in_app_browser() {
                   {\"wait_frames\": 2}\n\
                   {\"click\": \"File\"}\n\
                   {\"click\": \"Open…\"}\n\
-                  {\"click\": \"assets\"}\n\
+                  {\"expect\": \"nav_test_authoring.gset\"}\n\
+                  {\"click\": \"Up\"}\n\
                   {\"click\": \"Meshes\"}\n\
                   {\"click\": \"dungeon.obj\"}\n\
                   {\"click\": \"Open\"}\n\
