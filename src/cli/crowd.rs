@@ -73,9 +73,14 @@ pub struct CrowdArgs {
     /// Walk on this navmesh file (RecastDemo's all-tiles format) instead of building one.
     #[arg(long)]
     navmesh: Option<PathBuf>,
-    /// Write the run as JSON in the reference's schema.
+    /// Write the run as JSON in the reference's schema (which records whether a second run on
+    /// a fresh crowd matched the first, so the scenario runs twice).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Run the scenario a second time on a fresh crowd and fail unless both runs match, agent
+    /// for agent (a plain run simulates once).
+    #[arg(long)]
+    check_determinism: bool,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -241,6 +246,11 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
                     "--json records one crowd; drop --crowds or --json",
                 ));
             }
+            if args.crowds > 1 && args.check_determinism {
+                return Err(stage_error(
+                    "--check-determinism compares runs of one crowd; drop --crowds or --check-determinism",
+                ));
+            }
         }
         None => {
             check_settings(&settings).map_err(stage_error)?;
@@ -321,9 +331,22 @@ pub fn run(args: &CrowdArgs) -> Result<()> {
         );
     }
     let profile = finish_profile(args, stats.as_ref(), result.agents.len());
+    // The second run doubles the cost, so only what reports it pays for it.
+    let deterministic = (args.json.is_some() || args.check_determinism).then(|| {
+        run_once(&nav, source, &settings, None).is_ok_and(|again| again.serialises_like(&result))
+    });
+    if args.check_determinism {
+        if deterministic != Some(true) {
+            return Err(stage_error(
+                "a second run on a fresh crowd differs from the first",
+            ));
+        }
+        if !args.quiet {
+            println!("deterministic: a second run on a fresh crowd matches the first");
+        }
+    }
     if let Some(out) = &args.json {
-        let deterministic = run_once(&nav, source, &settings, None)
-            .is_ok_and(|again| again.serialises_like(&result));
+        let deterministic = deterministic.unwrap_or_default();
         let max_agents = match args.random_agents {
             Some(agents) => agents.max(DEMO_MAX_AGENTS),
             None => DEMO_MAX_AGENTS,

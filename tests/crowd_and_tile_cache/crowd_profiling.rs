@@ -382,6 +382,15 @@ fn cli_profiles_and_refuses_bad_counts() {
             &out_arg,
         ],
         &[&cases, "--navmesh", &navmesh, "--crowds", "2"],
+        &[
+            "--navmesh",
+            &navmesh,
+            "--random-agents",
+            "4",
+            "--crowds",
+            "2",
+            "--check-determinism",
+        ],
         &["--random-agents", "4"],
         &["--navmesh", &navmesh],
     ] {
@@ -392,4 +401,26 @@ fn cli_profiles_and_refuses_bad_counts() {
         assert!(stderr.starts_with("navlab: "), "{bad:?}: {stderr}");
     }
     assert!(!out.exists());
+
+    // A plain run simulates once; --check-determinism runs twice and says the runs match.
+    let output = navlab(&[&cases, "--navmesh", &navmesh, "--steps", "30"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && !stdout.contains("deterministic"),
+        "{stdout}"
+    );
+    let output = navlab(&[
+        &cases,
+        "--navmesh",
+        &navmesh,
+        "--steps",
+        "30",
+        "--check-determinism",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("deterministic: a second run"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
