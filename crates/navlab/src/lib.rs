@@ -39,6 +39,7 @@ pub mod file;
 pub mod input;
 pub mod math;
 pub mod memory;
+pub mod prelude;
 pub mod recast;
 pub mod tile_cache;
 pub mod warnings;

@@ -57,6 +57,10 @@ const LIBRARY_LAYERS: &[(&str, &[&str])] = &[
             "bake",
         ],
     ),
+    (
+        "prelude",
+        &["bake", "crowd", "detour", "error", "input", "tile_cache"],
+    ),
 ];
 
 /// The application's top-level modules (its library and its binary's `cli`), each with the
