@@ -26,7 +26,7 @@ pub(crate) const OFF_MESH_CON_SIZE: usize = 36;
 /// accessors on [`MeshTile`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MeshHeader {
-    /// Tile grid position and layer.
+    /// Tile grid x.
     pub x: i32,
     /// Tile grid y.
     pub y: i32,

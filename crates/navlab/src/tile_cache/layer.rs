@@ -17,9 +17,9 @@ pub const LAYER_HEADER_SIZE: usize = 56;
 /// Where a layer sits and what part of its grid holds data (`dtTileCacheLayerHeader`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LayerHeader {
-    /// Tile column and the layer's index in it.
+    /// Tile column x.
     pub tx: i32,
-    /// Tile row.
+    /// Tile column y.
     pub ty: i32,
     /// The layer's index in its tile column.
     pub tlayer: i32,
