@@ -20,7 +20,8 @@
 //!
 //! Like [`crate::detour::query`], every piece performs C++'s f32 operations in the same order
 //! and keeps C++'s fixed-size buffers, so that results can equal C++ DetourCrowd's bit for
-//! bit, checked against the reference crowd runs (`detour/crowd_nav_test_*.json`). This module sits on [`crate::detour`] only.
+//! bit, checked against the reference crowd runs (`detour/crowd_nav_test_*.json`). This module
+//! sits on [`crate::detour`] only.
 
 pub mod agent;
 /// `dtCrowd`, named after the module as in Detour.

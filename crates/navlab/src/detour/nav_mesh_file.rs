@@ -125,8 +125,9 @@ pub fn save_nav_mesh(path: &Path, mesh: &NavMesh) -> Result<(), FileError> {
     crate::file::write_atomically(path, &mesh.to_mset_bytes())
 }
 
-/// The largest navmesh file [`load_nav_mesh`](super::load_nav_mesh) reads: far above real navmeshes (a 420 m city's
-/// tiles take a few MiB), low enough that a hostile or mistaken file cannot exhaust memory.
+/// The largest navmesh file [`load_nav_mesh`](super::load_nav_mesh) reads: far above real
+/// navmeshes (a 420 m city's tiles take a few MiB), low enough that a hostile or mistaken file
+/// cannot exhaust memory.
 pub const MAX_NAVMESH_FILE_BYTES: u64 = 1 << 30;
 
 /// A navmesh file that could not be read or written, or whose bytes are not a navmesh.

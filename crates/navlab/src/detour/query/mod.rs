@@ -55,7 +55,8 @@ use node::NodeQueue;
 pub const FINDPATH_ANY_ANGLE: u32 = 0x02;
 /// Scale of the A* heuristic (`H_SCALE`).
 const H_SCALE: f32 = 0.999;
-/// Raycast shortcuts of any-angle searches reach this many agent radii (`DT_RAY_CAST_LIMIT_PROPORTIONS`).
+/// Raycast shortcuts of any-angle searches reach this many agent radii
+/// (`DT_RAY_CAST_LIMIT_PROPORTIONS`).
 const RAY_CAST_LIMIT_PROPORTIONS: f32 = 50.0;
 /// Nodes and buckets of the small pool of local searches.
 const TINY_POOL_NODES: usize = 64;

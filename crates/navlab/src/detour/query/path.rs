@@ -623,9 +623,9 @@ impl<'a> NavMeshQuery<'a> {
         n
     }
 
-    /// The path from the start of the last Dijkstra search ([`NavMeshQuery::find_polys_around_circle`],
-    /// [`NavMeshQuery::find_polys_around_shape`]) to `end_ref`, which it must have expanded
-    /// (`getPathFromDijkstraSearch`).
+    /// The path from the start of the last Dijkstra search
+    /// ([`NavMeshQuery::find_polys_around_circle`], [`NavMeshQuery::find_polys_around_shape`])
+    /// to `end_ref`, which it must have expanded (`getPathFromDijkstraSearch`).
     pub fn get_path_from_dijkstra_search(
         &self,
         end_ref: PolyRef,

@@ -83,7 +83,8 @@ impl Status {
     ///     Ok(done)
     /// }
     /// assert!(run(Status::SUCCESS).is_ok());
-    /// assert_eq!(run(Status::FAILURE | Status::INVALID_PARAM), Err(Status::FAILURE | Status::INVALID_PARAM));
+    /// let failed = Status::FAILURE | Status::INVALID_PARAM;
+    /// assert_eq!(run(failed), Err(failed));
     /// ```
     pub fn ok(self) -> Result<Status, Status> {
         if self.is_failure() {
