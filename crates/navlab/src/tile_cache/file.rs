@@ -13,7 +13,8 @@
 //! `loadAll` never reads: it reads `numTiles` records and stops. All little-endian:
 //!
 //! ```text
-//! i32 magic 'O'<<24|'M'<<16|'L'<<8|'K' (bytes "KLMO"), i32 version 1, i32 count, then per link 36 bytes:
+//! i32 magic 'O'<<24|'M'<<16|'L'<<8|'K' (bytes "KLMO"), i32 version 1, i32 count,
+//! then per link 36 bytes:
 //!   f32 start[3], f32 end[3], f32 radius, u8 bidirectional (0 or 1), u8 area (< 64),
 //!   u16 flags, u32 user id
 //! ```

@@ -61,7 +61,7 @@ pub enum ObstacleError {
     #[error("rebuilding layer {layer:#x}: {source}")]
     /// A layer's rebuild around the obstacles failed.
     Rebuild {
-        /// The layer.
+        /// Reference of the compressed layer whose rebuild failed.
         layer: CompressedTileRef,
         /// Why its build failed.
         source: BuildError,
