@@ -13,8 +13,8 @@ use crate::recast::region::PartitionType;
 /// Default limit on voxel grid cells (width × height) before a build is refused.
 pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
 
-/// The largest settings file `BuildSettings::load_toml` (feature `toml`) reads (a settings file is under a
-/// kilobyte), so that a wrong file or an endless pipe is refused.
+/// The largest settings file `BuildSettings::load_toml` (feature `toml`) reads (a settings file
+/// is under a kilobyte), so that a wrong file or an endless pipe is refused.
 pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 
 /// Every key a settings file may have: the fields of [`BuildSettings`], as RecastDemo names them.
