@@ -65,13 +65,11 @@ fn main() -> navlab::Result<()> {
     let rest = &args[3.min(args.len())..];
     if let Some(at) = rest.iter().position(|a| a == "--write") {
         let path = rest.get(at + 1).unwrap_or_else(|| usage());
-        return std::fs::write(path, scene::obj_text(&mesh)).map_err(|source| {
-            navlab::file::FileError::Io {
-                path: path.into(),
-                source,
-            }
-            .into()
-        });
+        let text = scene::obj_text(&mesh);
+        return Ok(navlab::file::write_atomically(
+            path.as_ref(),
+            text.as_bytes(),
+        )?);
     }
     let retention = if rest.iter().any(|a| a == "--everything") {
         Retention::Everything

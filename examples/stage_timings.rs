@@ -70,14 +70,11 @@ fn main() -> navlab::Result<()> {
     Ok(())
 }
 
-/// Writes `mesh` as a Wavefront OBJ.
+/// Writes `mesh` as a Wavefront OBJ, whole or not at all.
 fn write_obj(mesh: &navlab::input::obj::TriMesh, path: &str) -> navlab::Result<()> {
     let text = navlab::input::scene::obj_text(mesh);
-    std::fs::write(path, text).map_err(|source| {
-        navlab::file::FileError::Io {
-            path: path.into(),
-            source,
-        }
-        .into()
-    })
+    Ok(navlab::file::write_atomically(
+        path.as_ref(),
+        text.as_bytes(),
+    )?)
 }

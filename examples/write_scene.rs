@@ -24,11 +24,9 @@ fn main() -> navlab::Result<()> {
         "spiral_ramp" => scene::spiral_ramp(3, 4.0),
         _ => usage(),
     };
-    std::fs::write(path, scene::obj_text(&mesh)).map_err(|source| {
-        navlab::file::FileError::Io {
-            path: path.into(),
-            source,
-        }
-        .into()
-    })
+    let text = scene::obj_text(&mesh);
+    Ok(navlab::file::write_atomically(
+        path.as_ref(),
+        text.as_bytes(),
+    )?)
 }

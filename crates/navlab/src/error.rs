@@ -171,14 +171,4 @@ impl NavlabError {
             _ => None,
         }
     }
-
-    /// The file problem (unreadable, too large), however deep in the layers it was met.
-    pub fn file_error(&self) -> Option<&FileError> {
-        match self {
-            NavlabError::File(e) => Some(e),
-            NavlabError::Input(crate::input::Error::File(e)) => Some(e),
-            NavlabError::NavMeshFile(NavMeshFileError::File(e)) => Some(e),
-            _ => None,
-        }
-    }
 }

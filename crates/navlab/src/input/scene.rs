@@ -3,8 +3,8 @@
 //! measurements use (a stack of floors, random triangle soups), and the sample levels' rolling
 //! terrain and spiral ramp (`examples/write_scene.rs` writes them all to `assets/Meshes/`).
 //!
-//! It is laid out so that every stage and filter has something to show with RecastDemo's default
-//! settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
+//! The default scene is laid out so that every stage and filter has something to show with
+//! RecastDemo's default settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
 //!
 //! | Feature | Where (x, z) | What it exercises |
 //! |---|---|---|
