@@ -12,6 +12,7 @@
 //! | [`crowd`] | DetourCrowd: proximity grid, local boundary, path corridor, path queue, obstacle avoidance and `dtCrowd` itself; sits on `detour` | `DetourCrowd` |
 //! | [`tile_cache`] | DetourTileCache, sitting on `detour`: FastLZ, the stored layer, the cache, obstacles and the layer tile builder | `DetourTileCache` |
 //! | [`bake`] | RecastDemo's samples as pipelines: settings, solo build, tiled build, temp obstacles, authoring rules, detail mesh export | RecastDemo's `Sample_SoloMesh`, `Sample_TileMesh`, `Sample_TempObstacles` |
+//! | [`game`] | the game-facing layer: the navmesh builder, queries that return values, a crowd without a borrow, obstacles by id, typed flags | none: C++ has only the exact API |
 //! | [`debug_draw`] | render-agnostic debug geometry of every stage, the navmesh, crowds and the tile cache | `DebugUtils` |
 //!
 //! `recast` and `input` know nothing of Detour (`input` takes only Recast's partition type, which
@@ -36,6 +37,7 @@ pub mod debug_draw;
 pub mod detour;
 pub mod error;
 pub mod file;
+pub mod game;
 pub mod input;
 pub mod math;
 pub mod memory;

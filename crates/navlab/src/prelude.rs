@@ -1,13 +1,16 @@
-//! The types most programs use, in one import: `use navlab::prelude::*;` brings the build
-//! (input, settings, solo and tiled builds), the navmesh and its files, queries and their
-//! filter and status, the crowd, the tile cache and the pipeline's error.
+//! The types most programs use, in one import: `use navlab::prelude::*;` brings the
+//! game-facing layer ([`game`](crate::game): the builder, queries that return values, the
+//! crowd with agent ids, the tile cache of obstacles, typed flags), the settings, the navmesh
+//! and its files, the query filter, and the pipeline's error. The exact C++-shaped types
+//! (`detour::query::NavMeshQuery`, `crowd::Crowd`, `bake::Build`, ...) are one path away.
 
-pub use crate::bake::{Build, BuildSettings, TiledBuild};
-pub use crate::crowd::{Crowd, CrowdAgentParams};
-pub use crate::detour::query::{NavMeshQuery, QueryFilter, Status, StraightPathPoint};
-pub use crate::detour::{NavMesh, NavMeshParams, PolyRef, load_nav_mesh, save_nav_mesh};
+pub use crate::bake::BuildSettings;
+pub use crate::detour::query::{QueryFilter, Status};
+pub use crate::detour::{NavMesh, PolyRef, load_nav_mesh, save_nav_mesh};
 pub use crate::error::{NavlabError, Result};
-pub use crate::input::{GeomSet, InputGeom, TriMesh};
-pub use crate::tile_cache::builder::ObstacleShape;
-pub use crate::tile_cache::cache::TileCache;
-pub use crate::tile_cache::obstacles::Obstacles;
+pub use crate::game::{
+    AgentEvent, AgentId, AgentParams, ChangedTile, Crowd, NavMeshBuilder, NavPoint, NavQuery,
+    Obstacle, ObstacleId, OffMeshLink, Path, PolyFlags, QueryError, StraightPathOptions, TileCache,
+    UpdateFlags, Waypoint, WaypointKind, area,
+};
+pub use crate::input::TriMesh;

@@ -58,9 +58,18 @@ const LIBRARY_LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "prelude",
-        &["bake", "crowd", "detour", "error", "input", "tile_cache"],
+        "game",
+        &[
+            "detour",
+            "crowd",
+            "tile_cache",
+            "input",
+            "recast",
+            "bake",
+            "error",
+        ],
     ),
+    ("prelude", &["bake", "detour", "error", "game", "input"]),
 ];
 
 /// The application's top-level modules (its library and its binary's `cli`), each with the

@@ -192,6 +192,41 @@ pub struct SpanCounts {
     pub eroded_walkable: usize,
 }
 
+/// The area of each triangle of `tris` (a subset of `mesh`'s, whose input indices `ids` gives;
+/// all of them in order when `None`): the caller's areas with the steep triangles cleared
+/// when the mesh has them, else Recast's walkable area on the gentle ones.
+pub(crate) fn mark_triangle_areas(
+    ctx: &mut BuildContext,
+    walkable_slope_angle: f32,
+    mesh: &TriMesh,
+    tris: &[i32],
+    ids: Option<&[u32]>,
+    areas: &mut [u8],
+) -> std::result::Result<(), crate::recast::Error> {
+    match &mesh.areas {
+        None => {
+            rasterize::mark_walkable_triangles(ctx, walkable_slope_angle, &mesh.verts, tris, areas)
+        }
+        Some(given) => {
+            match ids {
+                None => areas.copy_from_slice(&given[..areas.len()]),
+                Some(ids) => {
+                    for (area, &id) in areas.iter_mut().zip(ids) {
+                        *area = given[id as usize];
+                    }
+                }
+            }
+            rasterize::clear_unwalkable_triangles(
+                ctx,
+                walkable_slope_angle,
+                &mesh.verts,
+                tris,
+                areas,
+            )
+        }
+    }
+}
+
 /// A solo navmesh build with every stage's output.
 ///
 /// Cloning is cheap for the input mesh (shared) and copies the stage outputs, which is what a
@@ -603,11 +638,12 @@ impl Build {
                     cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch,
                 )?;
                 let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
-                rasterize::mark_walkable_triangles(
+                mark_triangle_areas(
                     ctx,
                     cfg.walkable_slope_angle,
-                    &self.mesh.verts,
+                    &self.mesh,
                     &self.mesh.tris,
+                    None,
                     &mut areas,
                 )?;
                 rasterize::rasterize_triangles_parallel(

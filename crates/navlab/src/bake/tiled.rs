@@ -688,11 +688,12 @@ pub(crate) fn rasterize_tile(
         *triangle_count += tris.len() / 3;
         areas.clear();
         areas.resize(tris.len() / 3, crate::recast::NULL_AREA);
-        rasterize::mark_walkable_triangles(
+        crate::bake::solo::mark_triangle_areas(
             ctx,
             cfg.walkable_slope_angle,
-            &mesh.verts,
+            mesh,
             tris,
+            Some(partitioned.chunk_tri_ids(node)),
             &mut areas,
         )?;
         rasterize::rasterize_triangles(

@@ -15,6 +15,7 @@ use super::obstacle_avoidance::{
 };
 use super::path_queue::{
     CROWD_ITERATIONS_PER_UPDATE, CROWD_PATH_QUEUE_NODES, MAX_QUEUE, PATHQ_INVALID, PathQueue,
+    PathQueueState,
 };
 use super::phases::{CrowdPhase, CrowdPhaseTimes, PhaseClock, enter};
 use super::proximity_grid::ProximityGrid;
@@ -23,7 +24,8 @@ use crate::detour::query::geometry::{
     tri_area_2d, vdist_2d, vdist_2d_sqr, vmad, vnormalize, vscale,
 };
 use crate::detour::query::{
-    NavMeshQuery, Node, QueryFilter, STRAIGHTPATH_END, STRAIGHTPATH_OFFMESH_CONNECTION, Status,
+    DetachedQuery, NavMeshQuery, Node, QueryFilter, STRAIGHTPATH_END,
+    STRAIGHTPATH_OFFMESH_CONNECTION, Status,
 };
 use crate::detour::{NavMesh, PolyRef};
 
@@ -65,9 +67,10 @@ pub struct CrowdAgentDebugInfo {
     pub vod: Option<ObstacleAvoidanceDebugData>,
 }
 
-/// A crowd of agents on one navmesh (`dtCrowd`).
+/// A crowd of agents and the query memory `Q` it plans with: [`Crowd`] queries a navmesh it
+/// borrows, [`DetachedCrowd`] holds the same memory between updates without the borrow.
 #[derive(Clone, Debug)]
-pub struct Crowd<'a> {
+pub struct CrowdState<Q> {
     max_agent_radius: f32,
     placement_half_extents: Vec3,
     agents: Vec<CrowdAgent>,
@@ -79,10 +82,19 @@ pub struct Crowd<'a> {
     obstacle_query: ObstacleAvoidanceQuery,
     grid: ProximityGrid,
     path_result: Vec<PolyRef>,
-    path_queue: PathQueue<'a>,
-    query: NavMeshQuery<'a>,
+    path_queue: PathQueueState<Q>,
+    query: Q,
     velocity_sample_count: usize,
 }
+
+/// A crowd of agents on one navmesh (`dtCrowd`).
+pub type Crowd<'a> = CrowdState<NavMeshQuery<'a>>;
+
+/// A crowd that lets go of its navmesh between updates ([`Crowd::detach`]): its agents can be
+/// read and given targets, and [`DetachedCrowd::attach`] makes it a [`Crowd`] again without
+/// allocating. A navmesh changed in place in between (tile cache, tile rebuilds) is met as
+/// C++'s crowd meets it: the next update checks every corridor.
+pub type DetachedCrowd = CrowdState<DetachedQuery>;
 
 /// `dtCrowd`'s `tween`: where `t` lies between `t0` and `t1`, clamped to 0..1.
 fn tween(t: f32, t0: f32, t1: f32) -> f32 {
@@ -289,87 +301,7 @@ fn query_heap_bytes(max_nodes: usize) -> u64 {
     (nodes + open_list + buckets) as u64
 }
 
-impl<'a> Crowd<'a> {
-    /// The heap bytes [`Crowd::new`] allocates for `max_agents` agents, so that a caller can
-    /// refuse crowds that would not fit before making them: per crowd the path queue's and
-    /// the crowd's query objects and the queue's result slots; per agent its state and
-    /// corridor, its animation, its place in the active list and its four grid items.
-    pub fn heap_bytes(max_agents: usize) -> u64 {
-        let path = (MAX_PATH_RESULT * std::mem::size_of::<PolyRef>()) as u64;
-        let per_crowd = query_heap_bytes(CROWD_PATH_QUEUE_NODES)
-            + query_heap_bytes(COMMON_QUERY_NODES)
-            + (MAX_QUEUE as u64 + 1) * path;
-        let per_agent = (std::mem::size_of::<CrowdAgent>()
-            + std::mem::size_of::<CrowdAgentAnimation>()
-            + std::mem::size_of::<usize>()) as u64
-            + path;
-        (max_agents as u64)
-            .saturating_mul(per_agent)
-            .saturating_add(ProximityGrid::heap_bytes(max_agents.saturating_mul(4)))
-            .saturating_add(per_crowd)
-    }
-
-    /// A crowd of up to `max_agents` agents of radius up to `max_agent_radius` on `nav`
-    /// (`dtCrowd::init`): the proximity grid holds four cells per agent of size three radii,
-    /// agents are placed within (2, 1.5, 2) radii, and every avoidance slot starts from
-    /// [`ObstacleAvoidanceParams::default`]. Fails with `INVALID_PARAM` on a bad size.
-    pub fn new(
-        max_agents: usize,
-        max_agent_radius: f32,
-        nav: &'a NavMesh,
-    ) -> Result<Crowd<'a>, Status> {
-        let grid = ProximityGrid::new(max_agents.saturating_mul(4), max_agent_radius * 3.0)?;
-        let path_queue = PathQueue::new(nav, MAX_PATH_RESULT, CROWD_PATH_QUEUE_NODES)?;
-        let template = CrowdAgent::new(MAX_PATH_RESULT, default_agent_params())?;
-        let query = NavMeshQuery::new(nav, COMMON_QUERY_NODES)?;
-        Ok(Crowd {
-            max_agent_radius,
-            placement_half_extents: [
-                max_agent_radius * 2.0,
-                max_agent_radius * 1.5,
-                max_agent_radius * 2.0,
-            ],
-            agents: vec![template; max_agents],
-            anims: vec![CrowdAgentAnimation::default(); max_agents],
-            active: Vec::with_capacity(max_agents),
-            filters: std::array::from_fn(|_| QueryFilter::default()),
-            avoidance_params: [ObstacleAvoidanceParams::default(); MAX_OBSTACLE_AVOIDANCE_PARAMS],
-            obstacle_query: ObstacleAvoidanceQuery::new(MAX_NEIGHBOURS, 8),
-            grid,
-            path_result: vec![0; MAX_PATH_RESULT],
-            path_queue,
-            query,
-            velocity_sample_count: 0,
-        })
-    }
-
-    /// The crowd moved onto `nav` (another navmesh, or this one rebuilt): every agent keeps
-    /// its state, parameters and corridor, the filters and avoidance presets are kept, and
-    /// the query objects are made afresh for `nav`. The path queue keeps its requests and
-    /// results ([`PathQueue::rebind`]); the one search under way starts over on `nav`, so an
-    /// agent waiting for it gets its path later than without the move (the only way the
-    /// next frames can differ from a crowd that was not moved). Polygon references `nav`
-    /// does not have are found by the next update's validity checks: the agent is placed on
-    /// the nearest polygon and re-plans, or stops (invalid) when there is none; a queued
-    /// search between such references fails and its agent requests its target again.
-    pub fn rebind<'b>(self, nav: &'b NavMesh) -> Result<Crowd<'b>, Status> {
-        Ok(Crowd {
-            max_agent_radius: self.max_agent_radius,
-            placement_half_extents: self.placement_half_extents,
-            agents: self.agents,
-            anims: self.anims,
-            active: self.active,
-            filters: self.filters,
-            avoidance_params: self.avoidance_params,
-            obstacle_query: self.obstacle_query,
-            grid: self.grid,
-            path_result: self.path_result,
-            path_queue: self.path_queue.rebind(nav)?,
-            query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
-            velocity_sample_count: self.velocity_sample_count,
-        })
-    }
-
+impl<Q> CrowdState<Q> {
     /// Sets avoidance configuration `idx`; false when out of range.
     pub fn set_obstacle_avoidance_params(
         &mut self,
@@ -439,19 +371,9 @@ impl<'a> Crowd<'a> {
         self.velocity_sample_count
     }
 
-    /// The crowd's query object (`getNavMeshQuery`).
-    pub fn nav_query(&self) -> &NavMeshQuery<'a> {
-        &self.query
-    }
-
     /// The neighbour grid of the last update, for drawing it (`getGrid`).
     pub fn proximity_grid(&self) -> &ProximityGrid {
         &self.grid
-    }
-
-    /// The path queue, whose query's search nodes show the last path searched (`getPathQueue`).
-    pub fn path_queue(&self) -> &PathQueue<'a> {
-        &self.path_queue
     }
 
     /// Whether `params` names a filter and an avoidance configuration the crowd has.
@@ -473,47 +395,6 @@ impl<'a> Crowd<'a> {
             }
             None => false,
         }
-    }
-
-    /// Adds an agent at the navmesh point nearest `pos` within the placement box (`addAgent`);
-    /// with no polygon there it stays at `pos`, [`AgentState::Invalid`]. Returns its index,
-    /// or none when the pool is full, `pos` is not finite or `params` names a filter or
-    /// avoidance slot the crowd lacks.
-    pub fn add_agent(&mut self, pos: &Vec3, params: &CrowdAgentParams) -> Option<usize> {
-        if !Self::params_in_range(params) || !pos.iter().all(|v| v.is_finite()) {
-            return None;
-        }
-        let idx = self.agents.iter().position(|ag| !ag.active)?;
-        let filter = &self.filters[usize::from(params.query_filter_type)];
-        let (status, found) =
-            self.query
-                .find_nearest_poly(pos, &self.placement_half_extents, filter);
-        let (poly_ref, nearest) = if status.is_failure() {
-            (0, *pos)
-        } else {
-            (found.poly_ref, found.point)
-        };
-        let ag = &mut self.agents[idx];
-        ag.params = *params;
-        ag.corridor.reset(poly_ref, &nearest);
-        ag.boundary.reset();
-        ag.partial = false;
-        ag.topology_opt_time = 0.0;
-        ag.target_replan_time = 0.0;
-        ag.nneis = 0;
-        ag.dvel = [0.0; 3];
-        ag.nvel = [0.0; 3];
-        ag.vel = [0.0; 3];
-        ag.npos = nearest;
-        ag.desired_speed = 0.0;
-        ag.state = if poly_ref != 0 {
-            AgentState::Walking
-        } else {
-            AgentState::Invalid
-        };
-        ag.target_state = MoveRequestState::None;
-        ag.active = true;
-        Some(idx)
     }
 
     /// Frees agent slot `idx` (`removeAgent`).
@@ -576,6 +457,180 @@ impl<'a> Crowd<'a> {
         ag.target_replan = false;
         ag.target_state = MoveRequestState::None;
         true
+    }
+}
+
+impl DetachedCrowd {
+    /// The crowd on `nav` again, with every agent, request and search as they were.
+    pub fn attach(self, nav: &NavMesh) -> Crowd<'_> {
+        CrowdState {
+            max_agent_radius: self.max_agent_radius,
+            placement_half_extents: self.placement_half_extents,
+            agents: self.agents,
+            anims: self.anims,
+            active: self.active,
+            filters: self.filters,
+            avoidance_params: self.avoidance_params,
+            obstacle_query: self.obstacle_query,
+            grid: self.grid,
+            path_result: self.path_result,
+            path_queue: self.path_queue.attach(nav),
+            query: self.query.attach(nav),
+            velocity_sample_count: self.velocity_sample_count,
+        }
+    }
+}
+
+impl<'a> Crowd<'a> {
+    /// The crowd without its navmesh, keeping everything else (agents, requests, the
+    /// search under way, the query memory): [`DetachedCrowd::attach`] undoes it.
+    pub fn detach(self) -> DetachedCrowd {
+        CrowdState {
+            max_agent_radius: self.max_agent_radius,
+            placement_half_extents: self.placement_half_extents,
+            agents: self.agents,
+            anims: self.anims,
+            active: self.active,
+            filters: self.filters,
+            avoidance_params: self.avoidance_params,
+            obstacle_query: self.obstacle_query,
+            grid: self.grid,
+            path_result: self.path_result,
+            path_queue: self.path_queue.detach(),
+            query: self.query.detach(),
+            velocity_sample_count: self.velocity_sample_count,
+        }
+    }
+
+    /// The heap bytes [`Crowd::new`] allocates for `max_agents` agents, so that a caller can
+    /// refuse crowds that would not fit before making them: per crowd the path queue's and
+    /// the crowd's query objects and the queue's result slots; per agent its state and
+    /// corridor, its animation, its place in the active list and its four grid items.
+    pub fn heap_bytes(max_agents: usize) -> u64 {
+        let path = (MAX_PATH_RESULT * std::mem::size_of::<PolyRef>()) as u64;
+        let per_crowd = query_heap_bytes(CROWD_PATH_QUEUE_NODES)
+            + query_heap_bytes(COMMON_QUERY_NODES)
+            + (MAX_QUEUE as u64 + 1) * path;
+        let per_agent = (std::mem::size_of::<CrowdAgent>()
+            + std::mem::size_of::<CrowdAgentAnimation>()
+            + std::mem::size_of::<usize>()) as u64
+            + path;
+        (max_agents as u64)
+            .saturating_mul(per_agent)
+            .saturating_add(ProximityGrid::heap_bytes(max_agents.saturating_mul(4)))
+            .saturating_add(per_crowd)
+    }
+
+    /// A crowd of up to `max_agents` agents of radius up to `max_agent_radius` on `nav`
+    /// (`dtCrowd::init`): the proximity grid holds four cells per agent of size three radii,
+    /// agents are placed within (2, 1.5, 2) radii, and every avoidance slot starts from
+    /// [`ObstacleAvoidanceParams::default`]. Fails with `INVALID_PARAM` on a bad size.
+    pub fn new(
+        max_agents: usize,
+        max_agent_radius: f32,
+        nav: &'a NavMesh,
+    ) -> Result<Crowd<'a>, Status> {
+        let grid = ProximityGrid::new(max_agents.saturating_mul(4), max_agent_radius * 3.0)?;
+        let path_queue = PathQueue::new(nav, MAX_PATH_RESULT, CROWD_PATH_QUEUE_NODES)?;
+        let template = CrowdAgent::new(MAX_PATH_RESULT, default_agent_params())?;
+        let query = NavMeshQuery::new(nav, COMMON_QUERY_NODES)?;
+        Ok(CrowdState {
+            max_agent_radius,
+            placement_half_extents: [
+                max_agent_radius * 2.0,
+                max_agent_radius * 1.5,
+                max_agent_radius * 2.0,
+            ],
+            agents: vec![template; max_agents],
+            anims: vec![CrowdAgentAnimation::default(); max_agents],
+            active: Vec::with_capacity(max_agents),
+            filters: std::array::from_fn(|_| QueryFilter::default()),
+            avoidance_params: [ObstacleAvoidanceParams::default(); MAX_OBSTACLE_AVOIDANCE_PARAMS],
+            obstacle_query: ObstacleAvoidanceQuery::new(MAX_NEIGHBOURS, 8),
+            grid,
+            path_result: vec![0; MAX_PATH_RESULT],
+            path_queue,
+            query,
+            velocity_sample_count: 0,
+        })
+    }
+
+    /// The crowd moved onto `nav` (another navmesh, or this one rebuilt): every agent keeps
+    /// its state, parameters and corridor, the filters and avoidance presets are kept, and
+    /// the query objects are made afresh for `nav`. The path queue keeps its requests and
+    /// results ([`PathQueue::rebind`]); the one search under way starts over on `nav`, so an
+    /// agent waiting for it gets its path later than without the move (the only way the
+    /// next frames can differ from a crowd that was not moved). Polygon references `nav`
+    /// does not have are found by the next update's validity checks: the agent is placed on
+    /// the nearest polygon and re-plans, or stops (invalid) when there is none; a queued
+    /// search between such references fails and its agent requests its target again.
+    pub fn rebind<'b>(self, nav: &'b NavMesh) -> Result<Crowd<'b>, Status> {
+        Ok(CrowdState {
+            max_agent_radius: self.max_agent_radius,
+            placement_half_extents: self.placement_half_extents,
+            agents: self.agents,
+            anims: self.anims,
+            active: self.active,
+            filters: self.filters,
+            avoidance_params: self.avoidance_params,
+            obstacle_query: self.obstacle_query,
+            grid: self.grid,
+            path_result: self.path_result,
+            path_queue: self.path_queue.rebind(nav)?,
+            query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
+            velocity_sample_count: self.velocity_sample_count,
+        })
+    }
+
+    /// The crowd's query object (`getNavMeshQuery`).
+    pub fn nav_query(&self) -> &NavMeshQuery<'a> {
+        &self.query
+    }
+
+    /// The path queue, whose query's search nodes show the last path searched (`getPathQueue`).
+    pub fn path_queue(&self) -> &PathQueue<'a> {
+        &self.path_queue
+    }
+
+    /// Adds an agent at the navmesh point nearest `pos` within the placement box (`addAgent`);
+    /// with no polygon there it stays at `pos`, [`AgentState::Invalid`]. Returns its index,
+    /// or none when the pool is full, `pos` is not finite or `params` names a filter or
+    /// avoidance slot the crowd lacks.
+    pub fn add_agent(&mut self, pos: &Vec3, params: &CrowdAgentParams) -> Option<usize> {
+        if !Self::params_in_range(params) || !pos.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let idx = self.agents.iter().position(|ag| !ag.active)?;
+        let filter = &self.filters[usize::from(params.query_filter_type)];
+        let (status, found) =
+            self.query
+                .find_nearest_poly(pos, &self.placement_half_extents, filter);
+        let (poly_ref, nearest) = if status.is_failure() {
+            (0, *pos)
+        } else {
+            (found.poly_ref, found.point)
+        };
+        let ag = &mut self.agents[idx];
+        ag.params = *params;
+        ag.corridor.reset(poly_ref, &nearest);
+        ag.boundary.reset();
+        ag.partial = false;
+        ag.topology_opt_time = 0.0;
+        ag.target_replan_time = 0.0;
+        ag.nneis = 0;
+        ag.dvel = [0.0; 3];
+        ag.nvel = [0.0; 3];
+        ag.vel = [0.0; 3];
+        ag.npos = nearest;
+        ag.desired_speed = 0.0;
+        ag.state = if poly_ref != 0 {
+            AgentState::Walking
+        } else {
+            AgentState::Invalid
+        };
+        ag.target_state = MoveRequestState::None;
+        ag.active = true;
+        Some(idx)
     }
 
     /// Moves the crowd on by `dt` seconds (`dtCrowd::update`). A `dt` that is not a finite

@@ -37,12 +37,12 @@ pub mod proximity_grid;
 mod test_mesh;
 
 pub use agent::{CrowdAgent, CrowdAgentParams};
-pub use crowd::{Crowd, CrowdAgentDebugInfo};
+pub use crowd::{Crowd, CrowdAgentDebugInfo, CrowdState, DetachedCrowd};
 pub use local_boundary::LocalBoundary;
 pub use obstacle_avoidance::{
     ObstacleAvoidanceDebugData, ObstacleAvoidanceParams, ObstacleAvoidanceQuery,
 };
 pub use path_corridor::PathCorridor;
-pub use path_queue::{PathQueue, PathQueueRef};
+pub use path_queue::{DetachedPathQueue, PathQueue, PathQueueRef, PathQueueState};
 pub use phases::{CrowdPhase, CrowdPhaseTimes};
 pub use proximity_grid::ProximityGrid;

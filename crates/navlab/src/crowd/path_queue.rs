@@ -6,7 +6,7 @@
 //! reaches searches already under way, as with the pointer C++ stores.
 
 use crate::detour::common::Vec3;
-use crate::detour::query::{NavMeshQuery, PolyFilter, Status};
+use crate::detour::query::{DetachedQuery, NavMeshQuery, PolyFilter, Status};
 use crate::detour::{NavMesh, PolyRef};
 
 /// A request handle; [`PATHQ_INVALID`] is never handed out (`dtPathQueueRef`).
@@ -40,17 +40,106 @@ struct PathQuery {
     filter: usize,
 }
 
-/// Up to [`MAX_QUEUE`] path searches, run one after another within an iteration budget per
-/// update, on the queue's own query object.
+/// Up to [`MAX_QUEUE`] path searches and the query memory `Q` they run on: [`PathQueue`]
+/// searches a navmesh it borrows, [`DetachedPathQueue`] keeps the queue between updates
+/// without the borrow.
 #[derive(Clone, Debug)]
-pub struct PathQueue<'a> {
+pub struct PathQueueState<Q> {
     queue: [PathQuery; MAX_QUEUE],
     next_handle: PathQueueRef,
     queue_head: usize,
-    query: NavMeshQuery<'a>,
+    query: Q,
+}
+
+/// Up to [`MAX_QUEUE`] path searches, run one after another within an iteration budget per
+/// update, on the queue's own query object (`dtPathQueue`).
+pub type PathQueue<'a> = PathQueueState<NavMeshQuery<'a>>;
+
+/// A path queue without its navmesh ([`PathQueue::detach`]).
+pub type DetachedPathQueue = PathQueueState<DetachedQuery>;
+
+impl<Q> PathQueueState<Q> {
+    /// Queues a path search from `start_ref`/`start_pos` to `end_ref`/`end_pos` with filter
+    /// number `filter` of those [`PathQueue::update`] gets (`request`). Returns its handle,
+    /// or [`PATHQ_INVALID`] when every slot is taken.
+    pub fn request(
+        &mut self,
+        start_ref: PolyRef,
+        end_ref: PolyRef,
+        start_pos: &Vec3,
+        end_pos: &Vec3,
+        filter: usize,
+    ) -> PathQueueRef {
+        let Some(q) = self.queue.iter_mut().find(|q| q.handle == PATHQ_INVALID) else {
+            return PATHQ_INVALID;
+        };
+        let handle = self.next_handle;
+        self.next_handle = self.next_handle.wrapping_add(1);
+        if self.next_handle == PATHQ_INVALID {
+            self.next_handle = self.next_handle.wrapping_add(1);
+        }
+        q.handle = handle;
+        q.start_pos = *start_pos;
+        q.start_ref = start_ref;
+        q.end_pos = *end_pos;
+        q.end_ref = end_ref;
+        q.status = Status::default();
+        q.npath = 0;
+        q.filter = filter;
+        q.keep_alive = 0;
+        handle
+    }
+
+    /// The status of request `handle`: zero before its search starts, `IN_PROGRESS` while it
+    /// runs, then its final status; `FAILURE` for an unknown or freed handle
+    /// (`getRequestStatus`).
+    pub fn request_status(&self, handle: PathQueueRef) -> Status {
+        self.queue
+            .iter()
+            .find(|q| q.handle == handle)
+            .map_or(Status::FAILURE, |q| q.status)
+    }
+
+    /// Copies request `handle`'s path into `path` (as much as fits) and frees its slot
+    /// (`getPathResult`). Returns `SUCCESS` with the search's details (such as
+    /// `PARTIAL_RESULT`) and the number of polygons copied, or `FAILURE` for an unknown
+    /// handle.
+    pub fn path_result(&mut self, handle: PathQueueRef, path: &mut [PolyRef]) -> (Status, usize) {
+        let Some(q) = self.queue.iter_mut().find(|q| q.handle == handle) else {
+            return (Status::FAILURE, 0);
+        };
+        let details = q.status.details();
+        q.handle = PATHQ_INVALID;
+        q.status = Status::default();
+        let n = q.npath.min(path.len());
+        path[..n].copy_from_slice(&q.path[..n]);
+        (details | Status::SUCCESS, n)
+    }
+}
+
+impl DetachedPathQueue {
+    /// The queue on `nav` again, with its requests and the search under way.
+    pub fn attach(self, nav: &NavMesh) -> PathQueue<'_> {
+        PathQueueState {
+            queue: self.queue,
+            next_handle: self.next_handle,
+            queue_head: self.queue_head,
+            query: self.query.attach(nav),
+        }
+    }
 }
 
 impl<'a> PathQueue<'a> {
+    /// The queue without its navmesh; [`DetachedPathQueue::attach`] undoes it.
+    pub fn detach(self) -> DetachedPathQueue {
+        PathQueueState {
+            queue: self.queue,
+            next_handle: self.next_handle,
+            queue_head: self.queue_head,
+            query: self.query.detach(),
+        }
+    }
+
     /// A queue whose results hold up to `max_path_size` polygons and whose searches use
     /// `max_search_nodes` nodes (`dtPathQueue::init`; the crowd uses 256 and
     /// [`CROWD_PATH_QUEUE_NODES`]). Fails as [`NavMeshQuery::new`] does on a bad node count.
@@ -72,7 +161,7 @@ impl<'a> PathQueue<'a> {
             keep_alive: 0,
             filter: 0,
         };
-        Ok(PathQueue {
+        Ok(PathQueueState {
             queue: std::array::from_fn(|_| slot.clone()),
             next_handle: 1,
             queue_head: 0,
@@ -135,63 +224,6 @@ impl<'a> PathQueue<'a> {
         }
     }
 
-    /// Queues a path search from `start_ref`/`start_pos` to `end_ref`/`end_pos` with filter
-    /// number `filter` of those [`PathQueue::update`] gets (`request`). Returns its handle,
-    /// or [`PATHQ_INVALID`] when every slot is taken.
-    pub fn request(
-        &mut self,
-        start_ref: PolyRef,
-        end_ref: PolyRef,
-        start_pos: &Vec3,
-        end_pos: &Vec3,
-        filter: usize,
-    ) -> PathQueueRef {
-        let Some(q) = self.queue.iter_mut().find(|q| q.handle == PATHQ_INVALID) else {
-            return PATHQ_INVALID;
-        };
-        let handle = self.next_handle;
-        self.next_handle = self.next_handle.wrapping_add(1);
-        if self.next_handle == PATHQ_INVALID {
-            self.next_handle = self.next_handle.wrapping_add(1);
-        }
-        q.handle = handle;
-        q.start_pos = *start_pos;
-        q.start_ref = start_ref;
-        q.end_pos = *end_pos;
-        q.end_ref = end_ref;
-        q.status = Status::default();
-        q.npath = 0;
-        q.filter = filter;
-        q.keep_alive = 0;
-        handle
-    }
-
-    /// The status of request `handle`: zero before its search starts, `IN_PROGRESS` while it
-    /// runs, then its final status; `FAILURE` for an unknown or freed handle
-    /// (`getRequestStatus`).
-    pub fn request_status(&self, handle: PathQueueRef) -> Status {
-        self.queue
-            .iter()
-            .find(|q| q.handle == handle)
-            .map_or(Status::FAILURE, |q| q.status)
-    }
-
-    /// Copies request `handle`'s path into `path` (as much as fits) and frees its slot
-    /// (`getPathResult`). Returns `SUCCESS` with the search's details (such as
-    /// `PARTIAL_RESULT`) and the number of polygons copied, or `FAILURE` for an unknown
-    /// handle.
-    pub fn path_result(&mut self, handle: PathQueueRef, path: &mut [PolyRef]) -> (Status, usize) {
-        let Some(q) = self.queue.iter_mut().find(|q| q.handle == handle) else {
-            return (Status::FAILURE, 0);
-        };
-        let details = q.status.details();
-        q.handle = PATHQ_INVALID;
-        q.status = Status::default();
-        let n = q.npath.min(path.len());
-        path[..n].copy_from_slice(&q.path[..n]);
-        (details | Status::SUCCESS, n)
-    }
-
     /// The queue moved onto `nav` with a fresh query object: requests, handles, results and
     /// the round-robin position are kept, and the one search under way (its state lives in
     /// the old query) starts over on `nav`. References `nav` lacks make a search fail.
@@ -204,7 +236,7 @@ impl<'a> PathQueue<'a> {
                 q.status = Status::default();
             }
         }
-        Ok(PathQueue {
+        Ok(PathQueueState {
             queue,
             next_handle: self.next_handle,
             queue_head: self.queue_head,

@@ -64,6 +64,11 @@ pub struct TriMesh {
     /// Problems found while loading that did not stop it (skipped faces, rows RecastDemo would
     /// read differently), bounded.
     pub warnings: Warnings,
+    /// Recast area id per triangle, when the caller gives them ([`TriMesh::with_areas`]): a
+    /// build starts from these and clears the triangles too steep to walk
+    /// (`rcClearUnwalkableTriangles`). Without them, as in RecastDemo, triangles gentle enough
+    /// get Recast's walkable area and the rest none (`rcMarkWalkableTriangles`).
+    pub areas: Option<Vec<u8>>,
 }
 
 impl TriMesh {
@@ -97,6 +102,30 @@ impl TriMesh {
         };
         mesh.finish(source)?;
         Ok(mesh)
+    }
+
+    /// The mesh with a Recast area id for each triangle (0 never walkable, 1 to 63 walkable
+    /// with that area); fails when the count differs from the triangles' or an id is above 63.
+    pub fn with_areas(mut self, areas: Vec<u8>) -> Result<Self> {
+        let source = Path::new("<generated>");
+        if areas.len() != self.tri_count() {
+            return Err(invalid(
+                source,
+                format!(
+                    "{} triangle areas for {} triangles",
+                    areas.len(),
+                    self.tri_count()
+                ),
+            ));
+        }
+        if let Some(t) = areas.iter().position(|&a| a > crate::recast::WALKABLE_AREA) {
+            return Err(invalid(
+                source,
+                format!("triangle {t} has area {}, above Recast's 63", areas[t]),
+            ));
+        }
+        self.areas = Some(areas);
+        Ok(self)
     }
 
     /// Checks the loaded vertices and triangles (finite, not empty) and computes the normals;

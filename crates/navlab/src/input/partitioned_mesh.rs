@@ -42,6 +42,8 @@ impl ChunkNode {
 pub struct PartitionedMesh {
     nodes: Vec<ChunkNode>,
     tris: Vec<i32>,
+    /// The input index of each triangle of `tris`, to find its caller-given area.
+    tri_ids: Vec<u32>,
     max_tris_per_chunk: usize,
     vert_count: usize,
     mesh_bmin: [f32; 3],
@@ -133,6 +135,7 @@ struct TreeBuilder<'a> {
     scratch: Vec<IndexedBounds>,
     nodes: Vec<ChunkNode>,
     tris: Vec<i32>,
+    tri_ids: Vec<u32>,
 }
 
 impl TreeBuilder<'_> {
@@ -152,6 +155,8 @@ impl TreeBuilder<'_> {
             for it in items.iter() {
                 self.tris
                     .extend_from_slice(&self.input_tris[it.index * 3..it.index * 3 + 3]);
+                // The count was checked to fit in i32.
+                self.tri_ids.push(it.index as u32);
             }
             self.nodes.push(node);
             return;
@@ -239,6 +244,7 @@ impl PartitionedMesh {
             scratch: Vec::with_capacity(tri_count),
             nodes: Vec::with_capacity(chunk_count.saturating_mul(2)),
             tris: Vec::with_capacity(tris.len()),
+            tri_ids: Vec::with_capacity(tris.len() / 3),
         };
         if tri_count > 0 {
             builder.subdivide(&mut items);
@@ -254,6 +260,7 @@ impl PartitionedMesh {
         Ok(Self {
             nodes: builder.nodes,
             tris: builder.tris,
+            tri_ids: builder.tri_ids,
             max_tris_per_chunk,
             vert_count,
             mesh_bmin,
@@ -277,6 +284,18 @@ impl PartitionedMesh {
             Some(n) if n.is_leaf() => {
                 let start = n.tri_index as usize * 3;
                 &self.tris[start..start + n.num_tris as usize * 3]
+            }
+            _ => &[],
+        }
+    }
+
+    /// The input index of each triangle of leaf `node`, in [`PartitionedMesh::chunk_tris`]'s
+    /// order.
+    pub fn chunk_tri_ids(&self, node: usize) -> &[u32] {
+        match self.nodes.get(node) {
+            Some(n) if n.is_leaf() => {
+                let start = n.tri_index as usize;
+                &self.tri_ids[start..start + n.num_tris as usize]
             }
             _ => &[],
         }

@@ -313,16 +313,30 @@ impl Obstacles {
         nav_mesh: &mut NavMesh,
         mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
     ) -> Result<bool, ObstacleError> {
+        self.update_layer(cache, nav_mesh, mesh_process)
+            .map(|(up_to_date, _)| up_to_date)
+    }
+
+    /// [`Obstacles::update`], also naming the layer it rebuilt, if any (the layer is named
+    /// when its rebuild failed too: its tile may have changed).
+    pub fn update_layer(
+        &mut self,
+        cache: &TileCache,
+        nav_mesh: &mut NavMesh,
+        mesh_process: impl FnOnce(&mut [u8], &mut [u16]),
+    ) -> Result<(bool, Option<CompressedTileRef>), ObstacleError> {
         if self.to_rebuild.is_empty() {
             self.take_requests(cache);
         }
+        let mut rebuilt = None;
         if !self.to_rebuild.is_empty() {
             let layer = self.to_rebuild.remove(0);
             let result = self.rebuild(cache, nav_mesh, layer, mesh_process);
             self.settle(layer);
+            rebuilt = Some(layer);
             result?;
         }
-        Ok(self.up_to_date())
+        Ok((self.up_to_date(), rebuilt))
     }
 
     /// Turns the requests into touched and pending layers.

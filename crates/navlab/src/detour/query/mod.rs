@@ -309,27 +309,86 @@ pub(crate) fn edge_mid_point(
     portal_points(from, from_poly, from_tile, to, to_poly, to_tile).map(mid_point)
 }
 
+/// A [`NavMeshQuery`]'s memory without its navmesh ([`NavMeshQuery::detach`]).
+///
+/// Attach it to the navmesh it was detached from, or to that navmesh after the tile cache or
+/// a tile rebuild changed it in place, and a sliced search under way goes on as C++ Detour's
+/// would (its references are checked again on each step). Attached to another navmesh, start
+/// new searches only.
+#[derive(Clone, Debug)]
+pub struct DetachedQuery {
+    node_pool: NodePool,
+    tiny_node_pool: NodePool,
+    open_list: NodeQueue,
+    sliced: SlicedQuery,
+    options: QueryOptions,
+}
+
+impl DetachedQuery {
+    /// The memory of a query whose main node pool holds `max_nodes` nodes, checked as
+    /// [`NavMeshQuery::new`] checks it.
+    pub fn new(max_nodes: usize) -> Result<DetachedQuery, Status> {
+        if max_nodes == 0 || max_nodes > MAX_NODES {
+            return Err(Status::invalid_param());
+        }
+        Ok(DetachedQuery::with_clamped_max_nodes(max_nodes))
+    }
+
+    /// The memory of a query with `max_nodes` brought into 1..=65535, for callers that
+    /// checked the count already and must not fail.
+    pub(crate) fn with_clamped_max_nodes(max_nodes: usize) -> DetachedQuery {
+        DetachedQuery {
+            node_pool: NodePool::with_max_nodes(max_nodes.clamp(1, MAX_NODES)),
+            tiny_node_pool: NodePool::new(TINY_POOL_NODES, TINY_POOL_BUCKETS),
+            open_list: NodeQueue::new(max_nodes.clamp(1, MAX_NODES)),
+            sliced: SlicedQuery::default(),
+            options: QueryOptions::default(),
+        }
+    }
+
+    /// The main node pool's size.
+    pub fn max_nodes(&self) -> usize {
+        self.node_pool.max_nodes()
+    }
+
+    /// A query on `nav` with this memory; nothing is allocated.
+    pub fn attach(self, nav: &NavMesh) -> NavMeshQuery<'_> {
+        NavMeshQuery {
+            nav,
+            node_pool: self.node_pool,
+            tiny_node_pool: self.tiny_node_pool,
+            open_list: self.open_list,
+            sliced: self.sliced,
+            options: self.options,
+        }
+    }
+}
+
 impl<'a> NavMeshQuery<'a> {
     /// A query object for `nav` whose main node pool holds `max_nodes` nodes
     /// (`dtNavMeshQuery::init`). `max_nodes` must be 1..=65535, otherwise
     /// `FAILURE | INVALID_PARAM`.
     pub fn new(nav: &'a NavMesh, max_nodes: usize) -> Result<NavMeshQuery<'a>, Status> {
-        if max_nodes == 0 || max_nodes > MAX_NODES {
-            return Err(Status::invalid_param());
-        }
-        Ok(NavMeshQuery {
-            nav,
-            node_pool: NodePool::with_max_nodes(max_nodes),
-            tiny_node_pool: NodePool::new(TINY_POOL_NODES, TINY_POOL_BUCKETS),
-            open_list: NodeQueue::new(max_nodes),
-            sliced: SlicedQuery::default(),
-            options: QueryOptions::default(),
-        })
+        Ok(DetachedQuery::new(max_nodes)?.attach(nav))
     }
 
     /// The navmesh this object queries (`getAttachedNavMesh`).
     pub fn nav_mesh(&self) -> &'a NavMesh {
         self.nav
+    }
+
+    /// Lets go of the navmesh and keeps the node pools, the open list, the sliced search and
+    /// the options, so that a long-lived owner (a crowd, a game's per-thread query) needs no
+    /// borrow between frames. [`DetachedQuery::attach`] takes them up again without
+    /// allocating.
+    pub fn detach(self) -> DetachedQuery {
+        DetachedQuery {
+            node_pool: self.node_pool,
+            tiny_node_pool: self.tiny_node_pool,
+            open_list: self.open_list,
+            sliced: self.sliced,
+            options: self.options,
+        }
     }
 
     /// The node pool of the last A* or Dijkstra search (`getNodePool`), for drawing it.
