@@ -326,12 +326,14 @@ fn navmeshes_are_shared_between_threads_and_queries_are_per_thread() {
                             )
                             .unwrap()
                         })
-                        .last()
-                        .unwrap()
+                        .collect::<Vec<Path>>()
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
     });
     for path in paths {
         assert_eq!(path, expected);
