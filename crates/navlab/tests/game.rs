@@ -514,3 +514,88 @@ fn obstacles_carve_the_tiles_the_exact_tile_cache_carves() {
             .is_err()
     );
 }
+
+/// The polygons of every tile, by grid place, without the references that a rebuilt tile
+/// changes.
+fn tile_polygons(nav: &NavMesh) -> Vec<((i32, i32, i32), Vec<[f32; 3]>, Vec<u8>)> {
+    let mut tiles: Vec<_> = nav
+        .tiles()
+        .map(|(_, tile)| {
+            let header = tile.header();
+            (
+                (header.x, header.y, header.layer),
+                tile.verts().to_vec(),
+                tile.polys().iter().map(|p| p.area()).collect(),
+            )
+        })
+        .collect();
+    tiles.sort_by_key(|t| t.0);
+    tiles
+}
+
+#[test]
+fn rebaking_a_region_gives_the_tiles_a_whole_bake_gives() {
+    // A ground with a wall; the wall then moves 3 m and the level gets a new crate.
+    let (ground, ground_indices) = floor(30.0);
+    let wall = |x: f32| {
+        let c = [
+            [x, 0.0, 5.0],
+            [x + 1.0, 0.0, 5.0],
+            [x + 1.0, 0.0, 25.0],
+            [x, 0.0, 25.0],
+            [x, 3.0, 5.0],
+            [x + 1.0, 3.0, 5.0],
+            [x + 1.0, 3.0, 25.0],
+            [x, 3.0, 25.0],
+        ];
+        let sides = [
+            0, 1, 5, 0, 5, 4, 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7, 4, 5, 6, 4, 6,
+            7,
+        ];
+        (c.to_vec(), sides.to_vec())
+    };
+    let level = |x: f32| {
+        let (w, wi) = wall(x);
+        NavMeshBuilder::new(BuildSettings::default())
+            .triangles(&ground, &ground_indices)
+            .triangles(&w, &wi)
+    };
+    let (mut cache, mut nav) = level(10.0).build_tile_cache(16).unwrap();
+    // An obstacle the re-bake must carve into the new tiles too.
+    cache
+        .add_obstacle(Obstacle::Cylinder {
+            base: [12.0, 0.0, 15.0],
+            radius: 1.0,
+            height: 2.0,
+        })
+        .unwrap();
+    cache.update(&mut nav).unwrap();
+
+    let moved = level(13.0);
+    let changed = cache
+        .rebake_region(&mut nav, &moved, [10.0, 0.0, 5.0], [14.0, 3.0, 25.0])
+        .unwrap();
+    assert!(!changed.is_empty());
+    assert!(
+        cache
+            .tiles_touching([10.0, 0.0, 5.0], [14.0, 3.0, 25.0])
+            .len()
+            < 7 * 7
+    );
+
+    let (mut whole_cache, mut whole) = moved.build_tile_cache(16).unwrap();
+    whole_cache
+        .add_obstacle(Obstacle::Cylinder {
+            base: [12.0, 0.0, 15.0],
+            radius: 1.0,
+            height: 2.0,
+        })
+        .unwrap();
+    whole_cache.update(&mut whole).unwrap();
+    assert_eq!(tile_polygons(&nav), tile_polygons(&whole));
+    assert!(
+        cache
+            .tiles_touching([100.0, 0.0, 100.0], [101.0, 1.0, 101.0])
+            .is_empty()
+    );
+}

@@ -59,7 +59,7 @@ pub fn rasterize_tile_layers(
 
 /// [`rasterize_tile_layers`] in the navmesh `bounds` of `input`, which a loop over every tile
 /// computes once (they take a pass over every vertex).
-fn rasterize_tile_layers_in(
+pub(crate) fn rasterize_tile_layers_in(
     ctx: &mut BuildContext,
     input: &InputGeom,
     bounds: ([f32; 3], [f32; 3]),

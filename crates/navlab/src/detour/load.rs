@@ -13,15 +13,20 @@ use super::nav_mesh_file::{COMPACT_MAGIC, MAX_NAVMESH_FILE_BYTES, NavMeshFileErr
 /// arrived).
 pub fn load_nav_mesh(path: &Path) -> Result<NavMesh, NavMeshFileError> {
     let data = crate::file::read_capped(path, MAX_NAVMESH_FILE_BYTES)?;
-    let loaded = if data.starts_with(&COMPACT_MAGIC) {
-        from_compact_bytes(&data)
-    } else {
-        NavMesh::from_mset_bytes(&data)
-    };
-    loaded.map_err(|source| NavMeshFileError::Invalid {
+    nav_mesh_from_bytes(&data).map_err(|source| NavMeshFileError::Invalid {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// A navmesh from a file's bytes already read (an engine's asset loader), either format, told
+/// apart as [`load_nav_mesh`] does. Every count is checked against the bytes present.
+pub fn nav_mesh_from_bytes(data: &[u8]) -> Result<NavMesh, DetourError> {
+    if data.starts_with(&COMPACT_MAGIC) {
+        from_compact_bytes(data)
+    } else {
+        NavMesh::from_mset_bytes(data)
+    }
 }
 
 #[cfg(feature = "zstd")]

@@ -256,7 +256,7 @@ impl NavMeshBuilder {
     }
 
     /// The input the bake pipelines take.
-    fn input(&self) -> Result<InputGeom> {
+    pub(crate) fn input(&self) -> Result<InputGeom> {
         if let Some(problem) = &self.invalid {
             return Err(builder_error(problem.clone()));
         }
@@ -303,7 +303,10 @@ impl NavMeshBuilder {
                 message: e.to_string(),
             })?;
         obstacles.set_builder(builder);
-        Ok((TileCache::from_parts(cache, obstacles), nav))
+        let bounds = input.nav_mesh_bounds()?;
+        let cache =
+            TileCache::from_parts(cache, obstacles, self.settings.clone(), tile_size, bounds);
+        Ok((cache, nav))
     }
 }
 

@@ -4,8 +4,15 @@
 //!
 //! [`NavMeshBuilder::build_tile_cache`]: super::NavMeshBuilder::build_tile_cache
 
-use crate::bake::temp_obstacles::sample_mesh_process;
+use super::builder::NavMeshBuilder;
+use crate::bake::settings::BuildSettings;
+use crate::bake::temp_obstacles::{
+    compressed_layer, rasterize_tile_layers_in, sample_mesh_process,
+};
 use crate::detour::NavMesh;
+use crate::error::{NavlabError, Result};
+use crate::input::input_geom::InputGeom;
+use crate::recast::context::BuildContext;
 use crate::tile_cache::builder::ObstacleShape;
 use crate::tile_cache::cache::TileCache as LayerStore;
 use crate::tile_cache::obstacles::{ObstacleError, ObstacleRef, ObstacleState, Obstacles};
@@ -97,24 +104,124 @@ pub struct ChangedTile {
 pub struct TileCache {
     layers: LayerStore,
     obstacles: Obstacles,
+    /// What the layers were baked with, for re-baking tiles: the settings, the tile size
+    /// and the grid's bounds (the first bake's).
+    settings: BuildSettings,
+    tile_size: i32,
+    bounds: ([f32; 3], [f32; 3]),
 }
 
 impl TileCache {
     /// The cache around stored layers and an obstacle pool that builds their tiles.
-    pub(crate) fn from_parts(layers: LayerStore, obstacles: Obstacles) -> TileCache {
-        TileCache { layers, obstacles }
+    pub(crate) fn from_parts(
+        layers: LayerStore,
+        obstacles: Obstacles,
+        settings: BuildSettings,
+        tile_size: i32,
+        bounds: ([f32; 3], [f32; 3]),
+    ) -> TileCache {
+        TileCache {
+            layers,
+            obstacles,
+            settings,
+            tile_size,
+            bounds,
+        }
+    }
+
+    /// The box the tile grid covers: the first bake's geometry. Geometry outside it is not
+    /// baked by [`TileCache::rebake_region`]; bake anew to grow the grid.
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        self.bounds
+    }
+
+    /// The tile columns whose layers the box `min`..`max` can reach: those it overlaps, and
+    /// their neighbours within the build's border (the agent radius and a few cells).
+    pub fn tiles_touching(&self, min: [f32; 3], max: [f32; 3]) -> Vec<(i32, i32)> {
+        let params = self.layers.params();
+        let tile_world = self.tile_size as f32 * self.settings.cell_size;
+        let border = (params.walkable_radius / params.cs).ceil() as f32 + 3.0;
+        let margin = border * self.settings.cell_size;
+        let (tiles_x, tiles_y) = self.grid_size();
+        let column = |v: f32, origin: f32, count: i32| {
+            ((v - origin) / tile_world)
+                .floor()
+                .clamp(0.0, (count - 1).max(0) as f32) as i32
+        };
+        let (x0, x1) = (
+            column(min[0] - margin, self.bounds.0[0], tiles_x),
+            column(max[0] + margin, self.bounds.0[0], tiles_x),
+        );
+        let (y0, y1) = (
+            column(min[2] - margin, self.bounds.0[2], tiles_y),
+            column(max[2] + margin, self.bounds.0[2], tiles_y),
+        );
+        let outside = max[0] + margin < self.bounds.0[0]
+            || min[0] - margin > self.bounds.1[0]
+            || max[2] + margin < self.bounds.0[2]
+            || min[2] - margin > self.bounds.1[2];
+        if outside {
+            return Vec::new();
+        }
+        (y0..=y1)
+            .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
+            .collect()
+    }
+
+    fn grid_size(&self) -> (i32, i32) {
+        let tile_world = self.tile_size as f32 * self.settings.cell_size;
+        let cells =
+            |axis: usize| ((self.bounds.1[axis] - self.bounds.0[axis]) / tile_world).ceil() as i32;
+        (cells(0).max(1), cells(2).max(1))
+    }
+
+    /// Bakes again the tiles that the box `min`..`max` touches from `geometry` (the whole
+    /// level as it is now, with this cache's settings), swaps their layers in, and rebuilds
+    /// their navmesh tiles in `nav` with the obstacles carved. Call it with the old and the
+    /// new bounds of whatever moved, appeared or went. Returns the tiles rebuilt.
+    pub fn rebake_region(
+        &mut self,
+        nav: &mut NavMesh,
+        geometry: &NavMeshBuilder,
+        min: [f32; 3],
+        max: [f32; 3],
+    ) -> Result<Vec<ChangedTile>> {
+        let input = geometry.input()?;
+        let mut changed = Vec::new();
+        for (x, y) in self.tiles_touching(min, max) {
+            let layers = rebaked_layers(&input, self.bounds, &self.settings, self.tile_size, x, y)?;
+            let added = self
+                .obstacles
+                .replace_column(&mut self.layers, nav, (x, y), layers, sample_mesh_process)
+                .map_err(|e| NavlabError::Stage {
+                    stage: "tile cache",
+                    message: e.to_string(),
+                })?;
+            changed.extend(added.iter().filter_map(|&r| {
+                let (header, _) = self.layers.layer(r)?;
+                Some(ChangedTile {
+                    x: header.tx,
+                    y: header.ty,
+                    layer: header.tlayer,
+                })
+            }));
+        }
+        Ok(changed)
     }
 
     /// Queues an obstacle; the next updates carve it out of the tiles it touches. Fails when
     /// every obstacle slot is in use, the request queue is full (update first) or the shape is
     /// not finite.
-    pub fn add_obstacle(&mut self, obstacle: Obstacle) -> Result<ObstacleId, ObstacleError> {
+    pub fn add_obstacle(
+        &mut self,
+        obstacle: Obstacle,
+    ) -> std::result::Result<ObstacleId, ObstacleError> {
         self.obstacles.add(obstacle.shape()).map(ObstacleId)
     }
 
     /// Queues the removal of an obstacle; an obstacle already removed (or being removed) is
     /// an error, where C++ ignores it silently.
-    pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), ObstacleError> {
+    pub fn remove_obstacle(&mut self, id: ObstacleId) -> std::result::Result<(), ObstacleError> {
         match self.obstacles.state(id.0) {
             None | Some(ObstacleState::Removing) => Err(ObstacleError::InvalidRef(id.0)),
             Some(_) => self.obstacles.remove(id.0),
@@ -127,7 +234,7 @@ impl TileCache {
         &mut self,
         id: ObstacleId,
         obstacle: Obstacle,
-    ) -> Result<(), ObstacleError> {
+    ) -> std::result::Result<(), ObstacleError> {
         self.obstacles.update_shape(id.0, obstacle.shape())
     }
 
@@ -139,7 +246,10 @@ impl TileCache {
     /// Carves every waiting change into `nav` (the navmesh built with this cache) and returns
     /// the tiles rebuilt, in order. A game that must bound a frame's work calls
     /// [`TileCache::update_step`] instead.
-    pub fn update(&mut self, nav: &mut NavMesh) -> Result<Vec<ChangedTile>, ObstacleError> {
+    pub fn update(
+        &mut self,
+        nav: &mut NavMesh,
+    ) -> std::result::Result<Vec<ChangedTile>, ObstacleError> {
         let mut changed = Vec::new();
         while !self.obstacles.up_to_date() {
             if let Some(tile) = self.update_step(nav)? {
@@ -150,7 +260,10 @@ impl TileCache {
     }
 
     /// One step of C++'s `dtTileCache::update`: at most one tile rebuilt, which it returns.
-    pub fn update_step(&mut self, nav: &mut NavMesh) -> Result<Option<ChangedTile>, ObstacleError> {
+    pub fn update_step(
+        &mut self,
+        nav: &mut NavMesh,
+    ) -> std::result::Result<Option<ChangedTile>, ObstacleError> {
         let (_, rebuilt) = self
             .obstacles
             .update_layer(&self.layers, nav, sample_mesh_process)?;
@@ -172,4 +285,27 @@ impl TileCache {
     pub fn obstacles(&self) -> &Obstacles {
         &self.obstacles
     }
+}
+
+/// The compressed layers of tile (`x`, `y`) of `input` over the grid `bounds`.
+fn rebaked_layers(
+    input: &InputGeom,
+    bounds: ([f32; 3], [f32; 3]),
+    settings: &BuildSettings,
+    tile_size: i32,
+    x: i32,
+    y: i32,
+) -> Result<Vec<Vec<u8>>> {
+    let mut ctx = BuildContext::silent();
+    let set = rasterize_tile_layers_in(&mut ctx, input, bounds, settings, tile_size, x, y)?;
+    set.layers
+        .iter()
+        .enumerate()
+        .map(|(i, layer)| {
+            compressed_layer(x, y, i as i32, layer).map_err(|e| NavlabError::Stage {
+                stage: "tile cache",
+                message: e.to_string(),
+            })
+        })
+        .collect()
 }

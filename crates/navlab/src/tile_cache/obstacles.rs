@@ -19,7 +19,7 @@
 use crate::detour::{MeshTile, NavMesh};
 
 use super::builder::{BuildError, LayerTileBuilder, ObstacleShape, ScratchAllocator};
-use super::cache::{CompressedTileRef, TileCache};
+use super::cache::{CompressedTileRef, TileCache, TileCacheError};
 
 /// An obstacle's reference: salt above the pool index (`dtObstacleRef`).
 pub type ObstacleRef = u32;
@@ -66,6 +66,9 @@ pub enum ObstacleError {
         /// Why its build failed.
         source: BuildError,
     },
+    #[error("storing a new layer: {0}")]
+    /// The cache refused a layer given to [`Obstacles::replace_column`].
+    Store(TileCacheError),
     #[error("replacing the navmesh tile of layer {layer:#x}: {message}")]
     /// The navmesh refused a rebuilt tile.
     NavMesh {
@@ -337,6 +340,68 @@ impl Obstacles {
             result?;
         }
         Ok((self.up_to_date(), rebuilt))
+    }
+
+    /// Replaces the stored layers of tile column (`x`, `y`) with `layers` (compressed layer
+    /// bytes, as the cache stores them) and rebuilds their navmesh tiles now, carving every
+    /// live obstacle that touches them: the level's geometry changed there. The old layers'
+    /// tiles leave the navmesh, and obstacles waiting only for those layers are settled.
+    /// Returns the new layers' references.
+    pub fn replace_column(
+        &mut self,
+        cache: &mut TileCache,
+        nav_mesh: &mut NavMesh,
+        (x, y): (i32, i32),
+        layers: Vec<Vec<u8>>,
+        mesh_process: impl Fn(&mut [u8], &mut [u16]),
+    ) -> Result<Vec<CompressedTileRef>, ObstacleError> {
+        let navmesh_error = |layer, e: crate::detour::DetourError| ObstacleError::NavMesh {
+            layer,
+            message: e.to_string(),
+        };
+        for old in cache.layers_at(x, y) {
+            if let Some((header, _)) = cache.layer(old)
+                && let Some(tile) = nav_mesh.tile_ref_at(header.tx, header.ty, header.tlayer)
+            {
+                let memory = nav_mesh
+                    .remove_tile_boxed(tile)
+                    .map_err(|e| navmesh_error(old, e))?;
+                self.spare_tile.get_or_insert(memory);
+            }
+            // The reference came from the cache's own list.
+            let _ = cache.remove_layer(old);
+            self.to_rebuild.retain(|&r| r != old);
+            for obstacle in &mut self.pool {
+                obstacle.touched.retain(|&r| r != old);
+            }
+            self.settle(old);
+        }
+        let mut added = Vec::with_capacity(layers.len());
+        for data in layers {
+            let r = cache.add_layer(data).map_err(ObstacleError::Store)?;
+            added.push(r);
+        }
+        let mut found = Vec::new();
+        for obstacle in &mut self.pool {
+            let live = matches!(
+                obstacle.state,
+                ObstacleState::Processing | ObstacleState::Processed
+            );
+            let Some(shape) = obstacle.shape.filter(|_| live) else {
+                continue;
+            };
+            let (bmin, bmax) = shape.bounds();
+            cache.query_layers_into(bmin, bmax, &mut found);
+            for &r in found.iter().filter(|r| added.contains(r)) {
+                if !obstacle.touched.contains(&r) {
+                    obstacle.touched.push(r);
+                }
+            }
+        }
+        for &r in &added {
+            self.rebuild(cache, nav_mesh, r, &mesh_process)?;
+        }
+        Ok(added)
     }
 
     /// Turns the requests into touched and pending layers.
