@@ -59,7 +59,13 @@ pub(crate) struct BakeState {
 pub(crate) fn build(app: &mut App) {
     app.init_resource::<BakeState>()
         .add_message::<NavMeshUpdated>()
-        .add_systems(PostUpdate, (finish_bake, start_bake).chain());
+        // After transform propagation, so that a source is baked where it is this frame.
+        .add_systems(
+            PostUpdate,
+            (finish_bake, start_bake)
+                .chain()
+                .after(bevy::transform::TransformSystems::Propagate),
+        );
 }
 
 /// The world-space triangles of `mesh` placed by `transform`; none for a mesh without

@@ -1,0 +1,235 @@
+//! A group of agents walks to where you click, around buildings and the obstacles you drop.
+//!
+//! `cargo run --release -p bevy_navlab --example bevy_agents` opens the scene: left click sends
+//! the group, `O` drops an obstacle under the cursor, `C` clears them. With `-- --headless` it
+//! runs without a window on `MinimalPlugins`, sends the group across the level past two
+//! obstacles, and exits with an error unless every agent arrives and none stands inside an
+//! obstacle.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy_navlab::prelude::*;
+
+/// The ground's side, metres.
+const GROUND: f32 = 40.0;
+/// Agents in the group.
+const AGENTS: usize = 12;
+
+fn main() -> AppExit {
+    if std::env::args().any(|a| a == "--headless") {
+        return headless();
+    }
+    App::new()
+        .add_plugins((DefaultPlugins, NavlabPlugin, NavlabDebugPlugin))
+        .add_systems(Startup, (spawn_level, spawn_view, spawn_agents))
+        .add_systems(Update, (send_group, drop_obstacles))
+        .run()
+}
+
+/// The level: a ground and a row of buildings with gaps, each a navmesh source.
+fn level() -> Vec<(Mesh, Transform)> {
+    let mut parts = vec![(
+        Plane3d::default().mesh().size(GROUND, GROUND).build(),
+        Transform::from_xyz(GROUND / 2.0, 0.0, GROUND / 2.0),
+    )];
+    for k in 0..4 {
+        parts.push((
+            Mesh::from(Cuboid::new(6.0, 4.0, 4.0)),
+            Transform::from_xyz(5.0 + k as f32 * 10.0, 2.0, 20.0),
+        ));
+    }
+    parts
+}
+
+fn spawn_level(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let material = materials.add(Color::srgb(0.55, 0.55, 0.5));
+    for (mesh, transform) in level() {
+        commands.spawn((
+            NavMeshSource,
+            Mesh3d(meshes.add(mesh)),
+            MeshMaterial3d(material.clone()),
+            transform,
+        ));
+    }
+}
+
+fn spawn_view(mut commands: Commands) {
+    commands.spawn((
+        Camera3d::default(),
+        bevy::core_pipeline::tonemapping::Tonemapping::None,
+        Transform::from_xyz(20.0, 38.0, -12.0).looking_at(Vec3::new(20.0, 0.0, 20.0), Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight::default(),
+        Transform::from_xyz(10.0, 30.0, 0.0).looking_at(Vec3::new(20.0, 0.0, 20.0), Vec3::Y),
+    ));
+}
+
+/// Where agent `k` of the group starts.
+fn start(k: usize) -> Vec3 {
+    Vec3::new(4.0 + (k % 6) as f32 * 6.0, 0.0, 4.0 + (k / 6) as f32 * 4.0)
+}
+
+/// Agent `k`'s place in the group around a clicked point: two rows, 1.6 m apart.
+fn formation(point: Vec3, k: usize) -> Vec3 {
+    point + Vec3::new(((k % 6) as f32 - 2.5) * 1.6, 0.0, (k / 6) as f32 * 1.6)
+}
+
+fn spawn_agents(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let body = meshes.add(Capsule3d::new(0.5, 1.0));
+    let paint = materials.add(Color::srgb(0.2, 0.5, 0.9));
+    for k in 0..AGENTS {
+        commands
+            .spawn((NavAgent::default(), Transform::from_translation(start(k))))
+            .with_child((
+                Mesh3d(body.clone()),
+                MeshMaterial3d(paint.clone()),
+                Transform::from_xyz(0.0, 1.0, 0.0),
+            ));
+    }
+}
+
+/// The ground point under the cursor.
+fn cursor_point(
+    window: &Window,
+    camera: &Camera,
+    camera_transform: &GlobalTransform,
+) -> Option<Vec3> {
+    let cursor = window.cursor_position()?;
+    let ray = camera.viewport_to_world(camera_transform, cursor).ok()?;
+    ray.plane_intersection_point(Vec3::ZERO, InfinitePlane3d::new(Vec3::Y))
+}
+
+fn send_group(
+    mut commands: Commands,
+    buttons: Res<ButtonInput<MouseButton>>,
+    window: Single<&Window>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    agents: Query<Entity, With<NavAgent>>,
+) {
+    if !buttons.just_pressed(MouseButton::Left) {
+        return;
+    }
+    let (camera, camera_transform) = *camera;
+    let Some(point) = cursor_point(&window, camera, camera_transform) else {
+        return;
+    };
+    for (k, agent) in agents.iter().enumerate() {
+        commands
+            .entity(agent)
+            .insert(NavTarget(formation(point, k)));
+    }
+}
+
+fn drop_obstacles(
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    window: Single<&Window>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    obstacles: Query<Entity, With<NavObstacle>>,
+) {
+    if keys.just_pressed(KeyCode::KeyC) {
+        for obstacle in &obstacles {
+            commands.entity(obstacle).despawn();
+        }
+    }
+    if !keys.just_pressed(KeyCode::KeyO) {
+        return;
+    }
+    let (camera, camera_transform) = *camera;
+    if let Some(point) = cursor_point(&window, camera, camera_transform) {
+        commands.spawn((
+            NavObstacle::Cylinder {
+                radius: 1.2,
+                height: 2.0,
+            },
+            Transform::from_translation(point),
+        ));
+    }
+}
+
+/// The scene without a window: the group crosses the level past two obstacles.
+fn headless() -> AppExit {
+    #[derive(Resource, Default)]
+    struct Arrivals(Vec<Entity>);
+
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        bevy::asset::AssetPlugin::default(),
+        bevy::transform::TransformPlugin,
+        NavlabPlugin,
+    ))
+    .init_asset::<Mesh>()
+    .init_resource::<Arrivals>()
+    .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+        Duration::from_secs_f32(1.0 / 60.0),
+    ))
+    .add_systems(
+        Last,
+        |mut arrivals: ResMut<Arrivals>, mut reached: MessageReader<TargetReached>| {
+            arrivals.0.extend(reached.read().map(|m| m.agent));
+        },
+    );
+    let world = app.world_mut();
+    for (mesh, transform) in level() {
+        let mesh = world.resource_mut::<Assets<Mesh>>().add(mesh);
+        world.spawn((NavMeshSource, Mesh3d(mesh), transform));
+    }
+    let obstacles = [Vec3::new(10.0, 0.0, 20.0), Vec3::new(20.0, 0.0, 20.0)];
+    for at in obstacles {
+        world.spawn((
+            NavObstacle::Cylinder {
+                radius: 1.2,
+                height: 2.0,
+            },
+            Transform::from_translation(at),
+        ));
+    }
+    let agents: Vec<Entity> = (0..AGENTS)
+        .map(|k| {
+            world
+                .spawn((
+                    NavAgent::default(),
+                    Transform::from_translation(start(k)),
+                    NavTarget(formation(Vec3::new(20.0, 0.0, 33.0), k)),
+                ))
+                .id()
+        })
+        .collect();
+
+    // Two simulated minutes at most; the bake itself runs in the background.
+    for _ in 0..60 * 120 {
+        app.update();
+        std::thread::sleep(Duration::from_micros(200));
+        let world = app.world();
+        for &agent in &agents {
+            let p = world
+                .get::<Transform>(agent)
+                .map_or(Vec3::ZERO, |t| t.translation);
+            if obstacles
+                .iter()
+                .any(|o| Vec2::new(p.x - o.x, p.z - o.z).length() < 1.2)
+            {
+                eprintln!("navlab: agent {agent} stands inside an obstacle at {p}");
+                return AppExit::error();
+            }
+        }
+        let arrived = &world.resource::<Arrivals>().0;
+        if agents.iter().all(|a| arrived.contains(a)) {
+            println!("{} agents arrived", agents.len());
+            return AppExit::Success;
+        }
+    }
+    eprintln!("navlab: not every agent arrived within two minutes");
+    AppExit::error()
+}
