@@ -75,9 +75,10 @@ fn start(k: usize) -> Vec3 {
     Vec3::new(4.0 + (k % 6) as f32 * 6.0, 0.0, 4.0 + (k / 6) as f32 * 4.0)
 }
 
-/// Agent `k`'s place in the group around a clicked point: two rows, 1.6 m apart.
+/// Agent `k`'s place in the group around a clicked point: two rows of six, 3 m apart, so
+/// that agents still walking pass between those that have arrived.
 fn formation(point: Vec3, k: usize) -> Vec3 {
-    point + Vec3::new(((k % 6) as f32 - 2.5) * 1.6, 0.0, (k / 6) as f32 * 1.6)
+    point + Vec3::new(((k % 6) as f32 - 2.5) * 3.0, 0.0, (k / 6) as f32 * 3.0)
 }
 
 fn spawn_agents(
@@ -155,6 +156,12 @@ fn drop_obstacles(
             Transform::from_translation(point),
         ));
     }
+}
+
+/// CI runs the headless scene as a test, in the same build of Bevy as the viewer's tests.
+#[test]
+fn the_group_crosses_the_level() {
+    assert_eq!(headless(), AppExit::Success);
 }
 
 /// The scene without a window: the group crosses the level past two obstacles.
