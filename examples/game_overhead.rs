@@ -55,9 +55,10 @@ fn game_paths(nav: &NavMesh, pairs: &[PathPair]) -> Vec<Vec<[f32; 3]>> {
     pairs
         .iter()
         .map(|pair| {
-            let path = nav
-                .find_path(pair.start_pos, pair.end_pos, &filter)
-                .or_else(|e| e.clone().into_partial_path().ok_or(e));
+            let path = match nav.find_path(pair.start_pos, pair.end_pos, &filter) {
+                Ok(path) => Some(path),
+                Err(e) => e.into_partial_path(),
+            };
             path.map(|p| p.points().collect()).unwrap_or_default()
         })
         .collect()
@@ -115,8 +116,9 @@ fn game_crowd(nav: &NavMesh, agents: &[([f32; 3], NavPoint)]) -> Vec<[f32; 3]> {
         separation_weight: exact.separation_weight,
         update_flags: UpdateFlags::from_bits_retain(exact.update_flags),
         avoidance_quality: exact.obstacle_avoidance_type,
-        // Arrivals would stop agents, which the exact crowd does not do.
-        arrival_distance: 0.0,
+        arrival_distance: exact.radius,
+        // Arrivals are reported; stopping the agents would depart from the exact crowd.
+        stop_on_arrival: false,
     };
     let ids: Vec<_> = agents
         .iter()

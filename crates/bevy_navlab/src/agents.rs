@@ -99,8 +99,9 @@ pub(crate) fn build(app: &mut App) {
 }
 
 /// One fixed step: agents joined, left and re-targeted, the crowd moved, transforms written,
-/// arrivals sent.
+/// arrivals sent. Not inlined, so that profilers (`examples/thousand_agents.rs`) see it.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn step_agents(
     mut commands: Commands,
     mut navigation: ResMut<Navigation>,

@@ -54,6 +54,8 @@ pub(crate) struct BakeState {
     baking: HashMap<Entity, SourceGeometry>,
     /// The last bake's error, shown once.
     last_error: Option<String>,
+    /// Whether a source may have changed since the sources were last gathered.
+    dirty: bool,
 }
 
 pub(crate) fn build(app: &mut App) {
@@ -62,7 +64,7 @@ pub(crate) fn build(app: &mut App) {
         // After transform propagation, so that a source is baked where it is this frame.
         .add_systems(
             PostUpdate,
-            (finish_bake, start_bake)
+            (note_changes, finish_bake, start_bake)
                 .chain()
                 .after(bevy::transform::TransformSystems::Propagate),
         );
@@ -136,6 +138,37 @@ fn builder_for(
     )
 }
 
+/// A source that appeared, moved or got another mesh this frame.
+type ChangedSource = (
+    With<NavMeshSource>,
+    Or<(
+        Added<NavMeshSource>,
+        Changed<GlobalTransform>,
+        Changed<Mesh3d>,
+    )>,
+);
+
+/// Marks the sources dirty when one appeared, moved, changed its mesh or went, or a mesh
+/// changed, so that the sources are gathered again only then.
+fn note_changes(
+    mut state: ResMut<BakeState>,
+    changed: Query<(), ChangedSource>,
+    mut removed: RemovedComponents<NavMeshSource>,
+    mut mesh_events: MessageReader<AssetEvent<Mesh>>,
+) {
+    let meshes_changed = mesh_events.read().any(|e| {
+        matches!(
+            e,
+            AssetEvent::Modified { .. }
+                | AssetEvent::LoadedWithDependencies { .. }
+                | AssetEvent::Added { .. }
+        )
+    });
+    if !changed.is_empty() || removed.read().count() > 0 || meshes_changed {
+        state.dirty = true;
+    }
+}
+
 /// Starts a bake when the sources differ from the last one and none is running: the whole
 /// level the first time (or when the level grew out of the grid), else the tiles around
 /// what changed, on a copy of the current navmesh.
@@ -146,9 +179,10 @@ fn start_bake(
     sources: Query<(Entity, &Mesh3d, &GlobalTransform), With<NavMeshSource>>,
     meshes: Res<Assets<Mesh>>,
 ) {
-    if state.task.is_some() {
+    if state.task.is_some() || !state.dirty {
         return;
     }
+    state.dirty = false;
     let now = current_sources(&sources, &meshes);
     if now == state.baked || now.is_empty() {
         return;

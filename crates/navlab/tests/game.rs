@@ -515,9 +515,12 @@ fn obstacles_carve_the_tiles_the_exact_tile_cache_carves() {
     );
 }
 
+/// A tile's grid place, vertices and polygon areas.
+type TileSummary = ((i32, i32, i32), Vec<[f32; 3]>, Vec<u8>);
+
 /// The polygons of every tile, by grid place, without the references that a rebuilt tile
 /// changes.
-fn tile_polygons(nav: &NavMesh) -> Vec<((i32, i32, i32), Vec<[f32; 3]>, Vec<u8>)> {
+fn tile_polygons(nav: &NavMesh) -> Vec<TileSummary> {
     let mut tiles: Vec<_> = nav
         .tiles()
         .map(|(_, tile)| {

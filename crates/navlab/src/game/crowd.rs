@@ -33,6 +33,9 @@ pub struct AgentParams {
     pub avoidance_quality: u8,
     /// It has arrived once this near its target in xz (and within its height in y).
     pub arrival_distance: f32,
+    /// Whether it stops when it arrives or cannot ([`AgentEvent`]); otherwise it keeps its
+    /// request as C++'s crowd does, settling on the target or at the end of a partial path.
+    pub stop_on_arrival: bool,
 }
 
 impl Default for AgentParams {
@@ -55,6 +58,7 @@ impl AgentParams {
             update_flags: UpdateFlags::default(),
             avoidance_quality: 3,
             arrival_distance: radius,
+            stop_on_arrival: true,
         }
     }
 
@@ -92,10 +96,11 @@ impl AgentId {
 /// Something that happened to an agent during an update.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AgentEvent {
-    /// The agent came within its arrival distance of its target, and stopped.
+    /// The agent came within its arrival distance of its target (and stopped, with
+    /// [`AgentParams::stop_on_arrival`]).
     Arrived(AgentId),
     /// The agent's target cannot be reached: no path leads there, or the agent got as near
-    /// as the navmesh allows. The agent stops.
+    /// as the navmesh allows (and stopped, with [`AgentParams::stop_on_arrival`]).
     Unreachable(AgentId),
 }
 
@@ -171,6 +176,7 @@ pub struct Crowd {
     inner: Option<DetachedCrowd>,
     generations: Vec<u32>,
     arrival_distances: Vec<f32>,
+    stops_on_arrival: Vec<bool>,
     goals: Vec<Option<Goal>>,
     events: Vec<AgentEvent>,
 }
@@ -203,6 +209,7 @@ impl Crowd {
             inner: Some(crowd.detach()),
             generations: vec![0; max_agents],
             arrival_distances: vec![0.0; max_agents],
+            stops_on_arrival: vec![true; max_agents],
             goals: vec![None; max_agents],
             events: Vec::new(),
         })
@@ -274,6 +281,7 @@ impl Crowd {
             .ok_or(CrowdError::Full)?;
         self.generations[index] = self.generations[index].wrapping_add(1);
         self.arrival_distances[index] = params.arrival_distance;
+        self.stops_on_arrival[index] = params.stop_on_arrival;
         self.goals[index] = None;
         Ok(AgentId {
             // The pool size was checked to fit in u32.
@@ -393,7 +401,9 @@ impl Crowd {
             };
             if let Some(event) = event {
                 self.goals[index] = None;
-                self.detached_mut().reset_move_target(index);
+                if self.stops_on_arrival[index] {
+                    self.detached_mut().reset_move_target(index);
+                }
                 self.events.push(event);
             }
         }

@@ -2,7 +2,7 @@
 //! buffers of the exact [`NavMeshQuery`] without borrowing the navmesh, and [`NavMesh`] gets
 //! the same queries as methods that use one `NavQuery` per thread.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use super::flags::StraightPathOptions;
 use crate::detour::query::{
@@ -556,17 +556,16 @@ fn straight_path(
 }
 
 thread_local! {
-    /// Each thread's query for the [`NavMesh`] methods; taken while one runs, so a filter
-    /// that queries again gets a fresh one instead of a panic.
-    static THREAD_QUERY: Cell<Option<NavQuery>> = const { Cell::new(None) };
+    /// Each thread's query for the [`NavMesh`] methods.
+    static THREAD_QUERY: RefCell<NavQuery> = RefCell::new(NavQuery::new());
 }
 
+/// Runs `f` on this thread's query; a filter that queries again from inside a query gets a
+/// fresh one instead of a panic.
 fn with_thread_query<T>(f: impl FnOnce(&mut NavQuery) -> T) -> T {
-    THREAD_QUERY.with(|cell| {
-        let mut query = cell.take().unwrap_or_default();
-        let result = f(&mut query);
-        cell.set(Some(query));
-        result
+    THREAD_QUERY.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut query) => f(&mut query),
+        Err(_) => f(&mut NavQuery::new()),
     })
 }
 

@@ -140,7 +140,7 @@ impl TileCache {
     pub fn tiles_touching(&self, min: [f32; 3], max: [f32; 3]) -> Vec<(i32, i32)> {
         let params = self.layers.params();
         let tile_world = self.tile_size as f32 * self.settings.cell_size;
-        let border = (params.walkable_radius / params.cs).ceil() as f32 + 3.0;
+        let border = (params.walkable_radius / params.cs).ceil() + 3.0;
         let margin = border * self.settings.cell_size;
         let (tiles_x, tiles_y) = self.grid_size();
         let column = |v: f32, origin: f32, count: i32| {
