@@ -17,14 +17,104 @@ const GROUND: f32 = 40.0;
 const AGENTS: usize = 12;
 
 fn main() -> AppExit {
-    if std::env::args().any(|a| a == "--headless") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--headless") {
         return headless();
     }
-    App::new()
-        .add_plugins((DefaultPlugins, NavlabPlugin, NavlabDebugPlugin))
+    let mut app = App::new();
+    app.add_plugins((DefaultPlugins, NavlabPlugin, NavlabDebugPlugin))
         .add_systems(Startup, (spawn_level, spawn_view, spawn_agents))
-        .add_systems(Update, (send_group, drop_obstacles))
-        .run()
+        .add_systems(Update, (send_group, drop_obstacles));
+    if let Some(path) = args
+        .iter()
+        .position(|a| a == "--screenshot")
+        .and_then(|i| args.get(i + 1))
+    {
+        app.insert_resource(Scripted {
+            path: path.into(),
+            since_baked: None,
+        })
+        .add_systems(Update, scripted_tour);
+    }
+    app.run()
+}
+
+/// `--screenshot PATH`: once the level is baked, the group is sent across it and an obstacle
+/// dropped in a gap, as a click and a key would; a few seconds later the window is saved to
+/// PATH and the example exits.
+#[derive(Resource)]
+struct Scripted {
+    path: std::path::PathBuf,
+    since_baked: Option<f32>,
+}
+
+fn scripted_tour(
+    mut commands: Commands,
+    mut script: ResMut<Scripted>,
+    time: Res<Time>,
+    navigation: Res<Navigation>,
+    agents: Query<Entity, With<NavAgent>>,
+) {
+    if navigation.nav_mesh().is_none() {
+        return;
+    }
+    let Some(elapsed) = script.since_baked.as_mut() else {
+        script.since_baked = Some(0.0);
+        for (k, agent) in agents.iter().enumerate() {
+            commands
+                .entity(agent)
+                .insert(NavTarget(formation(Vec3::new(20.0, 0.0, 33.0), k)));
+        }
+        commands.spawn((
+            NavObstacle::Cylinder {
+                radius: 1.2,
+                height: 2.0,
+            },
+            Transform::from_xyz(20.0, 0.0, 20.0),
+        ));
+        return;
+    };
+    let before = *elapsed;
+    *elapsed += time.delta_secs();
+    if before < 4.0 && *elapsed >= 4.0 {
+        let path = script.path.clone();
+        commands
+            .spawn(bevy::render::view::screenshot::Screenshot::primary_window())
+            .observe(
+                move |captured: On<bevy::render::view::screenshot::ScreenshotCaptured>,
+                      mut exit: MessageWriter<AppExit>| {
+                    let saved = captured
+                        .image
+                        .clone()
+                        .try_into_dynamic()
+                        .map_err(|e| e.to_string())
+                        .and_then(|image| {
+                            // Written whole or not at all, as every file Navlab writes.
+                            navlab::file::write_atomically_with(&path, |part| {
+                                image
+                                    .to_rgb8()
+                                    .save_with_format(
+                                        part,
+                                        bevy::image::ImageFormat::Png
+                                            .as_image_crate_format()
+                                            .ok_or_else(|| {
+                                                std::io::Error::other("no PNG encoder")
+                                            })?,
+                                    )
+                                    .map_err(std::io::Error::other)
+                            })
+                            .map_err(|e| e.to_string())
+                        });
+                    match saved {
+                        Ok(()) => exit.write(AppExit::Success),
+                        Err(e) => {
+                            eprintln!("navlab: saving the screenshot: {e}");
+                            exit.write(AppExit::error())
+                        }
+                    };
+                },
+            );
+    }
 }
 
 /// The level: a ground and a row of buildings with gaps, each a navmesh source.
@@ -90,7 +180,11 @@ fn spawn_agents(
     let paint = materials.add(Color::srgb(0.2, 0.5, 0.9));
     for k in 0..AGENTS {
         commands
-            .spawn((NavAgent::default(), Transform::from_translation(start(k))))
+            .spawn((
+                NavAgent::default(),
+                Transform::from_translation(start(k)),
+                Visibility::default(),
+            ))
             .with_child((
                 Mesh3d(body.clone()),
                 MeshMaterial3d(paint.clone()),

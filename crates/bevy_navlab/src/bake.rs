@@ -201,7 +201,7 @@ fn start_bake(
     };
     let task = match incremental {
         Some((mut cache, mut nav, obstacles, (min, max))) => pool.spawn(async move {
-            let result = cache.rebake_region(&mut nav, &builder, min, max);
+            let result = builder.rebake_tiles(&mut cache, &mut nav, min, max);
             let tiles = result.as_ref().map_or(0, Vec::len);
             BakeOutcome {
                 result: result.map(|_| (cache, nav)),

@@ -575,8 +575,8 @@ fn rebaking_a_region_gives_the_tiles_a_whole_bake_gives() {
     cache.update(&mut nav).unwrap();
 
     let moved = level(13.0);
-    let changed = cache
-        .rebake_region(&mut nav, &moved, [10.0, 0.0, 5.0], [14.0, 3.0, 25.0])
+    let changed = moved
+        .rebake_tiles(&mut cache, &mut nav, [10.0, 0.0, 5.0], [14.0, 3.0, 25.0])
         .unwrap();
     assert!(!changed.is_empty());
     assert!(

@@ -256,7 +256,7 @@ impl NavMeshBuilder {
     }
 
     /// The input the bake pipelines take.
-    pub(crate) fn input(&self) -> Result<InputGeom> {
+    fn input(&self) -> Result<InputGeom> {
         if let Some(problem) = &self.invalid {
             return Err(builder_error(problem.clone()));
         }
@@ -287,6 +287,21 @@ impl NavMeshBuilder {
                 Ok(TiledBuild::new(&input, self.settings.clone(), tile_size)?.nav_mesh)
             }
         }
+    }
+
+    /// Bakes again, from this builder's triangles (the whole level as it is now), the tiles of
+    /// `cache` that the box `min`..`max` touches, and rebuilds them in `nav` with the cache's
+    /// obstacles carved ([`TileCache::rebake_region`]): call it with the old and the new
+    /// bounds of what moved, appeared or went. The tiles equal those of a whole bake of the
+    /// same triangles. Returns the tiles rebuilt.
+    pub fn rebake_tiles(
+        &self,
+        cache: &mut TileCache,
+        nav: &mut NavMesh,
+        min: [f32; 3],
+        max: [f32; 3],
+    ) -> Result<Vec<super::ChangedTile>> {
+        cache.rebake_region(nav, &self.input()?, min, max)
     }
 
     /// Builds a tile cache of `tile_size`-cell tiles (RecastDemo's Temp Obstacles sample)

@@ -4,7 +4,6 @@
 //!
 //! [`NavMeshBuilder::build_tile_cache`]: super::NavMeshBuilder::build_tile_cache
 
-use super::builder::NavMeshBuilder;
 use crate::bake::settings::BuildSettings;
 use crate::bake::temp_obstacles::{
     compressed_layer, rasterize_tile_layers_in, sample_mesh_process,
@@ -175,21 +174,22 @@ impl TileCache {
         (cells(0).max(1), cells(2).max(1))
     }
 
-    /// Bakes again the tiles that the box `min`..`max` touches from `geometry` (the whole
-    /// level as it is now, with this cache's settings), swaps their layers in, and rebuilds
+    /// Bakes again the tiles that the box `min`..`max` touches from `input` (the whole level
+    /// as it is now, baked with this cache's settings), swaps their layers in, and rebuilds
     /// their navmesh tiles in `nav` with the obstacles carved. Call it with the old and the
     /// new bounds of whatever moved, appeared or went. Returns the tiles rebuilt.
+    /// [`NavMeshBuilder::rebake_tiles`](super::NavMeshBuilder::rebake_tiles) does the same from
+    /// a builder's triangles.
     pub fn rebake_region(
         &mut self,
         nav: &mut NavMesh,
-        geometry: &NavMeshBuilder,
+        input: &InputGeom,
         min: [f32; 3],
         max: [f32; 3],
     ) -> Result<Vec<ChangedTile>> {
-        let input = geometry.input()?;
         let mut changed = Vec::new();
         for (x, y) in self.tiles_touching(min, max) {
-            let layers = rebaked_layers(&input, self.bounds, &self.settings, self.tile_size, x, y)?;
+            let layers = rebaked_layers(input, self.bounds, &self.settings, self.tile_size, x, y)?;
             let added = self
                 .obstacles
                 .replace_column(&mut self.layers, nav, (x, y), layers, sample_mesh_process)
