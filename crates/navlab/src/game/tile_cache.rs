@@ -99,6 +99,29 @@ pub struct ChangedTile {
 /// uses it).
 ///
 /// Obstacle changes are queued; [`TileCache::update`] carves them into the navmesh.
+///
+/// ```
+/// use navlab::prelude::*;
+///
+/// let floor = [[0.0, 0.0, 0.0], [0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 0.0, 0.0]];
+/// let (mut cache, mut nav) = NavMeshBuilder::new(BuildSettings::default())
+///     .triangles(&floor, &[0, 1, 2, 0, 2, 3])
+///     .build_tile_cache(32)
+///     .unwrap();
+/// let filter = QueryFilter::default();
+/// let straight = nav.find_path([2.0, 0.0, 10.0], [18.0, 0.0, 10.0], &filter).unwrap();
+/// assert_eq!(straight.waypoints.len(), 2);
+///
+/// // A pillar on the way: the path bends around it.
+/// let pillar = Obstacle::Cylinder { base: [10.0, 0.0, 10.0], radius: 1.5, height: 2.0 };
+/// let id = cache.add_obstacle(pillar).unwrap();
+/// assert!(!cache.update(&mut nav).unwrap().is_empty());
+/// let around = nav.find_path([2.0, 0.0, 10.0], [18.0, 0.0, 10.0], &filter).unwrap();
+/// assert!(around.waypoints.len() > 2 && around.length() > straight.length());
+///
+/// cache.remove_obstacle(id).unwrap();
+/// cache.update(&mut nav).unwrap();
+/// ```
 #[derive(Clone, Debug)]
 pub struct TileCache {
     layers: LayerStore,
