@@ -4,6 +4,7 @@
 use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, LoadContext};
 use bevy::prelude::*;
+use bevy::tasks::futures_lite::AsyncReadExt;
 use navlab::detour::NavMesh;
 use navlab::detour::nav_mesh_file::MAX_NAVMESH_FILE_BYTES;
 
@@ -42,8 +43,12 @@ impl AssetLoader for NavMeshAssetLoader {
         _settings: &(),
         _load_context: &mut LoadContext<'_>,
     ) -> Result<NavMeshAsset, NavMeshLoadError> {
+        // One byte past the limit is enough to know the file is too large; nothing more is
+        // read into memory.
         let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).await?;
+        AsyncReadExt::take(reader, MAX_NAVMESH_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .await?;
         if bytes.len() as u64 > MAX_NAVMESH_FILE_BYTES {
             return Err(NavMeshLoadError::TooLarge);
         }

@@ -213,3 +213,54 @@ fn a_moved_building_rebakes_only_the_tiles_around_it() {
         "the other buildings kept theirs"
     );
 }
+
+#[test]
+fn navmesh_files_load_as_assets_and_bad_ones_fail_without_a_panic() {
+    let dir = std::env::temp_dir().join(format!("bevy_navlab_assets_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let floor = [
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 20.0],
+        [20.0, 0.0, 20.0],
+        [20.0, 0.0, 0.0],
+    ];
+    let nav = navlab::game::NavMeshBuilder::new(BuildSettings::default())
+        .triangles(&floor, &[0, 1, 2, 0, 2, 3])
+        .build()
+        .unwrap();
+    navlab::detour::save_nav_mesh(&dir.join("level.bin"), &nav).unwrap();
+    std::fs::write(dir.join("broken.bin"), b"MSET but not really a navmesh").unwrap();
+
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.to_string_lossy().into_owned(),
+            ..AssetPlugin::default()
+        },
+        NavlabPlugin,
+    ));
+    let server = app.world().resource::<AssetServer>().clone();
+    let good: Handle<NavMeshAsset> = server.load("level.bin");
+    let bad: Handle<NavMeshAsset> = server.load("broken.bin");
+    let settled = |app: &mut App| {
+        let server = app.world().resource::<AssetServer>();
+        server.is_loaded(&good) && server.load_state(&bad).is_failed()
+    };
+    assert!(run_until(&mut app, 5000, settled), "both loads settled");
+
+    let loaded = app
+        .world()
+        .resource::<Assets<NavMeshAsset>>()
+        .get(&good)
+        .unwrap()
+        .0
+        .clone();
+    assert_eq!(loaded.to_mset_bytes(), nav.to_mset_bytes());
+    // A loaded navmesh is put to use; agents walk on it.
+    app.world_mut()
+        .resource_mut::<Navigation>()
+        .use_baked(loaded);
+    assert!(app.world().resource::<Navigation>().nav_mesh().is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
