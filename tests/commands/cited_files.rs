@@ -52,6 +52,7 @@ fn every_cited_file_exists() {
     let bases = [
         root.to_path_buf(),
         root.join("crates/navlab"),
+        root.join("crates/bevy_navlab"),
         root.join("tests/data/reference"),
     ];
     let mut missing = Vec::new();
