@@ -7,6 +7,7 @@ mod bake;
 mod crowd;
 mod merge;
 mod outputs;
+mod remote;
 mod test;
 mod tilecache;
 mod view;
@@ -42,6 +43,9 @@ enum Command {
     /// Build RecastDemo's Temp Obstacles tile cache and navmesh, add and remove cylinder
     /// obstacles, and write each phase's navmesh, the tile-cache file and a report.
     Tilecache(tilecache::TileCacheArgs),
+    /// Pull a running Bevy game's level, push a navmesh to it, or read its state (Bevy Remote
+    /// Protocol, with bevy_navlab's `remote` feature).
+    Remote(remote::RemoteArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(view::ViewArgs),
 }
@@ -67,6 +71,7 @@ pub fn run() -> ExitCode {
         Some(Command::Test(args)) => test::run(&args),
         Some(Command::Crowd(args)) => crowd::run(&args),
         Some(Command::Tilecache(args)) => tilecache::run(&args),
+        Some(Command::Remote(args)) => remote::run(&args),
         Some(Command::View(args)) => view::run(args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -10,4 +10,5 @@ mod bake_split;
 mod cited_files;
 mod cli;
 mod cli_test;
+mod remote;
 mod tilecache_cli;

@@ -4,7 +4,9 @@
 //! the group, `O` drops an obstacle under the cursor, `C` clears them. With `-- --headless` it
 //! runs without a window on `MinimalPlugins`, sends the group across the level past two
 //! obstacles, and exits with an error unless every agent arrives and none stands inside an
-//! obstacle.
+//! obstacle. Built with the `remote` feature, `-- --headless --remote PORT` keeps the
+//! headless scene running with Bevy's remote protocol on PORT, for `navlab remote` (and the
+//! viewer) to pull its level and push a navmesh.
 
 use std::time::Duration;
 
@@ -19,7 +21,14 @@ const AGENTS: usize = 12;
 fn main() -> AppExit {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--headless") {
-        return headless();
+        let remote_port = args
+            .iter()
+            .position(|a| a == "--remote")
+            .and_then(|i| args.get(i + 1)?.parse::<u16>().ok());
+        return match remote_port {
+            Some(port) => serve_headless(port),
+            None => headless(),
+        };
     }
     let mut app = App::new();
     app.add_plugins((DefaultPlugins, NavlabPlugin, NavlabDebugPlugin))
@@ -250,6 +259,41 @@ fn drop_obstacles(
             Transform::from_translation(point),
         ));
     }
+}
+
+/// The headless scene served over Bevy's remote protocol until the process is stopped.
+#[cfg(feature = "remote")]
+fn serve_headless(port: u16) -> AppExit {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        bevy::asset::AssetPlugin::default(),
+        bevy::transform::TransformPlugin,
+        NavlabPlugin,
+        bevy::remote::RemotePlugin::default(),
+        bevy::remote::http::RemoteHttpPlugin::default().with_port(port),
+    ))
+    .init_asset::<Mesh>()
+    .add_systems(
+        Startup,
+        |mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>| {
+            for (mesh, transform) in level() {
+                commands.spawn((NavMeshSource, Mesh3d(meshes.add(mesh)), transform));
+            }
+            for k in 0..AGENTS {
+                commands.spawn((NavAgent::default(), Transform::from_translation(start(k))));
+            }
+        },
+    );
+    println!("serving the Bevy Remote Protocol on port {port}");
+    app.run()
+}
+
+/// Without the `remote` feature there is no remote protocol to serve.
+#[cfg(not(feature = "remote"))]
+fn serve_headless(_port: u16) -> AppExit {
+    eprintln!("navlab: --remote needs the example built with `--features remote`");
+    AppExit::error()
 }
 
 /// CI runs the headless scene as a test, in the same build of Bevy as the viewer's tests.

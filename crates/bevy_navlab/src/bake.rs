@@ -29,9 +29,9 @@ pub struct NavMeshUpdated {
 
 /// One source as last baked: its world-space triangles and their bounds.
 #[derive(Clone, Debug, PartialEq)]
-struct SourceGeometry {
-    vertices: Vec<[f32; 3]>,
-    indices: Vec<u32>,
+pub(crate) struct SourceGeometry {
+    pub(crate) vertices: Vec<[f32; 3]>,
+    pub(crate) indices: Vec<u32>,
     min: [f32; 3],
     max: [f32; 3],
 }
@@ -72,7 +72,7 @@ pub(crate) fn build(app: &mut App) {
 
 /// The world-space triangles of `mesh` placed by `transform`; none for a mesh without
 /// positions or with a topology other than triangles.
-fn world_geometry(mesh: &Mesh, transform: &GlobalTransform) -> Option<SourceGeometry> {
+pub(crate) fn world_geometry(mesh: &Mesh, transform: &GlobalTransform) -> Option<SourceGeometry> {
     if mesh.primitive_topology() != bevy::mesh::PrimitiveTopology::TriangleList {
         return None;
     }
@@ -174,12 +174,18 @@ fn note_changes(
 /// what changed, on a copy of the current navmesh.
 fn start_bake(
     mut state: ResMut<BakeState>,
-    navigation: Res<Navigation>,
+    mut navigation: ResMut<Navigation>,
     settings: Res<NavMeshSettings>,
     sources: Query<(Entity, &Mesh3d, &GlobalTransform), With<NavMeshSource>>,
     meshes: Res<Assets<Mesh>>,
 ) {
-    if state.task.is_some() || !state.dirty {
+    if navigation.resume_requested && state.task.is_none() {
+        // The whole level again, whatever was baked before the navmesh was put in by hand.
+        navigation.resume_requested = false;
+        state.baked.clear();
+        state.dirty = true;
+    }
+    if state.task.is_some() || !state.dirty || navigation.pinned {
         return;
     }
     state.dirty = false;
@@ -268,6 +274,12 @@ fn finish_bake(
     };
     state.task = None;
     let baking = std::mem::take(&mut state.baking);
+    if navigation.pinned {
+        // A navmesh put in by hand while this bake ran stays; the sources bake again once
+        // baking resumes.
+        state.dirty = true;
+        return;
+    }
     match outcome.result {
         Ok((cache, nav)) => {
             state.baked = baking;

@@ -27,6 +27,8 @@ mod asset;
 mod bake;
 mod debug_draw;
 mod obstacles;
+#[cfg(feature = "remote")]
+pub mod remote;
 
 use bevy::prelude::*;
 use navlab::bake::BuildSettings;
@@ -84,6 +86,11 @@ pub struct Navigation {
     generation: u64,
     /// Counts every change of the navmesh (swaps and carved obstacles), for redrawing it.
     revision: u64,
+    /// Whether a navmesh put in by hand ([`Navigation::use_baked`]) holds until
+    /// [`Navigation::resume_baking`]: the sources are not baked meanwhile.
+    pinned: bool,
+    /// Set by [`Navigation::resume_baking`] until the next bake starts.
+    resume_requested: bool,
 }
 
 impl Navigation {
@@ -109,10 +116,24 @@ impl Navigation {
     }
 
     /// Uses a baked navmesh (from a [`NavMeshAsset`], or pushed by a tool) instead of baking
-    /// the sources: agents move over it, and obstacles need a bake (a loaded file has no tile
-    /// cache).
+    /// the sources, until [`Navigation::resume_baking`]: agents move over it, and obstacles
+    /// wait for a bake (a loaded file has no tile cache).
     pub fn use_baked(&mut self, nav_mesh: NavMesh) {
         self.swap(nav_mesh, None);
+        self.pinned = true;
+    }
+
+    /// Bakes the sources again, after [`Navigation::use_baked`].
+    pub fn resume_baking(&mut self) {
+        if self.pinned {
+            self.pinned = false;
+            self.resume_requested = true;
+        }
+    }
+
+    /// Whether a navmesh put in by hand holds and the sources are not baked.
+    pub fn is_pinned(&self) -> bool {
+        self.pinned
     }
 
     /// Puts in a new navmesh; the agents are placed on it again by the next fixed update.
@@ -127,7 +148,9 @@ impl Navigation {
 }
 
 /// Bakes the navmesh from the sources, runs the crowd and the obstacles, and loads navmesh
-/// assets. Needs `AssetPlugin` (Bevy's `DefaultPlugins` or `MinimalPlugins` plus it).
+/// assets. Needs `AssetPlugin` (Bevy's `DefaultPlugins`, or `MinimalPlugins` plus it). An app
+/// driven by hand (`app.update()` in a test) calls `app.finish()` and `app.cleanup()` first,
+/// as `app.run()` does.
 pub struct NavlabPlugin;
 
 impl Plugin for NavlabPlugin {
@@ -138,5 +161,16 @@ impl Plugin for NavlabPlugin {
         agents::build(app);
         obstacles::build(app);
         asset::build(app);
+    }
+
+    /// Once every plugin is built: mesh assets for an app without Bevy's mesh plugin (the
+    /// sources' meshes live there), and with the `remote` feature the game's remote protocol
+    /// methods (Bevy's `RemotePlugin`, added before or after this plugin).
+    fn finish(&self, app: &mut App) {
+        if !app.world().contains_resource::<Assets<Mesh>>() {
+            app.init_asset::<Mesh>();
+        }
+        #[cfg(feature = "remote")]
+        remote::register(app);
     }
 }

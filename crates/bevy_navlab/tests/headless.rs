@@ -240,6 +240,8 @@ fn navmesh_files_load_as_assets_and_bad_ones_fail_without_a_panic() {
         },
         NavlabPlugin,
     ));
+    app.finish();
+    app.cleanup();
     let server = app.world().resource::<AssetServer>().clone();
     let good: Handle<NavMeshAsset> = server.load("level.bin");
     let bad: Handle<NavMeshAsset> = server.load("broken.bin");

@@ -76,9 +76,10 @@ const LIBRARY_LAYERS: &[(&str, &[&str])] = &[
 /// modules it may use; all of them may use the `navlab` library.
 const APPLICATION_LAYERS: &[(&str, &[&str])] = &[
     ("demo", &[]),
+    ("remote", &[]),
     ("session_script", &[]),
-    ("viewer", &["demo", "session_script"]),
-    ("cli", &["demo", "session_script", "viewer"]),
+    ("viewer", &["demo", "remote", "session_script"]),
+    ("cli", &["demo", "remote", "session_script", "viewer"]),
 ];
 
 /// One source file: its module path and what it uses.
