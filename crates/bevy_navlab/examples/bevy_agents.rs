@@ -264,27 +264,16 @@ fn drop_obstacles(
 /// The headless scene served over Bevy's remote protocol until the process is stopped.
 #[cfg(feature = "remote")]
 fn serve_headless(port: u16) -> AppExit {
-    let mut app = App::new();
+    let mut app = headless_app();
     app.add_plugins((
-        MinimalPlugins,
-        bevy::asset::AssetPlugin::default(),
-        bevy::transform::TransformPlugin,
-        NavlabPlugin,
         bevy::remote::RemotePlugin::default(),
         bevy::remote::http::RemoteHttpPlugin::default().with_port(port),
-    ))
-    .init_asset::<Mesh>()
-    .add_systems(
-        Startup,
-        |mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>| {
-            for (mesh, transform) in level() {
-                commands.spawn((NavMeshSource, Mesh3d(meshes.add(mesh)), transform));
-            }
-            for k in 0..AGENTS {
-                commands.spawn((NavAgent::default(), Transform::from_translation(start(k))));
-            }
-        },
-    );
+    ));
+    spawn_headless_level(app.world_mut());
+    for k in 0..AGENTS {
+        app.world_mut()
+            .spawn((NavAgent::default(), Transform::from_translation(start(k))));
+    }
     println!("serving the Bevy Remote Protocol on port {port}");
     app.run()
 }
@@ -302,11 +291,8 @@ fn the_group_crosses_the_level() {
     assert_eq!(headless(), AppExit::Success);
 }
 
-/// The scene without a window: the group crosses the level past two obstacles.
-fn headless() -> AppExit {
-    #[derive(Resource, Default)]
-    struct Arrivals(Vec<Entity>);
-
+/// An app without a window: the plugin on `MinimalPlugins`.
+fn headless_app() -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -314,22 +300,36 @@ fn headless() -> AppExit {
         bevy::transform::TransformPlugin,
         NavlabPlugin,
     ))
-    .init_asset::<Mesh>()
-    .init_resource::<Arrivals>()
-    .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
-        Duration::from_secs_f32(1.0 / 60.0),
-    ))
-    .add_systems(
-        Last,
-        |mut arrivals: ResMut<Arrivals>, mut reached: MessageReader<TargetReached>| {
-            arrivals.0.extend(reached.read().map(|m| m.agent));
-        },
-    );
-    let world = app.world_mut();
+    .init_asset::<Mesh>();
+    app
+}
+
+/// The level's sources, without materials.
+fn spawn_headless_level(world: &mut World) {
     for (mesh, transform) in level() {
         let mesh = world.resource_mut::<Assets<Mesh>>().add(mesh);
         world.spawn((NavMeshSource, Mesh3d(mesh), transform));
     }
+}
+
+/// The scene without a window: the group crosses the level past two obstacles.
+fn headless() -> AppExit {
+    #[derive(Resource, Default)]
+    struct Arrivals(Vec<Entity>);
+
+    let mut app = headless_app();
+    app.init_resource::<Arrivals>()
+        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+            Duration::from_secs_f32(1.0 / 60.0),
+        ))
+        .add_systems(
+            Last,
+            |mut arrivals: ResMut<Arrivals>, mut reached: MessageReader<TargetReached>| {
+                arrivals.0.extend(reached.read().map(|m| m.agent));
+            },
+        );
+    let world = app.world_mut();
+    spawn_headless_level(world);
     let obstacles = [Vec3::new(10.0, 0.0, 20.0), Vec3::new(20.0, 0.0, 20.0)];
     for at in obstacles {
         world.spawn((

@@ -59,7 +59,7 @@ pub fn rasterize_tile_layers(
 
 /// [`rasterize_tile_layers`] in the navmesh `bounds` of `input`, which a loop over every tile
 /// computes once (they take a pass over every vertex).
-pub(crate) fn rasterize_tile_layers_in(
+fn rasterize_tile_layers_in(
     ctx: &mut BuildContext,
     input: &InputGeom,
     bounds: ([f32; 3], [f32; 3]),
@@ -194,16 +194,36 @@ pub fn build_tile_cache(
             if let Some(progress) = progress {
                 progress.tiles((y * tiles_x + x) as usize, total);
             }
-            let mut ctx = BuildContext::silent();
-            let set = rasterize_tile_layers_in(&mut ctx, input, bounds, settings, tile_size, x, y)?;
-            for (i, layer) in set.layers.iter().enumerate() {
-                let data = compressed_layer(x, y, i as i32, layer)
-                    .map_err(|e| cache_error(TileCacheError::BadLayer(e)))?;
+            for data in compressed_tile_layers(input, bounds, settings, tile_size, x, y)? {
                 cache.add_layer(data).map_err(cache_error)?;
             }
         }
     }
     Ok((cache, nav_mesh))
+}
+
+/// The stored (compressed) layers of tile (`x`, `y`) of `input` over the navmesh `bounds`, in
+/// layer order, as `Sample_TempObstacles` adds them to the cache.
+pub(crate) fn compressed_tile_layers(
+    input: &InputGeom,
+    bounds: ([f32; 3], [f32; 3]),
+    settings: &BuildSettings,
+    tile_size: i32,
+    x: i32,
+    y: i32,
+) -> Result<Vec<Vec<u8>>> {
+    let mut ctx = BuildContext::silent();
+    let set = rasterize_tile_layers_in(&mut ctx, input, bounds, settings, tile_size, x, y)?;
+    set.layers
+        .iter()
+        .enumerate()
+        .map(|(i, layer)| {
+            compressed_layer(x, y, i as i32, layer).map_err(|e| NavlabError::Stage {
+                stage: "tile cache",
+                message: TileCacheError::BadLayer(e).to_string(),
+            })
+        })
+        .collect()
 }
 
 /// The sample's `MeshProcess` for [`crate::tile_cache::builder::build_nav_mesh_tile`]: the

@@ -5,13 +5,10 @@
 //! [`NavMeshBuilder::build_tile_cache`]: super::NavMeshBuilder::build_tile_cache
 
 use crate::bake::settings::BuildSettings;
-use crate::bake::temp_obstacles::{
-    compressed_layer, rasterize_tile_layers_in, sample_mesh_process,
-};
+use crate::bake::temp_obstacles::{compressed_tile_layers, sample_mesh_process};
 use crate::detour::NavMesh;
 use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
-use crate::recast::context::BuildContext;
 use crate::tile_cache::builder::ObstacleShape;
 use crate::tile_cache::cache::TileCache as LayerStore;
 use crate::tile_cache::obstacles::{ObstacleError, ObstacleRef, ObstacleState, Obstacles};
@@ -212,7 +209,8 @@ impl TileCache {
     ) -> Result<Vec<ChangedTile>> {
         let mut changed = Vec::new();
         for (x, y) in self.tiles_touching(min, max) {
-            let layers = rebaked_layers(input, self.bounds, &self.settings, self.tile_size, x, y)?;
+            let layers =
+                compressed_tile_layers(input, self.bounds, &self.settings, self.tile_size, x, y)?;
             let added = self
                 .obstacles
                 .replace_column(&mut self.layers, nav, (x, y), layers, sample_mesh_process)
@@ -308,27 +306,4 @@ impl TileCache {
     pub fn obstacles(&self) -> &Obstacles {
         &self.obstacles
     }
-}
-
-/// The compressed layers of tile (`x`, `y`) of `input` over the grid `bounds`.
-fn rebaked_layers(
-    input: &InputGeom,
-    bounds: ([f32; 3], [f32; 3]),
-    settings: &BuildSettings,
-    tile_size: i32,
-    x: i32,
-    y: i32,
-) -> Result<Vec<Vec<u8>>> {
-    let mut ctx = BuildContext::silent();
-    let set = rasterize_tile_layers_in(&mut ctx, input, bounds, settings, tile_size, x, y)?;
-    set.layers
-        .iter()
-        .enumerate()
-        .map(|(i, layer)| {
-            compressed_layer(x, y, i as i32, layer).map_err(|e| NavlabError::Stage {
-                stage: "tile cache",
-                message: e.to_string(),
-            })
-        })
-        .collect()
 }
