@@ -121,60 +121,7 @@ impl Game {
     /// The level: every source's triangles as one mesh.
     pub fn pull_level(&self) -> Result<RemoteLevel, RemoteError> {
         let result = self.call("navlab.sources", Value::Null)?;
-        let list = result
-            .get("sources")
-            .and_then(Value::as_array)
-            .ok_or_else(|| self.bad("navlab.sources has no \"sources\" list"))?;
-        let mut verts: Vec<f32> = Vec::new();
-        let mut tris: Vec<i32> = Vec::new();
-        let mut sources = Vec::with_capacity(list.len());
-        for source in list {
-            let numbers = |key: &str| {
-                source
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| self.bad(&format!("a source has no \"{key}\" list")))
-            };
-            let vertices = numbers("vertices")?;
-            let indices = numbers("indices")?;
-            if vertices.len() % 3 != 0 || indices.len() % 3 != 0 {
-                return Err(self.bad("a source's vertices or indices are not in threes"));
-            }
-            let base = verts.len() / 3;
-            let count = vertices.len() / 3;
-            for v in vertices {
-                let v = v
-                    .as_f64()
-                    .ok_or_else(|| self.bad("a vertex coordinate is not a number"))?;
-                verts.push(v as f32);
-            }
-            for i in indices {
-                let i = i
-                    .as_u64()
-                    .filter(|&i| (i as usize) < count)
-                    .ok_or_else(|| self.bad("an index is not a vertex of its source"))?;
-                let global = i32::try_from(base + i as usize).map_err(|_| {
-                    RemoteError::Level("too many vertices for 32-bit indices".into())
-                })?;
-                tris.push(global);
-            }
-            sources.push(RemoteSource {
-                entity: source.get("entity").and_then(Value::as_u64).unwrap_or(0),
-                name: source
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-                triangles: indices.len() / 3,
-            });
-        }
-        if tris.is_empty() {
-            return Err(RemoteError::Level(
-                "the game has no NavMeshSource with triangles".into(),
-            ));
-        }
-        let mesh =
-            TriMesh::from_parts(verts, tris).map_err(|e| RemoteError::Level(e.to_string()))?;
-        Ok(RemoteLevel { mesh, sources })
+        level_from_result(&self.address, &result)
     }
 
     /// Sends a navmesh (as RecastDemo's MSET file) for the game to use; returns the game's
@@ -202,10 +149,7 @@ impl Game {
     }
 
     fn bad(&self, problem: &str) -> RemoteError {
-        RemoteError::BadAnswer {
-            address: self.address.clone(),
-            problem: problem.to_owned(),
-        }
+        bad(&self.address, problem)
     }
 
     /// One JSON-RPC call; the `result` of the answer.
@@ -213,23 +157,7 @@ impl Game {
         let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
         let body = serde_json::to_vec(&request).map_err(|e| self.bad(&e.to_string()))?;
         let answer = self.post(&body)?;
-        let value: Value = serde_json::from_slice(&answer)
-            .map_err(|e| self.bad(&format!("its JSON does not parse: {e}")))?;
-        if let Some(error) = value.get("error") {
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("no message")
-                .to_owned();
-            return Err(RemoteError::Refused {
-                method: method.to_owned(),
-                message,
-            });
-        }
-        value
-            .get("result")
-            .cloned()
-            .ok_or_else(|| self.bad("the answer has neither a result nor an error"))
+        answer_result(&self.address, method, &answer)
     }
 
     /// POSTs `body` and returns the answer's body.
@@ -273,43 +201,138 @@ impl Game {
         if answer.len() as u64 > MAX_ANSWER_BYTES {
             return Err(self.bad("the answer is over 1 GiB"));
         }
-        self.http_body(&answer)
+        Ok(answer)
     }
+}
 
-    /// The body of an HTTP answer, after checking its status; chunked bodies are joined.
-    fn http_body(&self, answer: &[u8]) -> Result<Vec<u8>, RemoteError> {
-        let split = answer
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .ok_or_else(|| self.bad("no HTTP header"))?;
-        let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
-        let body = &answer[split + 4..];
-        let status = head.lines().next().unwrap_or("");
-        if !status.starts_with("http/1.1 200") && !status.starts_with("http/1.0 200") {
-            return Err(self.bad(&format!("HTTP status \"{}\"", status.trim())));
-        }
-        if !head.contains("transfer-encoding: chunked") {
-            return Ok(body.to_vec());
-        }
-        let mut joined = Vec::with_capacity(body.len());
-        let mut rest = body;
-        loop {
-            let line_end = rest
-                .windows(2)
-                .position(|w| w == b"\r\n")
-                .ok_or_else(|| self.bad("a chunk has no size line"))?;
-            let size_text = String::from_utf8_lossy(&rest[..line_end]);
-            let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-                .map_err(|_| self.bad("a chunk size is not hexadecimal"))?;
-            rest = &rest[line_end + 2..];
-            if size == 0 {
-                return Ok(joined);
-            }
-            let chunk = rest
-                .get(..size)
-                .ok_or_else(|| self.bad("a chunk is shorter than its size"))?;
-            joined.extend_from_slice(chunk);
-            rest = rest.get(size + 2..).unwrap_or(&[]);
-        }
+/// The body of an HTTP answer, after checking its status; chunked bodies are joined.
+fn http_body(address: &str, answer: &[u8]) -> Result<Vec<u8>, RemoteError> {
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| bad(address, "no HTTP header"))?;
+    let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
+    let body = &answer[split + 4..];
+    let status = head.lines().next().unwrap_or("");
+    if !status.starts_with("http/1.1 200") && !status.starts_with("http/1.0 200") {
+        let status = navlab::warnings::excerpt(status.trim(), 80);
+        return Err(bad(address, &format!("HTTP status \"{status}\"")));
     }
+    if !head.contains("transfer-encoding: chunked") {
+        return Ok(body.to_vec());
+    }
+    let mut joined = Vec::with_capacity(body.len());
+    let mut rest = body;
+    loop {
+        let line_end = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| bad(address, "a chunk has no size line"))?;
+        let size_text = String::from_utf8_lossy(&rest[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| bad(address, "a chunk size is not hexadecimal"))?;
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return Ok(joined);
+        }
+        let chunk = rest
+            .get(..size)
+            .ok_or_else(|| bad(address, "a chunk is shorter than its size"))?;
+        joined.extend_from_slice(chunk);
+        rest = rest.get(size + 2..).unwrap_or(&[]);
+    }
+}
+
+fn bad(address: &str, problem: &str) -> RemoteError {
+    RemoteError::BadAnswer {
+        address: address.to_owned(),
+        problem: problem.to_owned(),
+    }
+}
+
+/// The `result` of a raw HTTP answer to a JSON-RPC call of `method` from the game at
+/// `address`: the HTTP status checked, a chunked body joined, the JSON parsed, an `error`
+/// turned into [`RemoteError::Refused`].
+pub fn answer_result(address: &str, method: &str, answer: &[u8]) -> Result<Value, RemoteError> {
+    let body = http_body(address, answer)?;
+    let value: Value = serde_json::from_slice(&body)
+        .map_err(|e| bad(address, &format!("its JSON does not parse: {e}")))?;
+    if let Some(error) = value.get("error") {
+        // The game's words, cut to one printable line.
+        let message = navlab::warnings::excerpt(
+            error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("no message"),
+            200,
+        );
+        return Err(RemoteError::Refused {
+            method: method.to_owned(),
+            message,
+        });
+    }
+    value
+        .get("result")
+        .cloned()
+        .ok_or_else(|| bad(address, "the answer has neither a result nor an error"))
+}
+
+/// The level in a `navlab.sources` result: every source's triangles as one mesh, each index
+/// checked against its own source's vertices.
+pub fn level_from_result(address: &str, result: &Value) -> Result<RemoteLevel, RemoteError> {
+    let list = result
+        .get("sources")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad(address, "navlab.sources has no \"sources\" list"))?;
+    let mut verts: Vec<f32> = Vec::new();
+    let mut tris: Vec<i32> = Vec::new();
+    let mut sources = Vec::with_capacity(list.len());
+    for source in list {
+        let numbers = |key: &str| {
+            source
+                .get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(|| bad(address, &format!("a source has no \"{key}\" list")))
+        };
+        let vertices = numbers("vertices")?;
+        let indices = numbers("indices")?;
+        if vertices.len() % 3 != 0 || indices.len() % 3 != 0 {
+            return Err(bad(
+                address,
+                "a source's vertices or indices are not in threes",
+            ));
+        }
+        let base = verts.len() / 3;
+        let count = vertices.len() / 3;
+        for v in vertices {
+            let v = v
+                .as_f64()
+                .ok_or_else(|| bad(address, "a vertex coordinate is not a number"))?;
+            verts.push(v as f32);
+        }
+        for i in indices {
+            let i = i
+                .as_u64()
+                .filter(|&i| i < count as u64)
+                .ok_or_else(|| bad(address, "an index is not a vertex of its source"))?;
+            let global = i32::try_from(base + i as usize)
+                .map_err(|_| RemoteError::Level("too many vertices for 32-bit indices".into()))?;
+            tris.push(global);
+        }
+        sources.push(RemoteSource {
+            entity: source.get("entity").and_then(Value::as_u64).unwrap_or(0),
+            name: source
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            triangles: indices.len() / 3,
+        });
+    }
+    if tris.is_empty() {
+        return Err(RemoteError::Level(
+            "the game has no NavMeshSource with triangles".into(),
+        ));
+    }
+    let mesh = TriMesh::from_parts(verts, tris).map_err(|e| RemoteError::Level(e.to_string()))?;
+    Ok(RemoteLevel { mesh, sources })
 }
