@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use super::flags::PolyFlags;
-use super::tile_cache::TileCache;
+use super::tile_cache::{BakedGrid, TileCache};
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, Retention};
 use crate::bake::temp_obstacles::{build_initial_nav_mesh, build_tile_cache, tile_grid};
-use crate::bake::tiled::TiledBuild;
+use crate::bake::tiled::{TiledBuild, tile_config};
 use crate::detour::NavMesh;
 use crate::error::{NavlabError, Result};
 use crate::input::geomset::{ConvexVolume, GeomSet, OffMeshConnection};
@@ -319,8 +319,15 @@ impl NavMeshBuilder {
             })?;
         obstacles.set_builder(builder);
         let bounds = input.nav_mesh_bounds()?;
-        let cache =
-            TileCache::from_parts(cache, obstacles, self.settings.clone(), tile_size, bounds);
+        let border_cells = tile_config(&self.settings, tile_size, bounds.0, bounds.1)?.border_size;
+        let grid = BakedGrid {
+            settings: self.settings.clone(),
+            tile_size,
+            bounds,
+            tiles: grid,
+            border_cells,
+        };
+        let cache = TileCache::from_parts(cache, obstacles, grid);
         Ok((cache, nav))
     }
 }

@@ -273,9 +273,8 @@ impl Crowd {
         if !position.iter().chain(&numbers).all(|v| v.is_finite()) {
             return Err(CrowdError::NotFinite);
         }
-        if self.detached().active_agents().count() == self.detached().agent_count() {
-            return Err(CrowdError::Full);
-        }
+        // The position is finite and the parameters name slots the crowd has, so the exact
+        // crowd refuses the agent only when it is full.
         let index = self
             .with_attached(nav, |crowd| crowd.add_agent(&position, &exact))
             .ok_or(CrowdError::Full)?;

@@ -229,9 +229,14 @@ impl Default for NavQuery {
 impl NavQuery {
     /// A query with [`DEFAULT_MAX_NODES`] nodes and [`DEFAULT_HALF_EXTENTS`].
     pub fn new() -> NavQuery {
+        NavQuery::with_checked_max_nodes(DEFAULT_MAX_NODES)
+    }
+
+    /// A query of `max_nodes` nodes, a count already checked (1..=65535).
+    fn with_checked_max_nodes(max_nodes: usize) -> NavQuery {
         NavQuery {
-            memory: Some(DetachedQuery::with_clamped_max_nodes(DEFAULT_MAX_NODES)),
-            max_nodes: DEFAULT_MAX_NODES,
+            memory: Some(DetachedQuery::with_clamped_max_nodes(max_nodes)),
+            max_nodes,
             half_extents: DEFAULT_HALF_EXTENTS,
             straight_path_options: StraightPathOptions::empty(),
             polys: Vec::new(),
@@ -245,11 +250,7 @@ impl NavQuery {
         if !(1..=MAX_NODES).contains(&max_nodes) {
             return Err(QueryError::BadNodeCount(max_nodes));
         }
-        Ok(NavQuery {
-            memory: Some(DetachedQuery::with_clamped_max_nodes(max_nodes)),
-            max_nodes,
-            ..NavQuery::new()
-        })
+        Ok(NavQuery::with_checked_max_nodes(max_nodes))
     }
 
     /// The query with `half_extents` as the box in which positions look for their polygon.

@@ -123,11 +123,22 @@ pub struct ChangedTile {
 pub struct TileCache {
     layers: LayerStore,
     obstacles: Obstacles,
-    /// What the layers were baked with, for re-baking tiles: the settings, the tile size
-    /// and the grid's bounds (the first bake's).
-    settings: BuildSettings,
-    tile_size: i32,
-    bounds: ([f32; 3], [f32; 3]),
+    grid: BakedGrid,
+}
+
+/// How a cache's layers were baked, for re-baking some of its tiles: as the first bake did.
+#[derive(Clone, Debug)]
+pub(crate) struct BakedGrid {
+    /// The settings.
+    pub(crate) settings: BuildSettings,
+    /// Tile edge, in cells.
+    pub(crate) tile_size: i32,
+    /// The grid's bounds (the first bake's geometry).
+    pub(crate) bounds: ([f32; 3], [f32; 3]),
+    /// Tiles along x and z (`tile_grid`).
+    pub(crate) tiles: (i32, i32),
+    /// Cells each tile's build reads beyond its edges (`tile_config`'s border).
+    pub(crate) border_cells: i32,
 }
 
 impl TileCache {
@@ -135,63 +146,52 @@ impl TileCache {
     pub(crate) fn from_parts(
         layers: LayerStore,
         obstacles: Obstacles,
-        settings: BuildSettings,
-        tile_size: i32,
-        bounds: ([f32; 3], [f32; 3]),
+        grid: BakedGrid,
     ) -> TileCache {
         TileCache {
             layers,
             obstacles,
-            settings,
-            tile_size,
-            bounds,
+            grid,
         }
     }
 
     /// The box the tile grid covers: the first bake's geometry. Geometry outside it is not
     /// baked by [`TileCache::rebake_region`]; bake anew to grow the grid.
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
-        self.bounds
+        self.grid.bounds
     }
 
     /// The tile columns whose layers the box `min`..`max` can reach: those it overlaps, and
     /// their neighbours within the build's border (the agent radius and a few cells).
     pub fn tiles_touching(&self, min: [f32; 3], max: [f32; 3]) -> Vec<(i32, i32)> {
-        let params = self.layers.params();
-        let tile_world = self.tile_size as f32 * self.settings.cell_size;
-        let border = (params.walkable_radius / params.cs).ceil() + 3.0;
-        let margin = border * self.settings.cell_size;
-        let (tiles_x, tiles_y) = self.grid_size();
+        let grid = &self.grid;
+        let tile_world = grid.tile_size as f32 * grid.settings.cell_size;
+        let margin = grid.border_cells as f32 * grid.settings.cell_size;
+        let (tiles_x, tiles_y) = grid.tiles;
+        let (origin, far) = grid.bounds;
         let column = |v: f32, origin: f32, count: i32| {
             ((v - origin) / tile_world)
                 .floor()
                 .clamp(0.0, (count - 1).max(0) as f32) as i32
         };
-        let (x0, x1) = (
-            column(min[0] - margin, self.bounds.0[0], tiles_x),
-            column(max[0] + margin, self.bounds.0[0], tiles_x),
-        );
-        let (y0, y1) = (
-            column(min[2] - margin, self.bounds.0[2], tiles_y),
-            column(max[2] + margin, self.bounds.0[2], tiles_y),
-        );
-        let outside = max[0] + margin < self.bounds.0[0]
-            || min[0] - margin > self.bounds.1[0]
-            || max[2] + margin < self.bounds.0[2]
-            || min[2] - margin > self.bounds.1[2];
+        let outside = max[0] + margin < origin[0]
+            || min[0] - margin > far[0]
+            || max[2] + margin < origin[2]
+            || min[2] - margin > far[2];
         if outside {
             return Vec::new();
         }
+        let (x0, x1) = (
+            column(min[0] - margin, origin[0], tiles_x),
+            column(max[0] + margin, origin[0], tiles_x),
+        );
+        let (y0, y1) = (
+            column(min[2] - margin, origin[2], tiles_y),
+            column(max[2] + margin, origin[2], tiles_y),
+        );
         (y0..=y1)
             .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
             .collect()
-    }
-
-    fn grid_size(&self) -> (i32, i32) {
-        let tile_world = self.tile_size as f32 * self.settings.cell_size;
-        let cells =
-            |axis: usize| ((self.bounds.1[axis] - self.bounds.0[axis]) / tile_world).ceil() as i32;
-        (cells(0).max(1), cells(2).max(1))
     }
 
     /// Bakes again the tiles that the box `min`..`max` touches from `input` (the whole level
@@ -209,8 +209,9 @@ impl TileCache {
     ) -> Result<Vec<ChangedTile>> {
         let mut changed = Vec::new();
         for (x, y) in self.tiles_touching(min, max) {
+            let grid = &self.grid;
             let layers =
-                compressed_tile_layers(input, self.bounds, &self.settings, self.tile_size, x, y)?;
+                compressed_tile_layers(input, grid.bounds, &grid.settings, grid.tile_size, x, y)?;
             let added = self
                 .obstacles
                 .replace_column(&mut self.layers, nav, (x, y), layers, sample_mesh_process)
