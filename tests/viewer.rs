@@ -459,3 +459,98 @@ fn bad_session_arguments_are_one_clear_line() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// File → Connect to a running Bevy game, as a person uses it: the game's level is pulled as
+/// the input and built, the navmesh is pushed back and arrives as the library bakes it; a
+/// game that is not there is one line in the window, and the viewer goes on.
+#[test]
+fn a_running_game_is_pulled_from_and_pushed_to() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = out_dir("a_running_game_is_pulled_from_and_pushed_to");
+    let game = support::stand_in_game::StandInGame::start();
+    let session = dir.join("session.jsonl");
+    std::fs::write(
+        &session,
+        "{\"expect\": \"Pulled 2 sources, 4 triangles\"}\n\
+         {\"wait_build\": true}\n\
+         {\"expect\": \"Floor\"}\n\
+         {\"click\": \"Push navmesh\"}\n\
+         {\"expect\": \"generation is 2\"}\n\
+         {\"click\": \"Status\"}\n\
+         {\"expect\": \"the pushed navmesh holds\"}\n",
+    )
+    .unwrap();
+    let state_path = dir.join("state.json");
+    let play = |address: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_navlab"))
+            .args(["view", "--headless", "--connect", address, "--session"])
+            .arg(&session)
+            .arg("--state-json")
+            .arg(&state_path)
+            .env_remove("DISPLAY")
+            .output()
+            .expect("navlab runs");
+        let state: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+        (output, state)
+    };
+    let (output, state) = play(&game.address);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        state["mesh"],
+        format!("Bevy game at {}", game.address),
+        "{state:#}"
+    );
+    assert_eq!(state["game"]["sources"], 2, "{state:#}");
+    assert_eq!(state["game"]["generation"], 2, "{state:#}");
+    let level =
+        navlab_app::remote::level_from_result(&game.address, &support::stand_in_game::sources())
+            .unwrap();
+    let baked = navlab::game::NavMeshBuilder::new(navlab::bake::settings::BuildSettings::default())
+        .mesh(&level.mesh)
+        .build()
+        .unwrap();
+    let pushed = game
+        .pushed
+        .lock()
+        .unwrap()
+        .take()
+        .expect("a navmesh arrived");
+    assert_eq!(
+        pushed,
+        baked.to_mset_bytes(),
+        "the viewer's build is the library's"
+    );
+
+    // Nothing listens on a port bound and let go.
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        &session,
+        "{\"expect\": \"no game answers\"}\n{\"wait_frames\": 3}\n",
+    )
+    .unwrap();
+    let (output, state) = play(&free);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(state["quit"], false, "{state:#}");
+    assert_eq!(
+        state["mesh"], "Default scene",
+        "the scene before stays: {state:#}"
+    );
+    let errors = state["logErrors"].to_string();
+    assert!(errors.contains("no game answers"), "{state:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

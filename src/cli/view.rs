@@ -88,6 +88,10 @@ pub struct ViewArgs {
     /// With --session: no OS window; the camera renders into an image (needs no display).
     #[arg(long, requires = "session")]
     headless: bool,
+    /// Open File → Connect to a running Bevy game on this address (`host:port` of its
+    /// RemoteHttpPlugin) and pull its level as the input.
+    #[arg(long, value_name = "ADDRESS", conflicts_with_all = ["mesh", "screenshot", "self_test"])]
+    connect: Option<String>,
 }
 
 impl Default for ViewArgs {
@@ -116,6 +120,7 @@ impl Default for ViewArgs {
             state_json: None,
             record: None,
             headless: false,
+            connect: None,
         }
     }
 }
@@ -259,6 +264,7 @@ pub fn run(args: ViewArgs) -> Result<()> {
         state_json: args.state_json,
         record: args.record,
         headless: args.headless,
+        connect: args.connect,
         mesh: args.mesh,
         settings: match args.config {
             Some(path) => BuildSettings::load_toml(&path)?,

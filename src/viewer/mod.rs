@@ -7,13 +7,15 @@
 //! [`tools::ToolsPlugin`], [`ui::UiPlugin`], [`files::FilesPlugin`],
 //! [`navmesh::NavMeshPlugin`] (export, load, the navmesh on screen),
 //! [`test_cases::TestCasesPlugin`] (RecastDemo's test-case files),
-//! [`saving::SavingPlugin`] (geometry sets and settings files) and, for
+//! [`saving::SavingPlugin`] (geometry sets and settings files),
+//! [`game_link::GameLinkPlugin`] (a running Bevy game's level in, the navmesh back) and, for
 //! `--screenshot`, [`screenshot::ScreenshotPlugin`], which renders without any window.
 
 pub mod build;
 pub mod camera;
 pub mod draw;
 pub mod files;
+pub mod game_link;
 pub mod labels;
 pub mod navmesh;
 pub mod picking;
@@ -92,6 +94,9 @@ pub struct ViewerOptions {
     pub record: Option<PathBuf>,
     /// Render into an image with no OS window (a session needs no display then).
     pub headless: bool,
+    /// A running Bevy game's remote protocol address: the Bevy game window opens on it and
+    /// pulls its level at start-up (see [`game_link`]).
+    pub connect: Option<String>,
 }
 
 impl Default for ViewerOptions {
@@ -117,6 +122,7 @@ impl Default for ViewerOptions {
             state_json: None,
             record: None,
             headless: false,
+            connect: None,
         }
     }
 }
@@ -368,6 +374,9 @@ fn viewer_app(
             labels::LabelsPlugin,
             saving::SavingPlugin,
             quit::QuitPlugin,
+            game_link::GameLinkPlugin {
+                connect: options.connect.clone(),
+            },
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {

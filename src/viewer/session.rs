@@ -1129,6 +1129,7 @@ struct ViewerState<'w, 's> {
     frame_times: ResMut<'w, FrameTimes>,
     test_cases: Option<Res<'w, TestCases>>,
     tools: Option<Res<'w, Tools>>,
+    game_link: Option<Res<'w, crate::viewer::game_link::GameLink>>,
     orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
 }
 
@@ -1219,6 +1220,9 @@ impl ViewerState<'_, '_> {
                     value["toolState"] = tool_state;
                 }
             }
+        }
+        if let Some(link) = self.game_link.as_deref().filter(|link| link.open) {
+            value["game"] = link.session_state();
         }
         if let Some(summary) = test_cases.and_then(|t| t.summary()) {
             value["testCases"] = json!(summary);

@@ -128,6 +128,7 @@ struct UiParams<'w, 's> {
     save_requests: MessageWriter<'w, SaveRequest>,
     export_options: ResMut<'w, MeshExportOptions>,
     quit: MessageWriter<'w, QuitRequest>,
+    game_link: ResMut<'w, crate::viewer::game_link::GameLink>,
     cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
 
@@ -265,6 +266,12 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
                 p.requests.write(BuildRequest::Scene(std::sync::Arc::new(
                     crate::viewer::build::SceneData::default_scene(),
                 )));
+            }
+            if ui.button("Connect to a running Bevy game…").clicked() {
+                p.game_link.open = true;
+            }
+            if ui.button("Connect to a running Bevy game…").clicked() {
+                p.game_link.open = true;
             }
             ui.separator();
             if ui.button("Export navmesh…").clicked() {

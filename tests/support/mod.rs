@@ -4,6 +4,7 @@
 
 pub mod detour;
 pub mod queries;
+pub mod stand_in_game;
 
 use std::path::{Path, PathBuf};
 
