@@ -378,3 +378,110 @@ fn headless() -> AppExit {
     eprintln!("navlab: not every agent arrived within two minutes");
     AppExit::error()
 }
+
+/// The round trip the Navlab viewer makes with a running game, over real HTTP: the headless
+/// scene serves Bevy's remote protocol; a client pulls the level its sources make, bakes it
+/// with the library, pushes the navmesh back; the game swaps it in, keeps it, and the group
+/// crosses the level on it.
+#[cfg(feature = "remote")]
+#[test]
+fn a_tool_pulls_the_level_and_pushes_a_navmesh_back() {
+    use navlab_app::remote::Game;
+
+    #[derive(Resource, Default)]
+    struct Arrivals(Vec<Entity>);
+
+    // A port nothing listens on: bound, then let go for the game to take.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut app = headless_app();
+    app.add_plugins((
+        bevy::remote::RemotePlugin::default(),
+        bevy::remote::http::RemoteHttpPlugin::default().with_port(port),
+    ))
+    .init_resource::<Arrivals>()
+    .add_systems(
+        Last,
+        |mut arrivals: ResMut<Arrivals>, mut reached: MessageReader<TargetReached>| {
+            arrivals.0.extend(reached.read().map(|m| m.agent));
+        },
+    );
+    spawn_headless_level(app.world_mut());
+    let agents: Vec<Entity> = (0..AGENTS)
+        .map(|k| {
+            let at = Transform::from_translation(start(k));
+            app.world_mut().spawn((NavAgent::default(), at)).id()
+        })
+        .collect();
+
+    // Driven by hand: the plugins' `finish` registers the remote methods, as `run` would.
+    app.finish();
+    app.cleanup();
+    let address = format!("127.0.0.1:{port}");
+    let tool = std::thread::spawn(move || {
+        let game = Game::at(address);
+        // The game bakes its own navmesh first; the server may take a moment to listen.
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        while !game.status().is_ok_and(|s| s.has_navmesh) {
+            assert!(std::time::Instant::now() < deadline, "the game never baked");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let before = game.status().unwrap();
+        let level = game.pull_level().unwrap();
+        let nav = navlab::game::NavMeshBuilder::new(NavMeshSettings::default().build)
+            .mesh(&level.mesh)
+            .tiled(NavMeshSettings::default().tile_size)
+            .build()
+            .unwrap();
+        let generation = game.push_nav_mesh(&nav).unwrap();
+        // The crowd moves onto the new navmesh at the next fixed update.
+        let after = loop {
+            let status = game.status().unwrap();
+            if status.agents == AGENTS as u64 || std::time::Instant::now() > deadline {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        (before, level, nav.to_mset_bytes(), generation, after)
+    });
+    let started = std::time::Instant::now();
+    while !tool.is_finished() {
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "the round trip hangs"
+        );
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let (before, pulled, pushed, generation, after) = tool.join().expect("the round trip");
+    assert_eq!(pulled.sources.len(), level().len(), "every source is pulled");
+    assert_eq!(generation, before.generation + 1);
+    assert_eq!(after.generation, generation);
+    assert!(after.pinned && after.has_navmesh);
+    assert_eq!(
+        after.agents, AGENTS as u64,
+        "the agents move onto the pushed navmesh"
+    );
+    let navigation = app.world().resource::<Navigation>();
+    let in_use = navigation.nav_mesh().expect("a navmesh").to_mset_bytes();
+    assert_eq!(in_use, pushed, "the game uses the navmesh pushed");
+
+    for (k, &agent) in agents.iter().enumerate() {
+        let target = NavTarget(formation(Vec3::new(20.0, 0.0, 33.0), k));
+        app.world_mut().entity_mut(agent).insert(target);
+    }
+    app.insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+        Duration::from_secs_f32(1.0 / 60.0),
+    ));
+    for _ in 0..60 * 120 {
+        app.update();
+        let arrived = &app.world().resource::<Arrivals>().0;
+        if agents.iter().all(|a| arrived.contains(a)) {
+            assert!(app.world().resource::<Navigation>().is_pinned());
+            return;
+        }
+    }
+    panic!("not every agent arrived on the pushed navmesh");
+}
