@@ -25,7 +25,7 @@
 mod agents;
 mod asset;
 mod bake;
-mod debug_draw;
+pub mod debug_draw;
 mod obstacles;
 #[cfg(feature = "remote")]
 pub mod remote;

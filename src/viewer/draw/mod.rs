@@ -497,8 +497,8 @@ pub fn sync_span_layer(
 }
 
 /// The meshes and gizmos of `drawing`, under `root`.
-fn spawn_drawing(params: &mut LayerParams, root: Entity, drawing: DebugDraw) {
-    let tris = drawing.triangles;
+fn spawn_drawing(params: &mut LayerParams, root: Entity, mut drawing: DebugDraw) {
+    let tris = std::mem::take(&mut drawing.triangles);
     if !tris.indices.is_empty() {
         let material = if !tris.uvs.is_empty() {
             params.assets.textured.clone()
@@ -523,30 +523,8 @@ fn spawn_drawing(params: &mut LayerParams, root: Entity, drawing: DebugDraw) {
             .commands
             .spawn((Mesh3d(mesh), MeshMaterial3d(material), ChildOf(root)));
     }
-    for lines in drawing.lines {
-        if lines.segments.is_empty() {
-            continue;
-        }
-        let mut gizmo = GizmoAsset::new();
-        for (&[a, b], &c) in lines.segments.iter().zip(&lines.colors) {
-            gizmo.line(Vec3::from(a), Vec3::from(b), srgba(c));
-        }
-        spawn_gizmo(params, root, gizmo, lines.width);
-    }
-    for points in drawing.points {
-        if points.points.is_empty() {
-            continue;
-        }
-        // Gizmos have no points: a tiny cross drawn as wide as the point reads as a dot.
-        let mut gizmo = GizmoAsset::new();
-        let r = 0.02;
-        for (&p, &c) in points.points.iter().zip(&points.colors) {
-            let p = Vec3::from(p);
-            let color = srgba(c);
-            gizmo.line(p - Vec3::X * r, p + Vec3::X * r, color);
-            gizmo.line(p - Vec3::Z * r, p + Vec3::Z * r, color);
-        }
-        spawn_gizmo(params, root, gizmo, points.size);
+    for (gizmo, width) in bevy_navlab::debug_draw::drawing_gizmos(&drawing) {
+        spawn_gizmo(params, root, gizmo, width);
     }
 }
 
@@ -571,8 +549,7 @@ pub fn stage_layer_version(state: &BuildState, shown: bool, stage: Stage) -> Opt
 
 /// A packed colour as Bevy's sRGB colour.
 pub fn srgba(c: Rgba) -> Color {
-    let [r, g, b, a] = debug_draw::channels(c);
-    Color::srgba_u8(r, g, b, a)
+    bevy_navlab::debug_draw::debug_color(c)
 }
 
 /// A packed colour as linear RGBA floats (what mesh vertex colours hold).
