@@ -1644,7 +1644,8 @@ pub(crate) mod tests {
 
     #[test]
     fn opening_a_file_replaces_the_scene() {
-        let dir = std::env::temp_dir().join(format!("navlab-viewer-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("navlab-viewer-build-open-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("quad.obj");
         std::fs::write(&path, "v 0 0 0\nv 10 0 0\nv 10 0 10\nv 0 0 10\nf 1 4 3 2\n").unwrap();

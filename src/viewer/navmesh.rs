@@ -384,17 +384,22 @@ mod tests {
         shown.get(state).map(NavMesh::to_mset_bytes)
     }
 
-    fn temp_file(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("navlab-viewer-{}", std::process::id()));
+    /// A scratch folder of one test (tests run in parallel), which removes it when it passes.
+    fn scratch(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "navlab-viewer-navmesh-{test}-{}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+        dir
     }
 
     #[test]
     fn export_writes_the_shown_navmesh_and_load_shows_a_file_until_the_next_build() {
         let mut app = app();
         let built = shown_bytes(app.world()).expect("the default scene has a navmesh");
-        let path = temp_file(DEFAULT_EXPORT_NAME);
+        let dir = scratch("export_and_load");
+        let path = dir.join(DEFAULT_EXPORT_NAME);
         app.world_mut()
             .write_message(NavMeshRequest::Export(path.clone()));
         app.update();
@@ -406,7 +411,7 @@ mod tests {
                 .unwrap();
         let tiled = navlab::bake::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
         let tiled_bytes = tiled.nav_mesh.to_mset_bytes();
-        let tiled_path = temp_file("tiled.bin");
+        let tiled_path = dir.join("tiled.bin");
         std::fs::write(&tiled_path, &tiled_bytes).unwrap();
         app.world_mut()
             .write_message(NavMeshRequest::Load(tiled_path.clone()));
@@ -424,6 +429,7 @@ mod tests {
         assert!(app.world().resource::<ShownNavMesh>().loaded().is_none());
         assert_eq!(shown_bytes(app.world()), Some(built));
         assert_eq!(*app.world().resource::<DrawMode>(), DrawMode::Navmesh);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -445,7 +451,8 @@ mod tests {
     fn a_bad_file_is_reported_and_changes_nothing() {
         let mut app = app();
         let before = shown_bytes(app.world());
-        let path = temp_file("truncated.bin");
+        let dir = scratch("bad_file");
+        let path = dir.join("truncated.bin");
         let mut bytes = before.clone().unwrap();
         bytes.truncate(bytes.len() / 2);
         std::fs::write(&path, bytes).unwrap();
@@ -458,13 +465,14 @@ mod tests {
         });
         assert_eq!(shown_bytes(app.world()), before);
         assert!(!app.world().resource::<ViewerLog>().toasts.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn exporting_nothing_is_an_error_not_a_file() {
         let mut app = app();
-        let path = temp_file("nothing.bin");
-        let _ = std::fs::remove_file(&path);
+        let dir = scratch("export_nothing");
+        let path = dir.join("nothing.bin");
         // Detour cannot take more than six vertices per polygon: no navmesh.
         app.world_mut().write_message(BuildRequest::Settings(
             navlab::bake::settings::BuildSettings {
@@ -478,5 +486,6 @@ mod tests {
         app.update();
         assert!(!path.exists());
         assert!(!app.world().resource::<ViewerLog>().toasts.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -22,6 +22,7 @@ fn navlab() -> Command {
     Command::new(env!("CARGO_BIN_EXE_navlab"))
 }
 
+/// A scratch folder of one test, which removes it when it passes.
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("navlab-tilecache-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -152,6 +153,7 @@ fn tilecache_cli_writes_cpps_files_and_report() {
         first["dataFnv1a64"],
         navlab_app::demo::tile_cache_run::fnv1a64(&tile.to_bytes())
     );
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 /// Tiles of 80 cells overflow the demo's 32000-byte scratch allocator in some layers and of 128
@@ -189,6 +191,7 @@ fn builds_that_do_not_fit_the_demos_allocator_fail_as_in_cpp() {
         assert_eq!(non_success[0]["status"], "0x80000004");
         assert_eq!(report["initial"]["navMeshTiles"], tiles);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -265,6 +268,7 @@ fn bad_input_is_one_line_and_a_failure() {
         assert!(stderr.starts_with("navlab: "), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The nav_test tile cache and its initial navmesh.
