@@ -494,6 +494,10 @@ impl<'a> NavMeshQuery<'a> {
         };
         let mut best_distance_sqr = f32::MAX;
         let status = self.visit_polygons(center, half_extents, filter, |tile, ip, r| {
+            // No distance is below 0, so once a polygon at 0 is found no later one can win.
+            if best_distance_sqr == 0.0 {
+                return;
+            }
             let (closest, over) = tile.closest_point_on_poly(ip, center);
             let diff = common::vsub(center, &closest);
             let d = if over {
@@ -731,11 +735,14 @@ const MAX_TILES_AT: usize = 32;
 /// `closestPointOnPolyBoundary` on a checked polygon.
 pub(crate) fn closest_point_on_poly_boundary(tile: &MeshTile, poly: &Poly, pos: &Vec3) -> Vec3 {
     let (verts, nv) = poly_verts(tile, poly);
-    let mut edge_dist = [0.0f32; 6];
-    let mut edge_t = [0.0f32; 6];
-    if distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t) {
+    // `distance_pt_poly_edges_sqr` makes this same inside test; asking it first spares the
+    // edge distances, which only matter outside.
+    if common::point_in_polygon(pos, &verts[..nv]) {
         return *pos;
     }
+    let mut edge_dist = [0.0f32; 6];
+    let mut edge_t = [0.0f32; 6];
+    distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t);
     let mut dmin = edge_dist[0];
     let mut imin = 0;
     for (i, &d) in edge_dist.iter().enumerate().take(nv).skip(1) {
