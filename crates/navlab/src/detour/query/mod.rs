@@ -248,37 +248,6 @@ pub(crate) fn mid_point((l, r): (Vec3, Vec3)) -> Vec3 {
     ]
 }
 
-/// The neighbours met so far while walking one polygon's links, so the walk knows whether
-/// the current link is the first to its neighbour (the one `getPortalPoints` would find)
-/// without walking the list again.
-pub(crate) struct LinkHistory {
-    refs: [PolyRef; 8],
-    len: usize,
-}
-
-impl LinkHistory {
-    #[inline]
-    pub(crate) fn new() -> LinkHistory {
-        LinkHistory {
-            refs: [0; 8],
-            len: 0,
-        }
-    }
-
-    /// Records `r`; returns whether `link` is certainly its first link (false when an
-    /// earlier link had it or the history overflowed).
-    #[inline]
-    pub(crate) fn first_time(&mut self, r: PolyRef) -> bool {
-        if self.len >= self.refs.len() {
-            return false;
-        }
-        let first = !self.refs[..self.len].contains(&r);
-        self.refs[self.len] = r;
-        self.len += 1;
-        first
-    }
-}
-
 /// The tile and polygon of link target `r` seen from `from_ref` in `from_tile`: the same
 /// tile needs no slot lookup.
 #[inline]
