@@ -276,6 +276,7 @@ impl NavMesh {
         self.bits.poly(r)
     }
 
+    #[inline]
     fn slot_salt(&self, index: usize) -> u32 {
         self.slots.get(index).map_or(1, |s| s.salt)
     }
@@ -323,6 +324,7 @@ impl NavMesh {
     }
 
     /// The reference of polygon 0 of slot `index`; OR a poly index into it (`getPolyRefBase`).
+    #[inline]
     pub fn poly_ref_base(&self, index: usize) -> PolyRef {
         self.bits.encode(self.slot_salt(index), index as u32, 0)
     }

@@ -806,6 +806,7 @@ impl MeshTile {
 
     /// Ground polygon `poly`'s vertices and detail data, sliced once so the surface
     /// queries below index them without further lookups.
+    #[inline]
     fn detail_view(&self, poly: usize) -> Option<DetailView<'_>> {
         let p = self.polys.get(poly)?;
         let pd = self.detail_meshes.get(poly)?;
@@ -1051,8 +1052,8 @@ impl DetailView<'_> {
     fn vertex(&self, k: u8) -> Vec3 {
         let k = usize::from(k);
         if k < self.nv {
-            // k < nv <= 6, so the modulo changes nothing; it only spares a bounds check.
-            self.verts[k % VERTS_PER_POLYGON]
+            // k < nv <= 6, so the clamp changes nothing; it only spares a bounds check.
+            self.verts[k.min(VERTS_PER_POLYGON - 1)]
         } else {
             self.extra[k - self.nv]
         }
