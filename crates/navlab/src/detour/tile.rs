@@ -810,7 +810,6 @@ impl MeshTile {
     fn detail_view(&self, poly: usize) -> Option<DetailView<'_>> {
         let p = self.polys.get(poly)?;
         let pd = self.detail_meshes.get(poly)?;
-        let (verts, nv) = self.vertices_of(p);
         let vert_base = pd.vert_base as usize;
         let extra = self
             .detail_verts
@@ -820,8 +819,8 @@ impl MeshTile {
             .detail_tris
             .get(tri_base..tri_base + usize::from(pd.tri_count))?;
         Some(DetailView {
-            verts,
-            nv,
+            tile_verts: &self.verts,
+            indices: p.vertex_indices(),
             extra,
             tris,
         })
@@ -834,7 +833,7 @@ impl MeshTile {
             return None;
         }
         let view = self.detail_view(poly)?;
-        if !common::point_in_polygon(pos, &view.verts[..view.nv]) {
+        if !view.contains(pos) {
             return None;
         }
         Some(view.height_at(pos))
@@ -868,7 +867,7 @@ impl MeshTile {
         let Some(view) = self.detail_view(poly) else {
             return (closest, false);
         };
-        if common::point_in_polygon(pos, &view.verts[..view.nv]) {
+        if view.contains(pos) {
             closest[1] = view.height_at(pos);
             return (closest, true);
         }
@@ -1038,25 +1037,54 @@ fn put_vec3(out: &mut Vec<u8>, v: &Vec3) {
 }
 
 /// A ground polygon's vertices, extra detail vertices and detail triangles
-/// ([`MeshTile::detail_view`]).
+/// ([`MeshTile::detail_view`]). The polygon's vertices are read through its indices where
+/// needed rather than copied out first.
 struct DetailView<'t> {
-    verts: [Vec3; VERTS_PER_POLYGON],
-    nv: usize,
+    tile_verts: &'t [Vec3],
+    /// The polygon's indices into `tile_verts`.
+    indices: &'t [u16],
     extra: &'t [Vec3],
     tris: &'t [[u8; 4]],
 }
 
 impl DetailView<'_> {
-    /// A detail triangle's vertex: a polygon vertex below `nv`, else an extra vertex.
+    /// Polygon vertex `k`.
+    #[inline]
+    fn poly_vertex(&self, k: usize) -> Vec3 {
+        self.tile_verts[usize::from(self.indices[k])]
+    }
+
+    /// A detail triangle's vertex: a polygon vertex below the polygon's vertex count, else
+    /// an extra vertex.
     #[inline]
     fn vertex(&self, k: u8) -> Vec3 {
         let k = usize::from(k);
-        if k < self.nv {
-            // k < nv <= 6, so the clamp changes nothing; it only spares a bounds check.
-            self.verts[k.min(VERTS_PER_POLYGON - 1)]
-        } else {
-            self.extra[k - self.nv]
+        match self.indices.get(k) {
+            Some(&i) => self.tile_verts[usize::from(i)],
+            None => self.extra[k - self.indices.len()],
         }
+    }
+
+    /// Whether `pt` lies over the polygon in xz (`dtPointInPolygon`'s crossing test, on the
+    /// polygon's vertices in place).
+    #[inline]
+    fn contains(&self, pt: &Vec3) -> bool {
+        let n = self.indices.len();
+        if n == 0 {
+            return false;
+        }
+        let mut inside = false;
+        let mut vj = self.poly_vertex(n - 1);
+        for k in 0..n {
+            let vi = self.poly_vertex(k);
+            if ((vi[2] > pt[2]) != (vj[2] > pt[2]))
+                && (pt[0] < (vj[0] - vi[0]) * (pt[2] - vi[2]) / (vj[2] - vi[2]) + vi[0])
+            {
+                inside = !inside;
+            }
+            vj = vi;
+        }
+        inside
     }
 
     /// The height at `pos` (inside the polygon in xz) on the first detail triangle that
