@@ -742,6 +742,7 @@ fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
         };
         let v = usize::from(tile.polys[con_poly].verts[0]);
         tile.verts[v] = nearest;
+        tile.refresh_resolved_vertex(v);
         if let Some(idx) = tile.alloc_link() {
             let link = Link {
                 neighbour: base | land as u32,
@@ -851,6 +852,7 @@ fn connect_ext_off_mesh_links(
         let target = pair.second();
         let v = usize::from(target.polys[con_poly].verts[1]);
         target.verts[v] = nearest;
+        target.refresh_resolved_vertex(v);
         if let Some(idx) = target.alloc_link() {
             let link = Link {
                 neighbour: tile_base | land as u32,

@@ -197,6 +197,19 @@ pub struct MeshTile {
     pub(crate) off_mesh_cons: Vec<OffMeshConnection>,
     /// Head of the unused-link list while the tile is in a navmesh.
     pub(crate) links_free_list: u32,
+    /// The detail triangles' vertex positions, resolved once so surface queries read them
+    /// directly (derived from the arrays above).
+    pub(crate) resolved_detail: ResolvedDetail,
+}
+
+/// Each ground polygon's detail triangles with their three vertex positions looked up
+/// (polygon vertex or extra detail vertex). Every polygon gets its own run, in polygon order,
+/// so triangle ranges that several polygons share resolve per polygon as the lookup would.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ResolvedDetail {
+    /// Where polygon `i`'s run starts in `tri_verts`.
+    start: Vec<u32>,
+    tri_verts: Vec<[Vec3; 3]>,
 }
 
 /// The counts a tile header stores, in header order.
@@ -533,7 +546,7 @@ impl MeshTile {
                 counts.off_mesh_base, counts.detail_mesh
             )));
         }
-        let tile = MeshTile {
+        let mut tile = MeshTile {
             header,
             verts,
             polys,
@@ -544,9 +557,11 @@ impl MeshTile {
             bv_tree,
             off_mesh_cons,
             links_free_list: NULL_LINK,
+            resolved_detail: ResolvedDetail::default(),
         };
         tile.validate()?;
         tile.check_finite()?;
+        tile.resolve_detail();
         Ok(tile)
     }
 
@@ -745,6 +760,45 @@ impl MeshTile {
         self.bv_tree.clone_from(&source.bv_tree);
         self.off_mesh_cons.clone_from(&source.off_mesh_cons);
         self.links_free_list = source.links_free_list;
+        let (resolved, from) = (&mut self.resolved_detail, &source.resolved_detail);
+        resolved.start.clone_from(&from.start);
+        resolved.tri_verts.clone_from(&from.tri_verts);
+    }
+
+    /// Fills [`MeshTile::resolved_detail`] from the detail arrays; the indices must be valid
+    /// (as tiles guarantee).
+    pub(crate) fn resolve_detail(&mut self) {
+        let mut resolved = std::mem::take(&mut self.resolved_detail);
+        resolved.start.clear();
+        resolved.tri_verts.clear();
+        for (p, pd) in self.polys.iter().zip(&self.detail_meshes) {
+            resolved.start.push(resolved.tri_verts.len() as u32);
+            let tri_base = pd.tri_base as usize;
+            for t in &self.detail_tris[tri_base..tri_base + usize::from(pd.tri_count)] {
+                resolved
+                    .tri_verts
+                    .push([0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k])));
+            }
+        }
+        self.resolved_detail = resolved;
+    }
+
+    /// Updates [`MeshTile::resolved_detail`] after vertex `v` moved (an off-mesh end snapped
+    /// onto the mesh; only hostile data shares such a vertex with a ground polygon).
+    pub(crate) fn refresh_resolved_vertex(&mut self, v: usize) {
+        let mut resolved = std::mem::take(&mut self.resolved_detail);
+        for (i, (p, pd)) in self.polys.iter().zip(&self.detail_meshes).enumerate() {
+            if !p.vertex_indices().iter().any(|&k| usize::from(k) == v) {
+                continue;
+            }
+            let tri_base = pd.tri_base as usize;
+            let tris = &self.detail_tris[tri_base..tri_base + usize::from(pd.tri_count)];
+            let start = resolved.start[i] as usize;
+            for (out, t) in resolved.tri_verts[start..].iter_mut().zip(tris) {
+                *out = [0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k]));
+            }
+        }
+        self.resolved_detail = resolved;
     }
 
     /// Resets the link free list so every link slot is unused, as `addTile` does.
@@ -810,19 +864,20 @@ impl MeshTile {
     fn detail_view(&self, poly: usize) -> Option<DetailView<'_>> {
         let p = self.polys.get(poly)?;
         let pd = self.detail_meshes.get(poly)?;
-        let vert_base = pd.vert_base as usize;
-        let extra = self
-            .detail_verts
-            .get(vert_base..vert_base + usize::from(pd.vert_count))?;
         let tri_base = pd.tri_base as usize;
         let tris = self
             .detail_tris
             .get(tri_base..tri_base + usize::from(pd.tri_count))?;
+        let start = *self.resolved_detail.start.get(poly)? as usize;
+        let tri_verts = self
+            .resolved_detail
+            .tri_verts
+            .get(start..start + tris.len())?;
         Some(DetailView {
             tile_verts: &self.verts,
             indices: p.vertex_indices(),
-            extra,
             tris,
+            tri_verts,
         })
     }
 
@@ -1036,15 +1091,15 @@ fn put_vec3(out: &mut Vec<u8>, v: &Vec3) {
     v.iter().for_each(|&c| put_f32(out, c));
 }
 
-/// A ground polygon's vertices, extra detail vertices and detail triangles
-/// ([`MeshTile::detail_view`]). The polygon's vertices are read through its indices where
-/// needed rather than copied out first.
+/// A ground polygon's vertices and detail triangles ([`MeshTile::detail_view`]). The
+/// polygon's vertices are read through its indices where needed rather than copied out first.
 struct DetailView<'t> {
     tile_verts: &'t [Vec3],
     /// The polygon's indices into `tile_verts`.
     indices: &'t [u16],
-    extra: &'t [Vec3],
     tris: &'t [[u8; 4]],
+    /// The vertex positions of each of `tris` ([`ResolvedDetail`]).
+    tri_verts: &'t [[Vec3; 3]],
 }
 
 impl DetailView<'_> {
@@ -1052,17 +1107,6 @@ impl DetailView<'_> {
     #[inline]
     fn poly_vertex(&self, k: usize) -> Vec3 {
         self.tile_verts[usize::from(self.indices[k])]
-    }
-
-    /// A detail triangle's vertex: a polygon vertex below the polygon's vertex count, else
-    /// an extra vertex.
-    #[inline]
-    fn vertex(&self, k: u8) -> Vec3 {
-        let k = usize::from(k);
-        match self.indices.get(k) {
-            Some(&i) => self.tile_verts[usize::from(i)],
-            None => self.extra[k - self.indices.len()],
-        }
     }
 
     /// Whether `pt` lies over the polygon in xz (`dtPointInPolygon`'s crossing test, on the
@@ -1090,8 +1134,7 @@ impl DetailView<'_> {
     /// The height at `pos` (inside the polygon in xz) on the first detail triangle that
     /// contains it.
     fn height_at(&self, pos: &Vec3) -> f32 {
-        for t in self.tris {
-            let v = [0, 1, 2].map(|k| self.vertex(t[k]));
+        for v in self.tri_verts {
             if let Some(h) = common::closest_height_point_triangle(pos, &v[0], &v[1], &v[2]) {
                 return h;
             }
@@ -1108,11 +1151,10 @@ impl DetailView<'_> {
             DETAIL_EDGE_BOUNDARY | (DETAIL_EDGE_BOUNDARY << 2) | (DETAIL_EDGE_BOUNDARY << 4);
         let mut dmin = f32::MAX;
         let mut best: Option<(Vec3, Vec3, f32)> = None;
-        for t in self.tris {
+        for (t, v) in self.tris.iter().zip(self.tri_verts) {
             if only_boundary && t[3] & ANY_BOUNDARY_EDGE == 0 {
                 continue;
             }
-            let v = [0, 1, 2].map(|k| self.vertex(t[k]));
             let mut j = 2;
             for k in 0..3 {
                 let boundary = detail_tri_edge_flags(t[3], j) & DETAIL_EDGE_BOUNDARY != 0;
