@@ -47,7 +47,7 @@ pub use straight::{
 
 use crate::detour::common::{self, Vec3};
 use crate::detour::{Link, MeshTile, NavMesh, Poly, PolyRef};
-use geometry::{distance_pt_poly_edges_sqr, visfinite, visfinite_2d};
+use geometry::{visfinite, visfinite_2d};
 use node::NodeQueue;
 
 /// Use raycast shortcuts while searching (`DT_FINDPATH_ANY_ANGLE`), an option of
@@ -704,21 +704,22 @@ const MAX_TILES_AT: usize = 32;
 /// `closestPointOnPolyBoundary` on a checked polygon.
 pub(crate) fn closest_point_on_poly_boundary(tile: &MeshTile, poly: &Poly, pos: &Vec3) -> Vec3 {
     let (verts, nv) = poly_verts(tile, poly);
-    // `distance_pt_poly_edges_sqr` makes this same inside test; asking it first spares the
-    // edge distances, which only matter outside.
+    // The inside test `dtDistancePtPolyEdgesSqr` makes, first: inside, the edge distances
+    // are not needed.
     if common::point_in_polygon(pos, &verts[..nv]) {
         return *pos;
     }
-    let mut edge_dist = [0.0f32; 6];
-    let mut edge_t = [0.0f32; 6];
-    distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t);
-    let mut dmin = edge_dist[0];
+    // The nearest edge, the lowest index among equals (edge `e` runs from vertex `e` to the
+    // next); edge 0 is the starting candidate, as in C++.
+    let next = |e: usize| (e + 1) % nv.max(1);
+    let edge = |e: usize| common::distance_pt_seg_sqr_2d(pos, &verts[e], &verts[next(e)]);
+    let (mut dmin, mut tmin) = edge(0);
     let mut imin = 0;
-    for (i, &d) in edge_dist.iter().enumerate().take(nv).skip(1) {
+    for e in 1..nv {
+        let (d, t) = edge(e);
         if d < dmin {
-            dmin = d;
-            imin = i;
+            (dmin, tmin, imin) = (d, t, e);
         }
     }
-    common::vlerp(&verts[imin], &verts[(imin + 1) % nv.max(1)], edge_t[imin])
+    common::vlerp(&verts[imin], &verts[next(imin)], tmin)
 }
