@@ -770,15 +770,19 @@ impl MeshTile {
     pub(crate) fn resolve_detail(&mut self) {
         let mut resolved = std::mem::take(&mut self.resolved_detail);
         resolved.start.clear();
+        let mut total = 0;
+        resolved.start.extend(self.detail_meshes.iter().map(|pd| {
+            let start = total;
+            total += u32::from(pd.tri_count);
+            start
+        }));
         resolved.tri_verts.clear();
+        resolved.tri_verts.resize(total as usize, [[0.0; 3]; 3]);
+        let mut rest = resolved.tri_verts.as_mut_slice();
         for (p, pd) in self.polys.iter().zip(&self.detail_meshes) {
-            resolved.start.push(resolved.tri_verts.len() as u32);
-            let tri_base = pd.tri_base as usize;
-            for t in &self.detail_tris[tri_base..tri_base + usize::from(pd.tri_count)] {
-                resolved
-                    .tri_verts
-                    .push([0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k])));
-            }
+            let (out, next) = rest.split_at_mut(usize::from(pd.tri_count));
+            self.resolve_poly_tris(p, pd, out);
+            rest = next;
         }
         self.resolved_detail = resolved;
     }
@@ -788,17 +792,32 @@ impl MeshTile {
     pub(crate) fn refresh_resolved_vertex(&mut self, v: usize) {
         let mut resolved = std::mem::take(&mut self.resolved_detail);
         for (i, (p, pd)) in self.polys.iter().zip(&self.detail_meshes).enumerate() {
-            if !p.vertex_indices().iter().any(|&k| usize::from(k) == v) {
-                continue;
-            }
-            let tri_base = pd.tri_base as usize;
-            let tris = &self.detail_tris[tri_base..tri_base + usize::from(pd.tri_count)];
-            let start = resolved.start[i] as usize;
-            for (out, t) in resolved.tri_verts[start..].iter_mut().zip(tris) {
-                *out = [0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k]));
+            if p.vertex_indices().iter().any(|&k| usize::from(k) == v) {
+                let start = resolved.start[i] as usize;
+                let out = &mut resolved.tri_verts[start..start + usize::from(pd.tri_count)];
+                self.resolve_poly_tris(p, pd, out);
             }
         }
         self.resolved_detail = resolved;
+    }
+
+    /// Writes the vertex positions of polygon `p`'s detail triangles into `out`, one entry
+    /// per triangle.
+    fn resolve_poly_tris(&self, p: &Poly, pd: &PolyDetail, out: &mut [[Vec3; 3]]) {
+        let tri_base = pd.tri_base as usize;
+        let tris = &self.detail_tris[tri_base..tri_base + usize::from(pd.tri_count)];
+        let vert_base = pd.vert_base as usize;
+        let extra = &self.detail_verts[vert_base..vert_base + usize::from(pd.vert_count)];
+        let indices = p.vertex_indices();
+        for (t, slot) in tris.iter().zip(out) {
+            for (v, &k) in slot.iter_mut().zip(&t[..3]) {
+                let k = usize::from(k);
+                *v = match indices.get(k) {
+                    Some(&i) => self.verts[usize::from(i)],
+                    None => extra[k - indices.len()],
+                };
+            }
+        }
     }
 
     /// Resets the link free list so every link slot is unused, as `addTile` does.
