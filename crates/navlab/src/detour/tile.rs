@@ -1192,3 +1192,76 @@ impl DetailView<'_> {
         best.map(|(a, b, t)| common::vlerp(&a, &b, t))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::detour::nav_mesh_builder::NavMeshCreateParams;
+    use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
+
+    /// Hostile data can give an off-mesh connection's start the vertex of ground polygons;
+    /// linking the tile snaps that vertex, and their resolved detail triangles must follow.
+    #[test]
+    fn resolved_detail_follows_a_snapped_shared_vertex() {
+        // Two unit cells side by side (x 0..2, z 0..1); vertex z * 3 + x.
+        let verts: Vec<u16> = [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]
+            .iter()
+            .flat_map(|&[x, z]| [x, 0, z])
+            .collect();
+        const NONE: u16 = 0xffff;
+        let polys = [
+            [0, 3, 4, 1, NONE, NONE, NONE, NONE, 1, NONE, NONE, NONE],
+            [1, 4, 5, 2, NONE, NONE, 0, NONE, NONE, NONE, NONE, NONE],
+        ]
+        .concat();
+        let off_mesh = [OffMeshConnectionParams {
+            start: [0.5, 0.0, 0.5],
+            end: [1.5, 0.0, 0.5],
+            radius: 0.3,
+            bidirectional: true,
+            area: 0,
+            flags: 1,
+            user_id: 0,
+        }];
+        let params = NavMeshCreateParams {
+            verts: &verts,
+            polys: &polys,
+            poly_flags: &[1, 1],
+            poly_areas: &[0, 0],
+            nvp: 6,
+            detail: None,
+            off_mesh_connections: &off_mesh,
+            user_id: 0,
+            tile_x: 0,
+            tile_y: 0,
+            tile_layer: 0,
+            bmin: [0.0; 3],
+            bmax: [2.0, 1.0, 1.0],
+            walkable_height: 2.0,
+            walkable_radius: 0.3,
+            walkable_climb: 0.5,
+            cs: 1.0,
+            ch: 1.0,
+            build_bv_tree: true,
+        };
+        let mut tile = create_nav_mesh_data(&params).expect("a valid tile");
+        // The connection's polygon follows the two ground polygons; share the middle vertex.
+        tile.polys[2].verts[0] = 4;
+        let nav = NavMesh::new_solo(tile).expect("links");
+        let tile = nav.tile(0).expect("the tile");
+        assert_eq!(
+            tile.verts()[4],
+            [0.5, 0.0, 0.5],
+            "the start snapped the vertex"
+        );
+        for (poly, pd) in tile.detail_meshes().iter().enumerate() {
+            let start = tile.resolved_detail.start[poly] as usize;
+            for tri in 0..usize::from(pd.tri_count) {
+                assert_eq!(
+                    Some(tile.resolved_detail.tri_verts[start + tri]),
+                    tile.detail_tri_vertices(poly, tri),
+                    "poly {poly} triangle {tri}"
+                );
+            }
+        }
+    }
+}
