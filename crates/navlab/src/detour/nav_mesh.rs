@@ -276,6 +276,7 @@ impl NavMesh {
         self.bits.poly(r)
     }
 
+    #[inline]
     fn slot_salt(&self, index: usize) -> u32 {
         self.slots.get(index).map_or(1, |s| s.salt)
     }
@@ -323,6 +324,7 @@ impl NavMesh {
     }
 
     /// The reference of polygon 0 of slot `index`; OR a poly index into it (`getPolyRefBase`).
+    #[inline]
     pub fn poly_ref_base(&self, index: usize) -> PolyRef {
         self.bits.encode(self.slot_salt(index), index as u32, 0)
     }
@@ -740,6 +742,7 @@ fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
         };
         let v = usize::from(tile.polys[con_poly].verts[0]);
         tile.verts[v] = nearest;
+        tile.refresh_resolved_vertex(v);
         if let Some(idx) = tile.alloc_link() {
             let link = Link {
                 neighbour: base | land as u32,
@@ -849,6 +852,7 @@ fn connect_ext_off_mesh_links(
         let target = pair.second();
         let v = usize::from(target.polys[con_poly].verts[1]);
         target.verts[v] = nearest;
+        target.refresh_resolved_vertex(v);
         if let Some(idx) = target.alloc_link() {
             let link = Link {
                 neighbour: tile_base | land as u32,

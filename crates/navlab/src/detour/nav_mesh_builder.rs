@@ -389,6 +389,7 @@ pub fn create_nav_mesh_data_into(
             tile.data_size()
         )));
     }
+    tile.resolve_detail();
     Ok(())
 }
 

@@ -197,6 +197,19 @@ pub struct MeshTile {
     pub(crate) off_mesh_cons: Vec<OffMeshConnection>,
     /// Head of the unused-link list while the tile is in a navmesh.
     pub(crate) links_free_list: u32,
+    /// The detail triangles' vertex positions, resolved once so surface queries read them
+    /// directly (derived from the arrays above).
+    pub(crate) resolved_detail: ResolvedDetail,
+}
+
+/// Each ground polygon's detail triangles with their three vertex positions looked up
+/// (polygon vertex or extra detail vertex). Every polygon gets its own run, in polygon order,
+/// so triangle ranges that several polygons share resolve per polygon as the lookup would.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ResolvedDetail {
+    /// Where polygon `i`'s run starts in `tri_verts`.
+    start: Vec<u32>,
+    tri_verts: Vec<[Vec3; 3]>,
 }
 
 /// The counts a tile header stores, in header order.
@@ -533,7 +546,7 @@ impl MeshTile {
                 counts.off_mesh_base, counts.detail_mesh
             )));
         }
-        let tile = MeshTile {
+        let mut tile = MeshTile {
             header,
             verts,
             polys,
@@ -544,9 +557,11 @@ impl MeshTile {
             bv_tree,
             off_mesh_cons,
             links_free_list: NULL_LINK,
+            resolved_detail: ResolvedDetail::default(),
         };
         tile.validate()?;
         tile.check_finite()?;
+        tile.resolve_detail();
         Ok(tile)
     }
 
@@ -745,6 +760,64 @@ impl MeshTile {
         self.bv_tree.clone_from(&source.bv_tree);
         self.off_mesh_cons.clone_from(&source.off_mesh_cons);
         self.links_free_list = source.links_free_list;
+        let (resolved, from) = (&mut self.resolved_detail, &source.resolved_detail);
+        resolved.start.clone_from(&from.start);
+        resolved.tri_verts.clone_from(&from.tri_verts);
+    }
+
+    /// Fills [`MeshTile::resolved_detail`] from the detail arrays; the indices must be valid
+    /// (as tiles guarantee).
+    pub(crate) fn resolve_detail(&mut self) {
+        let mut resolved = std::mem::take(&mut self.resolved_detail);
+        resolved.start.clear();
+        let mut total = 0;
+        resolved.start.extend(self.detail_meshes.iter().map(|pd| {
+            let start = total;
+            total += u32::from(pd.tri_count);
+            start
+        }));
+        resolved.tri_verts.clear();
+        resolved.tri_verts.resize(total as usize, [[0.0; 3]; 3]);
+        let mut rest = resolved.tri_verts.as_mut_slice();
+        for (p, pd) in self.polys.iter().zip(&self.detail_meshes) {
+            let (out, next) = rest.split_at_mut(usize::from(pd.tri_count));
+            self.resolve_poly_tris(p, pd, out);
+            rest = next;
+        }
+        self.resolved_detail = resolved;
+    }
+
+    /// Updates [`MeshTile::resolved_detail`] after vertex `v` moved (an off-mesh end snapped
+    /// onto the mesh; only hostile data shares such a vertex with a ground polygon).
+    pub(crate) fn refresh_resolved_vertex(&mut self, v: usize) {
+        let mut resolved = std::mem::take(&mut self.resolved_detail);
+        for (i, (p, pd)) in self.polys.iter().zip(&self.detail_meshes).enumerate() {
+            if p.vertex_indices().iter().any(|&k| usize::from(k) == v) {
+                let start = resolved.start[i] as usize;
+                let out = &mut resolved.tri_verts[start..start + usize::from(pd.tri_count)];
+                self.resolve_poly_tris(p, pd, out);
+            }
+        }
+        self.resolved_detail = resolved;
+    }
+
+    /// Writes the vertex positions of polygon `p`'s detail triangles into `out`, one entry
+    /// per triangle.
+    fn resolve_poly_tris(&self, p: &Poly, pd: &PolyDetail, out: &mut [[Vec3; 3]]) {
+        let tri_base = pd.tri_base as usize;
+        let tris = &self.detail_tris[tri_base..tri_base + usize::from(pd.tri_count)];
+        let vert_base = pd.vert_base as usize;
+        let extra = &self.detail_verts[vert_base..vert_base + usize::from(pd.vert_count)];
+        let indices = p.vertex_indices();
+        for (t, slot) in tris.iter().zip(out) {
+            for (v, &k) in slot.iter_mut().zip(&t[..3]) {
+                let k = usize::from(k);
+                *v = match indices.get(k) {
+                    Some(&i) => self.verts[usize::from(i)],
+                    None => extra[k - indices.len()],
+                };
+            }
+        }
     }
 
     /// Resets the link free list so every link slot is unused, as `addTile` does.
@@ -806,23 +879,24 @@ impl MeshTile {
 
     /// Ground polygon `poly`'s vertices and detail data, sliced once so the surface
     /// queries below index them without further lookups.
+    #[inline]
     fn detail_view(&self, poly: usize) -> Option<DetailView<'_>> {
         let p = self.polys.get(poly)?;
         let pd = self.detail_meshes.get(poly)?;
-        let (verts, nv) = self.vertices_of(p);
-        let vert_base = pd.vert_base as usize;
-        let extra = self
-            .detail_verts
-            .get(vert_base..vert_base + usize::from(pd.vert_count))?;
         let tri_base = pd.tri_base as usize;
         let tris = self
             .detail_tris
             .get(tri_base..tri_base + usize::from(pd.tri_count))?;
+        let start = *self.resolved_detail.start.get(poly)? as usize;
+        let tri_verts = self
+            .resolved_detail
+            .tri_verts
+            .get(start..start + tris.len())?;
         Some(DetailView {
-            verts,
-            nv,
-            extra,
+            tile_verts: &self.verts,
+            indices: p.vertex_indices(),
             tris,
+            tri_verts,
         })
     }
 
@@ -833,7 +907,7 @@ impl MeshTile {
             return None;
         }
         let view = self.detail_view(poly)?;
-        if !common::point_in_polygon(pos, &view.verts[..view.nv]) {
+        if !view.contains(pos) {
             return None;
         }
         Some(view.height_at(pos))
@@ -867,7 +941,7 @@ impl MeshTile {
         let Some(view) = self.detail_view(poly) else {
             return (closest, false);
         };
-        if common::point_in_polygon(pos, &view.verts[..view.nv]) {
+        if view.contains(pos) {
             closest[1] = view.height_at(pos);
             return (closest, true);
         }
@@ -1036,33 +1110,50 @@ fn put_vec3(out: &mut Vec<u8>, v: &Vec3) {
     v.iter().for_each(|&c| put_f32(out, c));
 }
 
-/// A ground polygon's vertices, extra detail vertices and detail triangles
-/// ([`MeshTile::detail_view`]).
+/// A ground polygon's vertices and detail triangles ([`MeshTile::detail_view`]). The
+/// polygon's vertices are read through its indices where needed rather than copied out first.
 struct DetailView<'t> {
-    verts: [Vec3; VERTS_PER_POLYGON],
-    nv: usize,
-    extra: &'t [Vec3],
+    tile_verts: &'t [Vec3],
+    /// The polygon's indices into `tile_verts`.
+    indices: &'t [u16],
     tris: &'t [[u8; 4]],
+    /// The vertex positions of each of `tris` ([`ResolvedDetail`]).
+    tri_verts: &'t [[Vec3; 3]],
 }
 
 impl DetailView<'_> {
-    /// A detail triangle's vertex: a polygon vertex below `nv`, else an extra vertex.
+    /// Polygon vertex `k`.
     #[inline]
-    fn vertex(&self, k: u8) -> Vec3 {
-        let k = usize::from(k);
-        if k < self.nv {
-            // k < nv <= 6, so the modulo changes nothing; it only spares a bounds check.
-            self.verts[k % VERTS_PER_POLYGON]
-        } else {
-            self.extra[k - self.nv]
+    fn poly_vertex(&self, k: usize) -> Vec3 {
+        self.tile_verts[usize::from(self.indices[k])]
+    }
+
+    /// Whether `pt` lies over the polygon in xz (`dtPointInPolygon`'s crossing test, on the
+    /// polygon's vertices in place).
+    #[inline]
+    fn contains(&self, pt: &Vec3) -> bool {
+        let n = self.indices.len();
+        if n == 0 {
+            return false;
         }
+        let mut inside = false;
+        let mut vj = self.poly_vertex(n - 1);
+        for k in 0..n {
+            let vi = self.poly_vertex(k);
+            if ((vi[2] > pt[2]) != (vj[2] > pt[2]))
+                && (pt[0] < (vj[0] - vi[0]) * (pt[2] - vi[2]) / (vj[2] - vi[2]) + vi[0])
+            {
+                inside = !inside;
+            }
+            vj = vi;
+        }
+        inside
     }
 
     /// The height at `pos` (inside the polygon in xz) on the first detail triangle that
     /// contains it.
     fn height_at(&self, pos: &Vec3) -> f32 {
-        for t in self.tris {
-            let v = [0, 1, 2].map(|k| self.vertex(t[k]));
+        for v in self.tri_verts {
             if let Some(h) = common::closest_height_point_triangle(pos, &v[0], &v[1], &v[2]) {
                 return h;
             }
@@ -1079,11 +1170,10 @@ impl DetailView<'_> {
             DETAIL_EDGE_BOUNDARY | (DETAIL_EDGE_BOUNDARY << 2) | (DETAIL_EDGE_BOUNDARY << 4);
         let mut dmin = f32::MAX;
         let mut best: Option<(Vec3, Vec3, f32)> = None;
-        for t in self.tris {
+        for (t, v) in self.tris.iter().zip(self.tri_verts) {
             if only_boundary && t[3] & ANY_BOUNDARY_EDGE == 0 {
                 continue;
             }
-            let v = [0, 1, 2].map(|k| self.vertex(t[k]));
             let mut j = 2;
             for k in 0..3 {
                 let boundary = detail_tri_edge_flags(t[3], j) & DETAIL_EDGE_BOUNDARY != 0;
@@ -1100,5 +1190,78 @@ impl DetailView<'_> {
             }
         }
         best.map(|(a, b, t)| common::vlerp(&a, &b, t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detour::nav_mesh_builder::NavMeshCreateParams;
+    use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
+
+    /// Hostile data can give an off-mesh connection's start the vertex of ground polygons;
+    /// linking the tile snaps that vertex, and their resolved detail triangles must follow.
+    #[test]
+    fn resolved_detail_follows_a_snapped_shared_vertex() {
+        // Two unit cells side by side (x 0..2, z 0..1); vertex z * 3 + x.
+        let verts: Vec<u16> = [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]
+            .iter()
+            .flat_map(|&[x, z]| [x, 0, z])
+            .collect();
+        const NONE: u16 = 0xffff;
+        let polys = [
+            [0, 3, 4, 1, NONE, NONE, NONE, NONE, 1, NONE, NONE, NONE],
+            [1, 4, 5, 2, NONE, NONE, 0, NONE, NONE, NONE, NONE, NONE],
+        ]
+        .concat();
+        let off_mesh = [OffMeshConnectionParams {
+            start: [0.5, 0.0, 0.5],
+            end: [1.5, 0.0, 0.5],
+            radius: 0.3,
+            bidirectional: true,
+            area: 0,
+            flags: 1,
+            user_id: 0,
+        }];
+        let params = NavMeshCreateParams {
+            verts: &verts,
+            polys: &polys,
+            poly_flags: &[1, 1],
+            poly_areas: &[0, 0],
+            nvp: 6,
+            detail: None,
+            off_mesh_connections: &off_mesh,
+            user_id: 0,
+            tile_x: 0,
+            tile_y: 0,
+            tile_layer: 0,
+            bmin: [0.0; 3],
+            bmax: [2.0, 1.0, 1.0],
+            walkable_height: 2.0,
+            walkable_radius: 0.3,
+            walkable_climb: 0.5,
+            cs: 1.0,
+            ch: 1.0,
+            build_bv_tree: true,
+        };
+        let mut tile = create_nav_mesh_data(&params).expect("a valid tile");
+        // The connection's polygon follows the two ground polygons; share the middle vertex.
+        tile.polys[2].verts[0] = 4;
+        let nav = NavMesh::new_solo(tile).expect("links");
+        let tile = nav.tile(0).expect("the tile");
+        assert_eq!(
+            tile.verts()[4],
+            [0.5, 0.0, 0.5],
+            "the start snapped the vertex"
+        );
+        for (poly, pd) in tile.detail_meshes().iter().enumerate() {
+            let start = tile.resolved_detail.start[poly] as usize;
+            for tri in 0..usize::from(pd.tri_count) {
+                assert_eq!(
+                    Some(tile.resolved_detail.tri_verts[start + tri]),
+                    tile.detail_tri_vertices(poly, tri),
+                    "poly {poly} triangle {tri}"
+                );
+            }
+        }
     }
 }

@@ -119,6 +119,18 @@ pub struct SegmentPolyHit {
 /// Clips segment `p0`–`p1` against the convex polygon `verts` in xz; `None` when they do not
 /// meet (`dtIntersectSegmentPoly2D`).
 pub fn intersect_segment_poly_2d(p0: &Vec3, p1: &Vec3, verts: &[Vec3]) -> Option<SegmentPolyHit> {
+    intersect_segment_poly_2d_by(p0, p1, verts.len(), |k| verts[k])
+}
+
+/// [`intersect_segment_poly_2d`] on the polygon whose vertex `k` (of `nverts`) is
+/// `vertex(k)`, for callers that read vertices in place.
+#[inline]
+pub(crate) fn intersect_segment_poly_2d_by(
+    p0: &Vec3,
+    p1: &Vec3,
+    nverts: usize,
+    vertex: impl Fn(usize) -> Vec3,
+) -> Option<SegmentPolyHit> {
     const EPS: f32 = 0.000001;
     let mut hit = SegmentPolyHit {
         tmin: 0.0,
@@ -127,11 +139,15 @@ pub fn intersect_segment_poly_2d(p0: &Vec3, p1: &Vec3, verts: &[Vec3]) -> Option
         seg_max: -1,
     };
     let dir = vsub(p1, p0);
-    let nverts = verts.len();
-    let mut j = nverts.wrapping_sub(1);
+    if nverts == 0 {
+        return Some(hit);
+    }
+    let mut j = nverts - 1;
+    let mut vj = vertex(j);
     for i in 0..nverts {
-        let edge = vsub(&verts[i], &verts[j]);
-        let diff = vsub(p0, &verts[j]);
+        let vi = vertex(i);
+        let edge = vsub(&vi, &vj);
+        let diff = vsub(p0, &vj);
         let n = vperp_2d(&edge, &diff);
         let d = vperp_2d(&dir, &edge);
         if d.abs() < EPS {
@@ -139,7 +155,7 @@ pub fn intersect_segment_poly_2d(p0: &Vec3, p1: &Vec3, verts: &[Vec3]) -> Option
             if n < 0.0 {
                 return None;
             }
-            j = i;
+            (j, vj) = (i, vi);
             continue;
         }
         let t = n / d;
@@ -160,7 +176,7 @@ pub fn intersect_segment_poly_2d(p0: &Vec3, p1: &Vec3, verts: &[Vec3]) -> Option
                 return None;
             }
         }
-        j = i;
+        (j, vj) = (i, vi);
     }
     Some(hit)
 }

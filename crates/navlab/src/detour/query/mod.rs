@@ -47,7 +47,7 @@ pub use straight::{
 
 use crate::detour::common::{self, Vec3};
 use crate::detour::{Link, MeshTile, NavMesh, Poly, PolyRef};
-use geometry::{distance_pt_poly_edges_sqr, visfinite, visfinite_2d};
+use geometry::{visfinite, visfinite_2d};
 use node::NodeQueue;
 
 /// Use raycast shortcuts while searching (`DT_FINDPATH_ANY_ANGLE`), an option of
@@ -246,37 +246,6 @@ pub(crate) fn mid_point((l, r): (Vec3, Vec3)) -> Vec3 {
         (l[1] + r[1]) * 0.5,
         (l[2] + r[2]) * 0.5,
     ]
-}
-
-/// The neighbours met so far while walking one polygon's links, so the walk knows whether
-/// the current link is the first to its neighbour (the one `getPortalPoints` would find)
-/// without walking the list again.
-pub(crate) struct LinkHistory {
-    refs: [PolyRef; 8],
-    len: usize,
-}
-
-impl LinkHistory {
-    #[inline]
-    pub(crate) fn new() -> LinkHistory {
-        LinkHistory {
-            refs: [0; 8],
-            len: 0,
-        }
-    }
-
-    /// Records `r`; returns whether `link` is certainly its first link (false when an
-    /// earlier link had it or the history overflowed).
-    #[inline]
-    pub(crate) fn first_time(&mut self, r: PolyRef) -> bool {
-        if self.len >= self.refs.len() {
-            return false;
-        }
-        let first = !self.refs[..self.len].contains(&r);
-        self.refs[self.len] = r;
-        self.len += 1;
-        first
-    }
 }
 
 /// The tile and polygon of link target `r` seen from `from_ref` in `from_tile`: the same
@@ -494,6 +463,10 @@ impl<'a> NavMeshQuery<'a> {
         };
         let mut best_distance_sqr = f32::MAX;
         let status = self.visit_polygons(center, half_extents, filter, |tile, ip, r| {
+            // No distance is below 0, so once a polygon at 0 is found no later one can win.
+            if best_distance_sqr == 0.0 {
+                return;
+            }
             let (closest, over) = tile.closest_point_on_poly(ip, center);
             let diff = common::vsub(center, &closest);
             let d = if over {
@@ -731,18 +704,22 @@ const MAX_TILES_AT: usize = 32;
 /// `closestPointOnPolyBoundary` on a checked polygon.
 pub(crate) fn closest_point_on_poly_boundary(tile: &MeshTile, poly: &Poly, pos: &Vec3) -> Vec3 {
     let (verts, nv) = poly_verts(tile, poly);
-    let mut edge_dist = [0.0f32; 6];
-    let mut edge_t = [0.0f32; 6];
-    if distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t) {
+    // The inside test `dtDistancePtPolyEdgesSqr` makes, first: inside, the edge distances
+    // are not needed.
+    if common::point_in_polygon(pos, &verts[..nv]) {
         return *pos;
     }
-    let mut dmin = edge_dist[0];
+    // The nearest edge, the lowest index among equals (edge `e` runs from vertex `e` to the
+    // next); edge 0 is the starting candidate, as in C++.
+    let next = |e: usize| (e + 1) % nv.max(1);
+    let edge = |e: usize| common::distance_pt_seg_sqr_2d(pos, &verts[e], &verts[next(e)]);
+    let (mut dmin, mut tmin) = edge(0);
     let mut imin = 0;
-    for (i, &d) in edge_dist.iter().enumerate().take(nv).skip(1) {
+    for e in 1..nv {
+        let (d, t) = edge(e);
         if d < dmin {
-            dmin = d;
-            imin = i;
+            (dmin, tmin, imin) = (d, t, e);
         }
     }
-    common::vlerp(&verts[imin], &verts[(imin + 1) % nv.max(1)], edge_t[imin])
+    common::vlerp(&verts[imin], &verts[next(imin)], tmin)
 }

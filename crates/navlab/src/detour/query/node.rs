@@ -117,7 +117,10 @@ impl NodePool {
         state: u8,
     ) -> Option<(usize, &mut Node)> {
         let bucket = self.bucket(poly_ref);
-        let head = *self.first.get(bucket)?;
+        debug_assert!(bucket < self.first.len());
+        // SAFETY: `bucket` is masked with `hash_mask`, which is `first.len() - 1` for the
+        // power-of-two length `new` gives `first` (never resized).
+        let head = unsafe { *self.first.get_unchecked(bucket) };
         let mut i = head;
         while i != NULL_INDEX {
             let index = usize::from(i);
@@ -138,7 +141,8 @@ impl NodePool {
             ..Node::default()
         };
         self.count += 1;
-        self.first[bucket] = index as u16;
+        // SAFETY: as above.
+        unsafe { *self.first.get_unchecked_mut(bucket) = index as u16 };
         Some((index, node))
     }
 

@@ -6,9 +6,9 @@ use super::geometry::{vdist, vdist_sqr, visfinite};
 use super::node::{NODE_CLOSED, NODE_OPEN, NODE_PARENT_DETACHED, NodePool};
 use super::raycast::{RAYCAST_USE_COSTS, raycast};
 use super::{
-    FINDPATH_ANY_ANGLE, H_SCALE, LinkHistory, NavMeshQuery, RAY_CAST_LIMIT_PROPORTIONS,
-    SlicedQuery, Status, edge_mid_point, is_valid_ref, links, mid_point, neighbour_tile_and_poly,
-    portal_points, portal_points_on_link, tile_and_poly, valid_tile_and_poly,
+    FINDPATH_ANY_ANGLE, H_SCALE, NavMeshQuery, RAY_CAST_LIMIT_PROPORTIONS, SlicedQuery, Status,
+    edge_mid_point, is_valid_ref, links, neighbour_tile_and_poly, tile_and_poly,
+    valid_tile_and_poly,
 };
 use crate::detour::PolyRef;
 use crate::detour::common::{Vec3, sqr};
@@ -123,10 +123,8 @@ impl<'a> NavMeshQuery<'a> {
                 _ => PolyContext::NONE,
             };
 
-            let mut history = LinkHistory::new();
             for link in links(best_tile, best_poly) {
                 let neighbour_ref = link.neighbour;
-                let first_link = history.first_time(neighbour_ref);
                 if neighbour_ref == 0 || neighbour_ref == parent_ref {
                     continue;
                 }
@@ -145,29 +143,17 @@ impl<'a> NavMeshQuery<'a> {
                     out_of_nodes = true;
                     continue;
                 };
-                if node.flags == 0 {
-                    let portal = if first_link {
-                        portal_points_on_link(
-                            link,
-                            best_ref,
-                            best_poly,
-                            best_tile,
-                            neighbour_poly,
-                            neighbour_tile,
-                        )
-                    } else {
-                        portal_points(
-                            best_ref,
-                            best_poly,
-                            best_tile,
-                            neighbour_ref,
-                            neighbour_poly,
-                            neighbour_tile,
-                        )
-                    };
-                    if let Some(portal) = portal {
-                        node.pos = mid_point(portal);
-                    }
+                if node.flags == 0
+                    && let Some(mid) = edge_mid_point(
+                        best_ref,
+                        best_poly,
+                        best_tile,
+                        neighbour_ref,
+                        neighbour_poly,
+                        neighbour_tile,
+                    )
+                {
+                    node.pos = mid;
                 }
                 let neighbour_pos = node.pos;
                 let neighbour_ctx = PolyContext::new(neighbour_ref, neighbour_tile, neighbour_poly);

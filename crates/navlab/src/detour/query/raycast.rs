@@ -1,8 +1,8 @@
 //! Walking a ray along the navmesh surface in xz ([`NavMeshQuery::raycast`]).
 
 use super::filter::{PolyContext, PolyFilter};
-use super::geometry::{intersect_segment_poly_2d, visfinite, vmad, vnormalize};
-use super::{NavMeshQuery, Status, is_valid_ref, links, poly_verts, tile_and_poly};
+use super::geometry::{intersect_segment_poly_2d_by, visfinite, vmad, vnormalize};
+use super::{NavMeshQuery, Status, is_valid_ref, links, tile_and_poly};
 use crate::detour::common::{Vec3, sqr, vsub};
 use crate::detour::{MeshTile, NavMesh, Poly, PolyRef};
 
@@ -144,8 +144,10 @@ pub(crate) fn raycast<F: PolyFilter + ?Sized>(
     }
 
     while cur_ref != 0 {
-        let (verts, nv) = poly_verts(tile, poly);
-        let Some(seg) = intersect_segment_poly_2d(start_pos, end_pos, &verts[..nv]) else {
+        let indices = poly.vertex_indices();
+        let nv = indices.len();
+        let vertex = |k: usize| tile.verts[usize::from(indices[k])];
+        let Some(seg) = intersect_segment_poly_2d_by(start_pos, end_pos, nv, vertex) else {
             // The ray misses this polygon: keep the t so far and report a hit.
             hit.path_count = n;
             return (status, hit);
@@ -210,8 +212,8 @@ pub(crate) fn raycast<F: PolyFilter + ?Sized>(
             // The exit point on the edge, with the edge's height (the ray itself is 2D).
             let last_pos = cur_pos;
             cur_pos = vmad(start_pos, &dir, hit.t);
-            let e1 = &verts[seg_max];
-            let e2 = &verts[(seg_max + 1) % nv];
+            let e1 = &vertex(seg_max);
+            let e2 = &vertex((seg_max + 1) % nv);
             let edge_dir = vsub(e2, e1);
             let diff = vsub(&cur_pos, e1);
             let s = if sqr(edge_dir[0]) > sqr(edge_dir[2]) {
@@ -232,8 +234,9 @@ pub(crate) fn raycast<F: PolyFilter + ?Sized>(
             // A wall.
             let a = seg_max;
             let b = if seg_max + 1 < nv { seg_max + 1 } else { 0 };
-            let dx = verts[b][0] - verts[a][0];
-            let dz = verts[b][2] - verts[a][2];
+            let (va, vb) = (vertex(a), vertex(b));
+            let dx = vb[0] - va[0];
+            let dz = vb[2] - va[2];
             hit.hit_normal = [dz, 0.0, -dx];
             vnormalize(&mut hit.hit_normal);
             hit.path_count = n;

@@ -72,6 +72,42 @@ impl Corners<'_> {
     }
 }
 
+/// Portals the funnel has looked up, by corridor index, in a small direct-mapped table.
+/// After each corner the funnel starts again just past the new apex and meets portals it has
+/// already seen; looking them up again would give the same points.
+struct PortalCache {
+    index: [usize; PORTAL_CACHE_SIZE],
+    portal: [(Vec3, Vec3, bool); PORTAL_CACHE_SIZE],
+}
+
+const PORTAL_CACHE_SIZE: usize = 32;
+
+impl PortalCache {
+    fn new() -> PortalCache {
+        PortalCache {
+            index: [usize::MAX; PORTAL_CACHE_SIZE],
+            portal: [([0.0; 3], [0.0; 3], false); PORTAL_CACHE_SIZE],
+        }
+    }
+
+    /// The portal after corridor index `i`, computed by `look_up` unless it is in the table.
+    #[inline]
+    fn get(
+        &mut self,
+        i: usize,
+        look_up: impl FnOnce() -> Option<(Vec3, Vec3, bool)>,
+    ) -> Option<(Vec3, Vec3, bool)> {
+        let slot = i % PORTAL_CACHE_SIZE;
+        if self.index[slot] == i {
+            return Some(self.portal[slot]);
+        }
+        let portal = look_up()?;
+        self.index[slot] = i;
+        self.portal[slot] = portal;
+        Some(portal)
+    }
+}
+
 impl NavMeshQuery<'_> {
     /// Appends the crossings of the segment from the last corner to `end_pos` with the
     /// portals `path[start..end]` → next (`appendPortals`).
@@ -171,10 +207,12 @@ impl NavMeshQuery<'_> {
             let mut left_ref = path[0];
             let mut right_ref = path[0];
 
+            let mut portals = PortalCache::new();
             let mut i = 0;
             while i < path_size {
                 let (left, right, to_offmesh) = if i + 1 < path_size {
-                    let Some(portal) = self.checked_portal(path[i], path[i + 1]) else {
+                    let Some(portal) = portals.get(i, || self.checked_portal(path[i], path[i + 1]))
+                    else {
                         // path[i + 1] is not a valid polygon: end the path at path[i].
                         let Some(end) = boundary_point(path[i], end_pos) else {
                             return (Status::invalid_param(), corners.count);
