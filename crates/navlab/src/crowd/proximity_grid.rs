@@ -35,6 +35,10 @@ struct Item {
     id: u32,
     next: u32,
     cell: u32,
+    /// Whether the cell left of this one (x - 1) holds an item of the same `add_item`, and
+    /// whether the cell below (y - 1) does; both false when the box's `i16` cells wrap.
+    same_id_left: bool,
+    same_id_below: bool,
 }
 
 /// The packed `i16` coordinates of cell (`x`, `y`) as an item stores them.
@@ -138,11 +142,17 @@ impl ProximityGrid {
         self.bounds[1] = self.bounds[1].min(iminy);
         self.bounds[2] = self.bounds[2].max(imaxx);
         self.bounds[3] = self.bounds[3].max(imaxy);
+        let keeps_order = |lo: i32, hi: i32| {
+            i64::from(hi) - i64::from(lo) == i64::from(hi as i16) - i64::from(lo as i16)
+        };
+        let contiguous = keeps_order(iminx, imaxx) && keeps_order(iminy, imaxy);
         for y in iminy..=imaxy {
             for x in iminx..=imaxx {
                 if self.pool.len() >= self.pool_size {
                     return;
                 }
+                let (same_id_left, same_id_below) =
+                    (contiguous && x > iminx, contiguous && y > iminy);
                 let (x, y) = (x as i16, y as i16);
                 let h = hash_pos(x, y, self.buckets.len());
                 let index = self.pool.len() as u32;
@@ -150,6 +160,8 @@ impl ProximityGrid {
                     id,
                     next: self.buckets[h],
                     cell: cell_key(x, y),
+                    same_id_left,
+                    same_id_below,
                 });
                 self.buckets[h] = index;
                 self.occupied[(y & 63) as usize] |= 1 << (x & 63);
@@ -172,8 +184,7 @@ impl ProximityGrid {
     /// `ids` is full.
     ///
     /// Cells outside the `i16` range are skipped, as no item can match them, and so are cells
-    /// that the occupancy bits rule out; the hash is stepped along the row (the wrapping
-    /// products are linear in x, so the values are `hash_pos`'s); and an id is looked for
+    /// that the occupancy bits rule out, which are never visited; and an id is looked for
     /// among those already found only when its bit in a 64-bit summary of them is set,
     /// searching newest first, where the other cells of the same agent are.
     pub fn query_items(
@@ -198,33 +209,38 @@ impl ProximityGrid {
                 continue;
             }
             let hy = y.wrapping_mul(HASH_Y);
-            let mut hx = x0.wrapping_mul(HASH_X);
-            for x in x0..x1 {
-                let h = ((hx ^ hy) & mask) as usize;
-                hx = hx.wrapping_add(HASH_X);
-                if row & (1 << (x & 63)) == 0 {
-                    continue;
-                }
-                let mut next = buckets[h];
-                if next == END_OF_CHAIN {
-                    continue;
-                }
-                let key = cell_key(x as i16, y as i16);
-                while let Some(item) = pool.get(next as usize) {
-                    next = item.next;
-                    if item.cell != key {
-                        continue;
+            // The row's cells in runs of at most 64, each run's occupancy bits rotated so
+            // that bit `k` is cell `start + k`: only the cells whose bit is set are visited.
+            for start in (x0..x1).step_by(64) {
+                let width = (x1 - start).min(64) as u32;
+                let mut cells = row.rotate_right((start & 63) as u32) & (u64::MAX >> (64 - width));
+                while cells != 0 {
+                    let x = start + cells.trailing_zeros() as i32;
+                    cells &= cells - 1;
+                    let h = ((x.wrapping_mul(HASH_X) ^ hy) & mask) as usize;
+                    let mut next = buckets[h];
+                    let key = cell_key(x as i16, y as i16);
+                    while let Some(item) = pool.get(next as usize) {
+                        next = item.next;
+                        if item.cell != key {
+                            continue;
+                        }
+                        // The walk has met the cell left of or below this one already (both
+                        // precede it), and with it this id.
+                        if (item.same_id_left && x > x0) || (item.same_id_below && y > y0) {
+                            continue;
+                        }
+                        let bit = 1u64 << (item.id & 63);
+                        if seen & bit != 0 && ids[..n].iter().rev().any(|&id| id == item.id) {
+                            continue;
+                        }
+                        if n >= ids.len() {
+                            return n;
+                        }
+                        ids[n] = item.id;
+                        n += 1;
+                        seen |= bit;
                     }
-                    let bit = 1u64 << (item.id & 63);
-                    if seen & bit != 0 && ids[..n].iter().rev().any(|&id| id == item.id) {
-                        continue;
-                    }
-                    if n >= ids.len() {
-                        return n;
-                    }
-                    ids[n] = item.id;
-                    n += 1;
-                    seen |= bit;
                 }
             }
         }

@@ -728,17 +728,20 @@ impl<'a> NavMeshQuery<'a> {
 /// Most tiles `queryPolygons` takes from one grid cell (`MAX_NEIS`).
 const MAX_TILES_AT: usize = 32;
 
-/// `closestPointOnPolyBoundary` on a checked polygon.
+/// `closestPointOnPolyBoundary` on a checked polygon. The inside test comes first, alone:
+/// it is the edge distances' own test, and a point inside (the usual case: an agent on its
+/// corridor's first polygon) needs no distances.
 pub(crate) fn closest_point_on_poly_boundary(tile: &MeshTile, poly: &Poly, pos: &Vec3) -> Vec3 {
     let (verts, nv) = poly_verts(tile, poly);
-    let mut edge_dist = [0.0f32; 6];
-    let mut edge_t = [0.0f32; 6];
-    if distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t) {
+    if common::point_in_polygon(pos, &verts[..nv]) {
         return *pos;
     }
+    let mut edge_dist = [0.0f32; 6];
+    let mut edge_t = [0.0f32; 6];
+    distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t);
     let mut dmin = edge_dist[0];
     let mut imin = 0;
-    for (i, &d) in edge_dist.iter().enumerate().take(nv).skip(1) {
+    for (i, &d) in edge_dist[..nv].iter().enumerate().skip(1) {
         if d < dmin {
             dmin = d;
             imin = i;
