@@ -732,10 +732,11 @@ const MAX_TILES_AT: usize = 32;
 /// it is the edge distances' own test, and a point inside (the usual case: an agent on its
 /// corridor's first polygon) needs no distances.
 pub(crate) fn closest_point_on_poly_boundary(tile: &MeshTile, poly: &Poly, pos: &Vec3) -> Vec3 {
-    let (verts, nv) = poly_verts(tile, poly);
-    if common::point_in_polygon(pos, &verts[..nv]) {
+    let indices = poly.vertex_indices();
+    if common::point_in_polygon_by(pos, indices.len(), |k| &tile.verts[usize::from(indices[k])]) {
         return *pos;
     }
+    let (verts, nv) = poly_verts(tile, poly);
     let mut edge_dist = [0.0f32; 6];
     let mut edge_t = [0.0f32; 6];
     distance_pt_poly_edges_sqr(pos, &verts[..nv], &mut edge_dist, &mut edge_t);
