@@ -809,7 +809,6 @@ impl MeshTile {
     fn detail_view(&self, poly: usize) -> Option<DetailView<'_>> {
         let p = self.polys.get(poly)?;
         let pd = self.detail_meshes.get(poly)?;
-        let (verts, nv) = self.vertices_of(p);
         let vert_base = pd.vert_base as usize;
         let extra = self
             .detail_verts
@@ -819,8 +818,8 @@ impl MeshTile {
             .detail_tris
             .get(tri_base..tri_base + usize::from(pd.tri_count))?;
         Some(DetailView {
-            verts,
-            nv,
+            verts: &self.verts,
+            indices: p.vertex_indices(),
             extra,
             tris,
         })
@@ -833,7 +832,7 @@ impl MeshTile {
             return None;
         }
         let view = self.detail_view(poly)?;
-        if !common::point_in_polygon(pos, &view.verts[..view.nv]) {
+        if !view.contains(pos) {
             return None;
         }
         Some(view.height_at(pos))
@@ -867,7 +866,7 @@ impl MeshTile {
         let Some(view) = self.detail_view(poly) else {
             return (closest, false);
         };
-        if common::point_in_polygon(pos, &view.verts[..view.nv]) {
+        if view.contains(pos) {
             closest[1] = view.height_at(pos);
             return (closest, true);
         }
@@ -1036,25 +1035,37 @@ fn put_vec3(out: &mut Vec<u8>, v: &Vec3) {
     v.iter().for_each(|&c| put_f32(out, c));
 }
 
-/// A ground polygon's vertices, extra detail vertices and detail triangles
-/// ([`MeshTile::detail_view`]).
+/// A ground polygon's vertices (read in place, through its vertex indices), extra detail
+/// vertices and detail triangles ([`MeshTile::detail_view`]).
 struct DetailView<'t> {
-    verts: [Vec3; VERTS_PER_POLYGON],
-    nv: usize,
+    verts: &'t [Vec3],
+    indices: &'t [u16],
     extra: &'t [Vec3],
     tris: &'t [[u8; 4]],
 }
 
 impl DetailView<'_> {
-    /// A detail triangle's vertex: a polygon vertex below `nv`, else an extra vertex.
+    /// The polygon's vertex `k`.
+    #[inline]
+    fn polygon_vertex(&self, k: usize) -> &Vec3 {
+        &self.verts[usize::from(self.indices[k])]
+    }
+
+    /// Whether `pos` lies inside the polygon in xz.
+    fn contains(&self, pos: &Vec3) -> bool {
+        common::point_in_polygon_by(pos, self.indices.len(), |k| self.polygon_vertex(k))
+    }
+
+    /// A detail triangle's vertex: a polygon vertex below the polygon's vertex count, else
+    /// an extra vertex.
     #[inline]
     fn vertex(&self, k: u8) -> Vec3 {
         let k = usize::from(k);
-        if k < self.nv {
-            // k < nv <= 6, so the modulo changes nothing; it only spares a bounds check.
-            self.verts[k % VERTS_PER_POLYGON]
+        let nv = self.indices.len();
+        if k < nv {
+            *self.polygon_vertex(k)
         } else {
-            self.extra[k - self.nv]
+            self.extra[k - nv]
         }
     }
 
