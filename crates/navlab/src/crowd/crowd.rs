@@ -85,6 +85,10 @@ pub struct CrowdState<Q> {
     path_queue: PathQueueState<Q>,
     query: Q,
     velocity_sample_count: usize,
+    /// Counts the changes that can make a valid polygon invalid (a filter handed out for
+    /// editing, the crowd put on a navmesh again), so that an agent's wall boundary found
+    /// valid is not checked again until its polygons or this count change.
+    validity_epoch: u64,
 }
 
 /// A crowd of agents on one navmesh (`dtCrowd`).
@@ -329,6 +333,7 @@ impl<Q> CrowdState<Q> {
 
     /// A filter to edit; agents using it see the change from the next update on.
     pub fn filter_mut(&mut self, idx: usize) -> Option<&mut QueryFilter> {
+        self.validity_epoch += 1;
         self.filters.get_mut(idx)
     }
 
@@ -477,6 +482,7 @@ impl DetachedCrowd {
             path_queue: self.path_queue.attach(nav),
             query: self.query.attach(nav),
             velocity_sample_count: self.velocity_sample_count,
+            validity_epoch: self.validity_epoch + 1,
         }
     }
 }
@@ -499,6 +505,7 @@ impl<'a> Crowd<'a> {
             path_queue: self.path_queue.detach(),
             query: self.query.detach(),
             velocity_sample_count: self.velocity_sample_count,
+            validity_epoch: self.validity_epoch,
         }
     }
 
@@ -552,6 +559,7 @@ impl<'a> Crowd<'a> {
             path_queue,
             query,
             velocity_sample_count: 0,
+            validity_epoch: 0,
         })
     }
 
@@ -579,6 +587,7 @@ impl<'a> Crowd<'a> {
             path_queue: self.path_queue.rebind(nav)?,
             query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
             velocity_sample_count: self.velocity_sample_count,
+            validity_epoch: self.validity_epoch + 1,
         })
     }
 
@@ -700,7 +709,12 @@ impl<'a> Crowd<'a> {
             let filter = &self.filters[usize::from(ag.params.query_filter_type)];
             let update_thr = ag.params.collision_query_range * 0.25;
             if vdist_2d_sqr(&ag.npos, ag.boundary.center()) > sqr(update_thr)
-                || !ag.boundary.is_valid(&self.query, filter)
+                || !ag.boundary.is_valid_in_epoch(
+                    self.validity_epoch,
+                    ag.params.query_filter_type,
+                    &self.query,
+                    filter,
+                )
             {
                 ag.boundary.update(
                     ag.corridor.first_poly(),
