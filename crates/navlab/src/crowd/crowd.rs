@@ -44,7 +44,7 @@ const TOPOLOGY_OPTIMIZATION_INTERVAL: f32 = 0.5;
 /// Agents whose topology is optimised per update (`OPT_MAX_AGENTS`).
 const TOPOLOGY_AGENTS_PER_UPDATE: usize = 1;
 /// Corridor polygons checked for validity each update (`CHECK_LOOKAHEAD`).
-const CHECK_LOOKAHEAD: usize = 10;
+pub(super) const CHECK_LOOKAHEAD: usize = 10;
 /// Seconds before a corridor that does not reach its target is re-planned.
 const TARGET_REPLAN_DELAY: f32 = 1.0;
 /// Share of the overlap an agent moves away per collision pass.
@@ -1014,7 +1014,10 @@ impl<'a> Crowd<'a> {
             let mut replan = false;
             let mut agent_ref = ag.corridor.first_poly();
             let mut agent_pos = ag.npos;
-            if !self.query.is_valid_poly_ref(agent_ref, filter) {
+            let epoch = self.validity_epoch;
+            if !ag.corridor_start_known_valid(epoch)
+                && !self.query.is_valid_poly_ref(agent_ref, filter)
+            {
                 let (status, found) =
                     self.query
                         .find_nearest_poly(&ag.npos, &self.placement_half_extents, filter);
@@ -1059,8 +1062,12 @@ impl<'a> Crowd<'a> {
                     ag.target_state = MoveRequestState::None;
                 }
             }
-            if !ag.corridor.is_valid(CHECK_LOOKAHEAD, &self.query, filter) {
-                replan = true;
+            if !ag.corridor_start_known_valid(epoch) {
+                if ag.corridor.is_valid(CHECK_LOOKAHEAD, &self.query, filter) {
+                    ag.remember_corridor_start_valid(epoch);
+                } else {
+                    replan = true;
+                }
             }
             if ag.target_state == MoveRequestState::Valid
                 && ag.target_replan_time > TARGET_REPLAN_DELAY
@@ -1368,6 +1375,41 @@ mod tests {
         assert!(crowd.reset_move_target(a));
         walk(&mut crowd, 30);
         assert!(vlen(&crowd.agent(a).expect("agent").vel) < 0.01);
+    }
+
+    #[test]
+    fn an_edited_filter_is_met_by_the_next_update() {
+        use crate::crowd::test_mesh::SWIM;
+        let mesh = GridMesh::new(&["##~##"], &[]);
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        // Slow enough to stay on its first polygon, so its corridor keeps its start.
+        let slow = CrowdAgentParams {
+            max_speed: 0.01,
+            ..params()
+        };
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &slow).expect("agent");
+        assert!(crowd.request_move_target(a, mesh.poly(4, 0), &[4.5, 0.0, 0.5]));
+        walk(&mut crowd, 2);
+        let water = mesh.poly(2, 0);
+        assert!(
+            crowd
+                .agent(a)
+                .expect("agent")
+                .corridor
+                .path()
+                .contains(&water)
+        );
+        // The corridor's polygons were found valid; excluding water makes one of them
+        // invalid, and the agent re-plans short of it.
+        crowd.filter_mut(0).expect("filter").set_exclude_flags(SWIM);
+        walk(&mut crowd, 10);
+        let ag = crowd.agent(a).expect("agent");
+        assert_eq!(ag.corridor.first_poly(), mesh.poly(0, 0));
+        assert!(
+            !ag.corridor.path().contains(&water),
+            "{:?}",
+            ag.corridor.path()
+        );
     }
 
     #[test]
