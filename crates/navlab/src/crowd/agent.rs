@@ -1,7 +1,6 @@
 //! A crowd agent's data (`dtCrowdAgent`, `dtCrowdAgentParams`, `dtCrowdAgentAnimation`) and
 //! the crowd's limits and update flags, laid out for `dtCrowd`'s update to work on.
 
-use super::crowd::CHECK_LOOKAHEAD;
 use super::local_boundary::LocalBoundary;
 use super::path_corridor::PathCorridor;
 use super::path_queue::{PATHQ_INVALID, PathQueueRef};
@@ -100,6 +99,9 @@ pub struct CrowdAgentParams {
     /// Index of the crowd's query filter (below [`MAX_QUERY_FILTER_TYPE`]).
     pub query_filter_type: u8,
 }
+
+/// Corridor polygons checked for validity each update (`CHECK_LOOKAHEAD`).
+pub(super) const CHECK_LOOKAHEAD: usize = 10;
 
 /// An agent of the crowd (`dtCrowdAgent`): its corridor, walls, neighbours, velocities and
 /// move request. Buffers are allocated once, when the crowd makes its agent pool.

@@ -5,10 +5,10 @@
 //! Every buffer is allocated by [`Crowd::new`]; [`Crowd::update`] allocates nothing.
 
 use super::agent::{
-    AgentState, CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO,
-    CROWD_OPTIMIZE_VIS, CROWD_SEPARATION, CrowdAgent, CrowdAgentAnimation, CrowdAgentParams,
-    CrowdNeighbour, MAX_NEIGHBOURS, MAX_OBSTACLE_AVOIDANCE_PARAMS, MAX_QUERY_FILTER_TYPE,
-    MoveRequestState,
+    AgentState, CHECK_LOOKAHEAD, CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE,
+    CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS, CROWD_SEPARATION, CrowdAgent, CrowdAgentAnimation,
+    CrowdAgentParams, CrowdNeighbour, MAX_NEIGHBOURS, MAX_OBSTACLE_AVOIDANCE_PARAMS,
+    MAX_QUERY_FILTER_TYPE, MoveRequestState,
 };
 use super::obstacle_avoidance::{
     ObstacleAvoidanceDebugData, ObstacleAvoidanceParams, ObstacleAvoidanceQuery,
@@ -43,8 +43,6 @@ const QUICK_SEARCH_POLYS: usize = 32;
 const TOPOLOGY_OPTIMIZATION_INTERVAL: f32 = 0.5;
 /// Agents whose topology is optimised per update (`OPT_MAX_AGENTS`).
 const TOPOLOGY_AGENTS_PER_UPDATE: usize = 1;
-/// Corridor polygons checked for validity each update (`CHECK_LOOKAHEAD`).
-pub(super) const CHECK_LOOKAHEAD: usize = 10;
 /// Seconds before a corridor that does not reach its target is re-planned.
 const TARGET_REPLAN_DELAY: f32 = 1.0;
 /// Share of the overlap an agent moves away per collision pass.
