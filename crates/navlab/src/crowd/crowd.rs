@@ -84,8 +84,9 @@ pub struct CrowdState<Q> {
     query: Q,
     velocity_sample_count: usize,
     /// Counts the changes that can make a valid polygon invalid (a filter handed out for
-    /// editing, the crowd put on a navmesh again), so that an agent's wall boundary found
-    /// valid is not checked again until its polygons or this count change.
+    /// editing, the crowd put on a navmesh again), so that an agent's wall boundary and
+    /// corridor start found valid are not checked again until their polygons or this count
+    /// change.
     validity_epoch: u64,
 }
 

@@ -142,6 +142,8 @@ impl ProximityGrid {
         self.bounds[1] = self.bounds[1].min(iminy);
         self.bounds[2] = self.bounds[2].max(imaxx);
         self.bounds[3] = self.bounds[3].max(imaxy);
+        // Whether the box's cells keep their order as `i16` coordinates (no wrap), which the
+        // items' same-id neighbours need.
         let keeps_order = |lo: i32, hi: i32| {
             i64::from(hi) - i64::from(lo) == i64::from(hi as i16) - i64::from(lo as i16)
         };
@@ -184,9 +186,10 @@ impl ProximityGrid {
     /// `ids` is full.
     ///
     /// Cells outside the `i16` range are skipped, as no item can match them, and so are cells
-    /// that the occupancy bits rule out, which are never visited; and an id is looked for
-    /// among those already found only when its bit in a 64-bit summary of them is set,
-    /// searching newest first, where the other cells of the same agent are.
+    /// that the occupancy bits rule out, which are never visited. An item whose left or lower
+    /// neighbour cell holds the same `add_item` is of an id found already when the walk has
+    /// met that cell; any other id is looked for among those already found only when its
+    /// bit in a 64-bit summary of them is set, searching newest first.
     pub fn query_items(
         &self,
         minx: f32,
@@ -225,8 +228,9 @@ impl ProximityGrid {
                         if item.cell != key {
                             continue;
                         }
-                        // The walk has met the cell left of or below this one already (both
-                        // precede it), and with it this id.
+                        // The cell left of this one (when x > x0) or below it (when y > y0) is
+                        // in the queried range and comes first: its item of the same
+                        // `add_item` has given this id already.
                         if (item.same_id_left && x > x0) || (item.same_id_below && y > y0) {
                             continue;
                         }
@@ -409,6 +413,35 @@ mod tests {
         assert_eq!(g.item_count_at(65_539, 0), 0);
         let items = [(6, [65_539.5, 0.5, 65_539.5, 0.5])];
         assert_eq!(cpp_query(&items, 16, 1.0, [3.5, 0.5, 3.5, 0.5], 32), [6]);
+    }
+
+    #[test]
+    fn repeated_ids_and_wrapping_boxes_are_reported_as_in_cpp() {
+        // An id added twice over overlapping boxes, and a box across the i16 wrap, whose
+        // cells 32 767 and 32 768 (= -32 768) do not neighbour each other as i16.
+        let items = [
+            (4, [0.5, 0.5, 2.5, 1.5]),
+            (9, [1.5, 0.5, 1.5, 2.5]),
+            (4, [1.2, 1.2, 3.5, 2.5]),
+            (7, [32_767.5, 0.5, 32_768.5, 1.5]),
+        ];
+        let mut g = ProximityGrid::new(32, 1.0).expect("valid parameters");
+        for &(id, b) in &items {
+            g.add_item(u32::from(id), b[0], b[1], b[2], b[3]);
+        }
+        for q in [
+            [0.0, 0.0, 4.0, 3.0],
+            [1.5, 1.5, 3.0, 3.0],
+            [2.5, 0.0, 2.9, 2.9],
+            [-32_768.0, 0.0, -32_766.0, 2.0],
+            [32_766.5, 1.5, 32_767.5, 1.5],
+        ] {
+            let cpp: Vec<u32> = cpp_query(&items, 32, 1.0, q, 32)
+                .into_iter()
+                .map(u32::from)
+                .collect();
+            assert_eq!(query(&g, q[0], q[1], q[2], q[3]), cpp, "{q:?}");
+        }
     }
 
     #[test]
