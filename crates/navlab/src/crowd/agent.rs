@@ -100,6 +100,9 @@ pub struct CrowdAgentParams {
     pub query_filter_type: u8,
 }
 
+/// Corridor polygons checked for validity each update (`CHECK_LOOKAHEAD`).
+pub(super) const CHECK_LOOKAHEAD: usize = 10;
+
 /// An agent of the crowd (`dtCrowdAgent`): its corridor, walls, neighbours, velocities and
 /// move request. Buffers are allocated once, when the crowd makes its agent pool.
 #[derive(Clone, Debug, PartialEq)]
@@ -148,6 +151,20 @@ pub struct CrowdAgent {
     pub target_replan: bool,
     /// Seconds since the target was last re-planned.
     pub target_replan_time: f32,
+    /// The corridor's first polygons when they were last all found valid, with the crowd's
+    /// validity epoch and the filter number then.
+    pub(super) valid_corridor_start: Option<ValidCorridorStart>,
+}
+
+/// Corridor polygons found valid together (up to the crowd's validity look-ahead), in a
+/// validity epoch of the crowd (a span in which neither its navmesh nor its filters change)
+/// with one filter: while the corridor starts with them, they need no checking again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ValidCorridorStart {
+    epoch: u64,
+    filter_type: u8,
+    len: usize,
+    polys: [PolyRef; CHECK_LOOKAHEAD],
 }
 
 impl CrowdAgent {
@@ -178,7 +195,37 @@ impl CrowdAgent {
             target_pathq_ref: PATHQ_INVALID,
             target_replan: false,
             target_replan_time: 0.0,
+            valid_corridor_start: None,
         })
+    }
+
+    /// Whether the corridor's first polygons (up to the validity look-ahead, at least one)
+    /// were all found valid in `epoch` with the agent's filter.
+    pub(super) fn corridor_start_known_valid(&self, epoch: u64) -> bool {
+        let path = self.corridor.path();
+        let len = path.len().min(CHECK_LOOKAHEAD);
+        self.valid_corridor_start.is_some_and(|v| {
+            v.epoch == epoch
+                && v.filter_type == self.params.query_filter_type
+                && v.len == len
+                && len > 0
+                && path[..len] == v.polys[..len]
+        })
+    }
+
+    /// Remembers the corridor's first polygons (up to the validity look-ahead) as all found
+    /// valid in `epoch` with the agent's filter.
+    pub(super) fn remember_corridor_start_valid(&mut self, epoch: u64) {
+        let path = self.corridor.path();
+        let len = path.len().min(CHECK_LOOKAHEAD);
+        let mut polys = [0; CHECK_LOOKAHEAD];
+        polys[..len].copy_from_slice(&path[..len]);
+        self.valid_corridor_start = Some(ValidCorridorStart {
+            epoch,
+            filter_type: self.params.query_filter_type,
+            len,
+            polys,
+        });
     }
 
     /// The neighbours found in the last update, nearest first.

@@ -5,10 +5,10 @@
 //! Every buffer is allocated by [`Crowd::new`]; [`Crowd::update`] allocates nothing.
 
 use super::agent::{
-    AgentState, CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE, CROWD_OPTIMIZE_TOPO,
-    CROWD_OPTIMIZE_VIS, CROWD_SEPARATION, CrowdAgent, CrowdAgentAnimation, CrowdAgentParams,
-    CrowdNeighbour, MAX_NEIGHBOURS, MAX_OBSTACLE_AVOIDANCE_PARAMS, MAX_QUERY_FILTER_TYPE,
-    MoveRequestState,
+    AgentState, CHECK_LOOKAHEAD, CROWD_ANTICIPATE_TURNS, CROWD_OBSTACLE_AVOIDANCE,
+    CROWD_OPTIMIZE_TOPO, CROWD_OPTIMIZE_VIS, CROWD_SEPARATION, CrowdAgent, CrowdAgentAnimation,
+    CrowdAgentParams, CrowdNeighbour, MAX_NEIGHBOURS, MAX_OBSTACLE_AVOIDANCE_PARAMS,
+    MAX_QUERY_FILTER_TYPE, MoveRequestState,
 };
 use super::obstacle_avoidance::{
     ObstacleAvoidanceDebugData, ObstacleAvoidanceParams, ObstacleAvoidanceQuery,
@@ -43,8 +43,6 @@ const QUICK_SEARCH_POLYS: usize = 32;
 const TOPOLOGY_OPTIMIZATION_INTERVAL: f32 = 0.5;
 /// Agents whose topology is optimised per update (`OPT_MAX_AGENTS`).
 const TOPOLOGY_AGENTS_PER_UPDATE: usize = 1;
-/// Corridor polygons checked for validity each update (`CHECK_LOOKAHEAD`).
-const CHECK_LOOKAHEAD: usize = 10;
 /// Seconds before a corridor that does not reach its target is re-planned.
 const TARGET_REPLAN_DELAY: f32 = 1.0;
 /// Share of the overlap an agent moves away per collision pass.
@@ -85,6 +83,11 @@ pub struct CrowdState<Q> {
     path_queue: PathQueueState<Q>,
     query: Q,
     velocity_sample_count: usize,
+    /// Counts the changes that can make a valid polygon invalid (a filter handed out for
+    /// editing, the crowd put on a navmesh again), so that an agent's wall boundary and
+    /// corridor start found valid are not checked again until their polygons or this count
+    /// change.
+    validity_epoch: u64,
 }
 
 /// A crowd of agents on one navmesh (`dtCrowd`).
@@ -329,6 +332,7 @@ impl<Q> CrowdState<Q> {
 
     /// A filter to edit; agents using it see the change from the next update on.
     pub fn filter_mut(&mut self, idx: usize) -> Option<&mut QueryFilter> {
+        self.validity_epoch += 1;
         self.filters.get_mut(idx)
     }
 
@@ -477,6 +481,7 @@ impl DetachedCrowd {
             path_queue: self.path_queue.attach(nav),
             query: self.query.attach(nav),
             velocity_sample_count: self.velocity_sample_count,
+            validity_epoch: self.validity_epoch + 1,
         }
     }
 }
@@ -499,6 +504,7 @@ impl<'a> Crowd<'a> {
             path_queue: self.path_queue.detach(),
             query: self.query.detach(),
             velocity_sample_count: self.velocity_sample_count,
+            validity_epoch: self.validity_epoch,
         }
     }
 
@@ -552,6 +558,7 @@ impl<'a> Crowd<'a> {
             path_queue,
             query,
             velocity_sample_count: 0,
+            validity_epoch: 0,
         })
     }
 
@@ -579,6 +586,7 @@ impl<'a> Crowd<'a> {
             path_queue: self.path_queue.rebind(nav)?,
             query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
             velocity_sample_count: self.velocity_sample_count,
+            validity_epoch: self.validity_epoch + 1,
         })
     }
 
@@ -700,7 +708,12 @@ impl<'a> Crowd<'a> {
             let filter = &self.filters[usize::from(ag.params.query_filter_type)];
             let update_thr = ag.params.collision_query_range * 0.25;
             if vdist_2d_sqr(&ag.npos, ag.boundary.center()) > sqr(update_thr)
-                || !ag.boundary.is_valid(&self.query, filter)
+                || !ag.boundary.is_valid_in_epoch(
+                    self.validity_epoch,
+                    ag.params.query_filter_type,
+                    &self.query,
+                    filter,
+                )
             {
                 ag.boundary.update(
                     ag.corridor.first_poly(),
@@ -1000,7 +1013,10 @@ impl<'a> Crowd<'a> {
             let mut replan = false;
             let mut agent_ref = ag.corridor.first_poly();
             let mut agent_pos = ag.npos;
-            if !self.query.is_valid_poly_ref(agent_ref, filter) {
+            let epoch = self.validity_epoch;
+            if !ag.corridor_start_known_valid(epoch)
+                && !self.query.is_valid_poly_ref(agent_ref, filter)
+            {
                 let (status, found) =
                     self.query
                         .find_nearest_poly(&ag.npos, &self.placement_half_extents, filter);
@@ -1045,8 +1061,12 @@ impl<'a> Crowd<'a> {
                     ag.target_state = MoveRequestState::None;
                 }
             }
-            if !ag.corridor.is_valid(CHECK_LOOKAHEAD, &self.query, filter) {
-                replan = true;
+            if !ag.corridor_start_known_valid(epoch) {
+                if ag.corridor.is_valid(CHECK_LOOKAHEAD, &self.query, filter) {
+                    ag.remember_corridor_start_valid(epoch);
+                } else {
+                    replan = true;
+                }
             }
             if ag.target_state == MoveRequestState::Valid
                 && ag.target_replan_time > TARGET_REPLAN_DELAY
@@ -1354,6 +1374,41 @@ mod tests {
         assert!(crowd.reset_move_target(a));
         walk(&mut crowd, 30);
         assert!(vlen(&crowd.agent(a).expect("agent").vel) < 0.01);
+    }
+
+    #[test]
+    fn an_edited_filter_is_met_by_the_next_update() {
+        use crate::crowd::test_mesh::SWIM;
+        let mesh = GridMesh::new(&["##~##"], &[]);
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        // Slow enough to stay on its first polygon, so its corridor keeps its start.
+        let slow = CrowdAgentParams {
+            max_speed: 0.01,
+            ..params()
+        };
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &slow).expect("agent");
+        assert!(crowd.request_move_target(a, mesh.poly(4, 0), &[4.5, 0.0, 0.5]));
+        walk(&mut crowd, 2);
+        let water = mesh.poly(2, 0);
+        assert!(
+            crowd
+                .agent(a)
+                .expect("agent")
+                .corridor
+                .path()
+                .contains(&water)
+        );
+        // The corridor's polygons were found valid; excluding water makes one of them
+        // invalid, and the agent re-plans short of it.
+        crowd.filter_mut(0).expect("filter").set_exclude_flags(SWIM);
+        walk(&mut crowd, 10);
+        let ag = crowd.agent(a).expect("agent");
+        assert_eq!(ag.corridor.first_poly(), mesh.poly(0, 0));
+        assert!(
+            !ag.corridor.path().contains(&water),
+            "{:?}",
+            ag.corridor.path()
+        );
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct LocalBoundary {
     nsegs: usize,
     polys: [PolyRef; MAX_LOCAL_POLYS],
     npolys: usize,
+    /// The validity epoch and filter under which every polygon was last found valid
+    /// ([`LocalBoundary::is_valid_in_epoch`]); cleared when the polygons change.
+    valid_in: Option<(u64, u8)>,
 }
 
 impl Default for LocalBoundary {
@@ -43,6 +46,7 @@ impl Default for LocalBoundary {
             nsegs: 0,
             polys: [0; MAX_LOCAL_POLYS],
             npolys: 0,
+            valid_in: None,
         }
     }
 }
@@ -107,6 +111,7 @@ impl LocalBoundary {
             return;
         }
         self.center = *pos;
+        self.valid_in = None;
         let mut neighbours = [NeighbourPoly::default(); MAX_LOCAL_POLYS];
         let (_, npolys) = query.find_local_neighbourhood(
             poly_ref,
@@ -142,6 +147,27 @@ impl LocalBoundary {
             && self.polys[..self.npolys]
                 .iter()
                 .all(|&r| query.is_valid_poly_ref(r, filter))
+    }
+
+    /// [`LocalBoundary::is_valid`] with `filter`, the filter numbered `filter_type`, in
+    /// validity epoch `epoch`: a span in which neither the navmesh nor any filter changes,
+    /// so that polygons valid once stay valid. A positive answer is remembered until the
+    /// polygons or the epoch change, and then given without checking again.
+    pub(crate) fn is_valid_in_epoch<F: PolyFilter + ?Sized>(
+        &mut self,
+        epoch: u64,
+        filter_type: u8,
+        query: &NavMeshQuery<'_>,
+        filter: &F,
+    ) -> bool {
+        if self.valid_in == Some((epoch, filter_type)) {
+            return true;
+        }
+        let valid = self.is_valid(query, filter);
+        if valid {
+            self.valid_in = Some((epoch, filter_type));
+        }
+        valid
     }
 
     /// Where the boundary was last collected (`f32::MAX` everywhere when empty).
@@ -252,5 +278,25 @@ mod tests {
         b.update(0, &[1.5, 0.0, 0.5], 2.0, &mut query, &all);
         assert_eq!(b, LocalBoundary::new());
         assert!(!b.is_valid(&query, &all));
+    }
+
+    #[test]
+    fn validity_is_remembered_within_an_epoch_and_filter_only() {
+        let mesh = GridMesh::new(&["##~"], &[]);
+        let mut query = NavMeshQuery::new(&mesh.nav, 64).expect("query");
+        let all = QueryFilter::default();
+        let walk_only = QueryFilter::with_flags(WALK, SWIM);
+        let mut b = LocalBoundary::new();
+        b.update(mesh.poly(1, 0), &[1.5, 0.0, 0.5], 2.0, &mut query, &all);
+        assert!(b.is_valid_in_epoch(0, 0, &query, &all));
+        // Remembered: the same epoch and filter number answer without checking.
+        assert!(b.is_valid_in_epoch(0, 0, &query, &walk_only));
+        // Another epoch or filter number checks again.
+        assert!(!b.is_valid_in_epoch(1, 0, &query, &walk_only));
+        assert!(!b.is_valid_in_epoch(0, 1, &query, &walk_only));
+        // New polygons forget the answer.
+        assert!(b.is_valid_in_epoch(2, 0, &query, &all));
+        b.update(mesh.poly(1, 0), &[1.5, 0.0, 0.5], 2.0, &mut query, &all);
+        assert!(!b.is_valid_in_epoch(2, 0, &query, &walk_only));
     }
 }

@@ -604,6 +604,11 @@ impl ObstacleAvoidanceQuery {
         let mut cr = vmax * (1.0 - p.vel_bias);
         let mut res = [dvel[0] * p.vel_bias, 0.0, dvel[2] * p.vel_bias];
         let mut ns = 0;
+        // The last pass's best velocity and its penalty. The next pass's first sample, the
+        // pattern's centre, is that velocity again: a winner was scored in full (a sample
+        // given up on never wins), and a pass's first sample always is, so the penalty is the
+        // same and is not computed twice (unless the samples are being recorded).
+        let mut scored: Option<(Vec3, f32)> = None;
         for _ in 0..p.adaptive_depth {
             let mut min_penalty = f32::MAX;
             let mut bvel = [0.0; 3];
@@ -612,20 +617,28 @@ impl ObstacleAvoidanceQuery {
                 if sqr(vcand[0]) + sqr(vcand[2]) > sqr(vmax + 0.001) {
                     continue;
                 }
-                let penalty = self.process_sample(
-                    &vcand,
-                    cr / 10.0,
-                    vel,
-                    dvel,
-                    min_penalty,
-                    debug.as_deref_mut(),
-                );
+                let penalty = match scored.take() {
+                    Some((best, penalty))
+                        if debug.is_none() && best.map(f32::to_bits) == vcand.map(f32::to_bits) =>
+                    {
+                        penalty
+                    }
+                    _ => self.process_sample(
+                        &vcand,
+                        cr / 10.0,
+                        vel,
+                        dvel,
+                        min_penalty,
+                        debug.as_deref_mut(),
+                    ),
+                };
                 ns += 1;
                 if penalty < min_penalty {
                     min_penalty = penalty;
                     bvel = vcand;
                 }
             }
+            scored = (min_penalty < f32::MAX).then_some((bvel, min_penalty));
             res = bvel;
             cr *= 0.5;
         }

@@ -35,6 +35,10 @@ struct Item {
     id: u32,
     next: u32,
     cell: u32,
+    /// Whether the cell left of this one (x - 1) holds an item of the same `add_item`, and
+    /// whether the cell below (y - 1) does; both false when the box's `i16` cells wrap.
+    same_id_left: bool,
+    same_id_below: bool,
 }
 
 /// The packed `i16` coordinates of cell (`x`, `y`) as an item stores them.
@@ -138,11 +142,19 @@ impl ProximityGrid {
         self.bounds[1] = self.bounds[1].min(iminy);
         self.bounds[2] = self.bounds[2].max(imaxx);
         self.bounds[3] = self.bounds[3].max(imaxy);
+        // Whether the box's cells keep their order as `i16` coordinates (no wrap), which the
+        // items' same-id neighbours need.
+        let keeps_order = |lo: i32, hi: i32| {
+            i64::from(hi) - i64::from(lo) == i64::from(hi as i16) - i64::from(lo as i16)
+        };
+        let contiguous = keeps_order(iminx, imaxx) && keeps_order(iminy, imaxy);
         for y in iminy..=imaxy {
             for x in iminx..=imaxx {
                 if self.pool.len() >= self.pool_size {
                     return;
                 }
+                let (same_id_left, same_id_below) =
+                    (contiguous && x > iminx, contiguous && y > iminy);
                 let (x, y) = (x as i16, y as i16);
                 let h = hash_pos(x, y, self.buckets.len());
                 let index = self.pool.len() as u32;
@@ -150,6 +162,8 @@ impl ProximityGrid {
                     id,
                     next: self.buckets[h],
                     cell: cell_key(x, y),
+                    same_id_left,
+                    same_id_below,
                 });
                 self.buckets[h] = index;
                 self.occupied[(y & 63) as usize] |= 1 << (x & 63);
@@ -172,10 +186,10 @@ impl ProximityGrid {
     /// `ids` is full.
     ///
     /// Cells outside the `i16` range are skipped, as no item can match them, and so are cells
-    /// that the occupancy bits rule out; the hash is stepped along the row (the wrapping
-    /// products are linear in x, so the values are `hash_pos`'s); and an id is looked for
-    /// among those already found only when its bit in a 64-bit summary of them is set,
-    /// searching newest first, where the other cells of the same agent are.
+    /// that the occupancy bits rule out, which are never visited. An item whose left or lower
+    /// neighbour cell holds the same `add_item` is of an id found already when the walk has
+    /// met that cell; any other id is looked for among those already found only when its
+    /// bit in a 64-bit summary of them is set, searching newest first.
     pub fn query_items(
         &self,
         minx: f32,
@@ -198,33 +212,39 @@ impl ProximityGrid {
                 continue;
             }
             let hy = y.wrapping_mul(HASH_Y);
-            let mut hx = x0.wrapping_mul(HASH_X);
-            for x in x0..x1 {
-                let h = ((hx ^ hy) & mask) as usize;
-                hx = hx.wrapping_add(HASH_X);
-                if row & (1 << (x & 63)) == 0 {
-                    continue;
-                }
-                let mut next = buckets[h];
-                if next == END_OF_CHAIN {
-                    continue;
-                }
-                let key = cell_key(x as i16, y as i16);
-                while let Some(item) = pool.get(next as usize) {
-                    next = item.next;
-                    if item.cell != key {
-                        continue;
+            // The row's cells in runs of at most 64, each run's occupancy bits rotated so
+            // that bit `k` is cell `start + k`: only the cells whose bit is set are visited.
+            for start in (x0..x1).step_by(64) {
+                let width = (x1 - start).min(64) as u32;
+                let mut cells = row.rotate_right((start & 63) as u32) & (u64::MAX >> (64 - width));
+                while cells != 0 {
+                    let x = start + cells.trailing_zeros() as i32;
+                    cells &= cells - 1;
+                    let h = ((x.wrapping_mul(HASH_X) ^ hy) & mask) as usize;
+                    let mut next = buckets[h];
+                    let key = cell_key(x as i16, y as i16);
+                    while let Some(item) = pool.get(next as usize) {
+                        next = item.next;
+                        if item.cell != key {
+                            continue;
+                        }
+                        // The cell left of this one (when x > x0) or below it (when y > y0) is
+                        // in the queried range and comes first: its item of the same
+                        // `add_item` has given this id already.
+                        if (item.same_id_left && x > x0) || (item.same_id_below && y > y0) {
+                            continue;
+                        }
+                        let bit = 1u64 << (item.id & 63);
+                        if seen & bit != 0 && ids[..n].iter().rev().any(|&id| id == item.id) {
+                            continue;
+                        }
+                        if n >= ids.len() {
+                            return n;
+                        }
+                        ids[n] = item.id;
+                        n += 1;
+                        seen |= bit;
                     }
-                    let bit = 1u64 << (item.id & 63);
-                    if seen & bit != 0 && ids[..n].iter().rev().any(|&id| id == item.id) {
-                        continue;
-                    }
-                    if n >= ids.len() {
-                        return n;
-                    }
-                    ids[n] = item.id;
-                    n += 1;
-                    seen |= bit;
                 }
             }
         }
@@ -393,6 +413,35 @@ mod tests {
         assert_eq!(g.item_count_at(65_539, 0), 0);
         let items = [(6, [65_539.5, 0.5, 65_539.5, 0.5])];
         assert_eq!(cpp_query(&items, 16, 1.0, [3.5, 0.5, 3.5, 0.5], 32), [6]);
+    }
+
+    #[test]
+    fn repeated_ids_and_wrapping_boxes_are_reported_as_in_cpp() {
+        // An id added twice over overlapping boxes, and a box across the i16 wrap, whose
+        // cells 32 767 and 32 768 (= -32 768) do not neighbour each other as i16.
+        let items = [
+            (4, [0.5, 0.5, 2.5, 1.5]),
+            (9, [1.5, 0.5, 1.5, 2.5]),
+            (4, [1.2, 1.2, 3.5, 2.5]),
+            (7, [32_767.5, 0.5, 32_768.5, 1.5]),
+        ];
+        let mut g = ProximityGrid::new(32, 1.0).expect("valid parameters");
+        for &(id, b) in &items {
+            g.add_item(u32::from(id), b[0], b[1], b[2], b[3]);
+        }
+        for q in [
+            [0.0, 0.0, 4.0, 3.0],
+            [1.5, 1.5, 3.0, 3.0],
+            [2.5, 0.0, 2.9, 2.9],
+            [-32_768.0, 0.0, -32_766.0, 2.0],
+            [32_766.5, 1.5, 32_767.5, 1.5],
+        ] {
+            let cpp: Vec<u32> = cpp_query(&items, 32, 1.0, q, 32)
+                .into_iter()
+                .map(u32::from)
+                .collect();
+            assert_eq!(query(&g, q[0], q[1], q[2], q[3]), cpp, "{q:?}");
+        }
     }
 
     #[test]

@@ -130,16 +130,26 @@ pub fn closest_height_point_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> 
 
 /// Whether `pt` lies inside the polygon in xz (`dtPointInPolygon`, crossing-number test).
 pub fn point_in_polygon(pt: &Vec3, verts: &[Vec3]) -> bool {
+    point_in_polygon_by(pt, verts.len(), |k| &verts[k])
+}
+
+/// [`point_in_polygon`] on the `n` vertices `vertex(0..n)`, so a polygon's vertices can be
+/// read where they are stored instead of being copied out first.
+#[inline]
+pub fn point_in_polygon_by<'v>(pt: &Vec3, n: usize, vertex: impl Fn(usize) -> &'v Vec3) -> bool {
+    let Some(last) = n.checked_sub(1) else {
+        return false;
+    };
     let mut inside = false;
-    let mut j = verts.len().wrapping_sub(1);
-    for (i, vi) in verts.iter().enumerate() {
-        let vj = &verts[j];
+    let mut vj = vertex(last);
+    for i in 0..n {
+        let vi = vertex(i);
         if ((vi[2] > pt[2]) != (vj[2] > pt[2]))
             && (pt[0] < (vj[0] - vi[0]) * (pt[2] - vi[2]) / (vj[2] - vi[2]) + vi[0])
         {
             inside = !inside;
         }
-        j = i;
+        vj = vi;
     }
     inside
 }

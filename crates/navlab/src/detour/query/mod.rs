@@ -701,14 +701,15 @@ impl<'a> NavMeshQuery<'a> {
 /// Most tiles `queryPolygons` takes from one grid cell (`MAX_NEIS`).
 const MAX_TILES_AT: usize = 32;
 
-/// `closestPointOnPolyBoundary` on a checked polygon.
+/// `closestPointOnPolyBoundary` on a checked polygon. The inside test comes first, alone:
+/// it is the edge distances' own test, and a point inside (the usual case: an agent on its
+/// corridor's first polygon) needs no distances.
 pub(crate) fn closest_point_on_poly_boundary(tile: &MeshTile, poly: &Poly, pos: &Vec3) -> Vec3 {
-    let (verts, nv) = poly_verts(tile, poly);
-    // The inside test `dtDistancePtPolyEdgesSqr` makes, first: inside, the edge distances
-    // are not needed.
-    if common::point_in_polygon(pos, &verts[..nv]) {
+    let indices = poly.vertex_indices();
+    if common::point_in_polygon_by(pos, indices.len(), |k| &tile.verts[usize::from(indices[k])]) {
         return *pos;
     }
+    let (verts, nv) = poly_verts(tile, poly);
     // The nearest edge, the lowest index among equals (edge `e` runs from vertex `e` to the
     // next); edge 0 is the starting candidate, as in C++.
     let next = |e: usize| (e + 1) % nv.max(1);
