@@ -88,6 +88,9 @@ pub struct CrowdState<Q> {
     /// corridor start found valid are not checked again until their polygons or this count
     /// change.
     validity_epoch: u64,
+    /// The stamp of the navmesh the crowd was last on: put back on it unchanged, the crowd
+    /// keeps its validity epoch.
+    nav_stamp: u64,
 }
 
 /// A crowd of agents on one navmesh (`dtCrowd`).
@@ -481,7 +484,12 @@ impl DetachedCrowd {
             path_queue: self.path_queue.attach(nav),
             query: self.query.attach(nav),
             velocity_sample_count: self.velocity_sample_count,
-            validity_epoch: self.validity_epoch + 1,
+            validity_epoch: if nav.stamp() == self.nav_stamp {
+                self.validity_epoch
+            } else {
+                self.validity_epoch + 1
+            },
+            nav_stamp: nav.stamp(),
         }
     }
 }
@@ -505,6 +513,7 @@ impl<'a> Crowd<'a> {
             query: self.query.detach(),
             velocity_sample_count: self.velocity_sample_count,
             validity_epoch: self.validity_epoch,
+            nav_stamp: self.nav_stamp,
         }
     }
 
@@ -559,6 +568,7 @@ impl<'a> Crowd<'a> {
             query,
             velocity_sample_count: 0,
             validity_epoch: 0,
+            nav_stamp: nav.stamp(),
         })
     }
 
@@ -587,6 +597,7 @@ impl<'a> Crowd<'a> {
             query: NavMeshQuery::new(nav, COMMON_QUERY_NODES)?,
             velocity_sample_count: self.velocity_sample_count,
             validity_epoch: self.validity_epoch + 1,
+            nav_stamp: nav.stamp(),
         })
     }
 
@@ -1406,6 +1417,38 @@ mod tests {
         assert_eq!(ag.corridor.first_poly(), mesh.poly(0, 0));
         assert!(
             !ag.corridor.path().contains(&water),
+            "{:?}",
+            ag.corridor.path()
+        );
+    }
+
+    /// Detached and put back on its navmesh unchanged, the crowd trusts what it checked;
+    /// after the navmesh changed in between (a polygon's flags), it checks again and the
+    /// agent re-plans short of the polygon now excluded.
+    #[test]
+    fn a_navmesh_changed_while_detached_is_checked_again() {
+        let mut mesh = GridMesh::new(&["#####"], &[]);
+        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
+        let slow = CrowdAgentParams {
+            max_speed: 0.01,
+            ..params()
+        };
+        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &slow).expect("agent");
+        assert!(crowd.request_move_target(a, mesh.poly(4, 0), &[4.5, 0.0, 0.5]));
+        walk(&mut crowd, 2);
+        let epoch = crowd.validity_epoch;
+        let mut crowd = crowd.detach().attach(&mesh.nav);
+        assert_eq!(crowd.validity_epoch, epoch, "the same navmesh, unchanged");
+        walk(&mut crowd, 1);
+        let detached = crowd.detach();
+        let blocked = mesh.poly(2, 0);
+        mesh.nav.set_poly_flags(blocked, 0).expect("a polygon");
+        let mut crowd = detached.attach(&mesh.nav);
+        assert_eq!(crowd.validity_epoch, epoch + 1);
+        walk(&mut crowd, 10);
+        let ag = crowd.agent(a).expect("agent");
+        assert!(
+            !ag.corridor.path().contains(&blocked),
             "{:?}",
             ag.corridor.path()
         );

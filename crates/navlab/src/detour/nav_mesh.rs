@@ -130,6 +130,16 @@ pub struct NavMesh {
     slots: Vec<TileSlot>,
     lookup: Vec<u32>,
     next_free: u32,
+    /// A number no other navmesh state has had: fresh from a process-wide counter whenever
+    /// the navmesh is made or changed (copies share it until either changes), so that what
+    /// a crowd checked on it is known to still hold when the crowd is put back on it.
+    stamp: u64,
+}
+
+/// The next [`NavMesh::stamp`].
+fn fresh_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Two tiles borrowed mutably at once, which may be the same tile.
@@ -213,7 +223,13 @@ impl NavMesh {
             slots: Vec::new(),
             lookup: vec![NONE; lookup_size as usize],
             next_free: if max_tiles > 0 { 0 } else { NONE },
+            stamp: fresh_stamp(),
         })
+    }
+
+    /// Changes whenever the navmesh does ([`NavMesh`]'s `stamp` field).
+    pub(crate) fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// A one-tile navmesh whose grid is the tile itself (`dtNavMesh::init(data, ...)`), as
@@ -431,6 +447,7 @@ impl NavMesh {
 
     /// Sets a polygon's ability flags (`setPolyFlags`).
     pub fn set_poly_flags(&mut self, r: PolyRef, flags: u16) -> Result<(), DetourError> {
+        self.stamp = fresh_stamp();
         self.poly_mut(r)?.flags = flags;
         Ok(())
     }
@@ -442,6 +459,7 @@ impl NavMesh {
 
     /// Sets a polygon's area id (`setPolyArea`).
     pub fn set_poly_area(&mut self, r: PolyRef, area: u8) -> Result<(), DetourError> {
+        self.stamp = fresh_stamp();
         self.poly_mut(r)?.set_area(area);
         Ok(())
     }
@@ -504,6 +522,7 @@ impl NavMesh {
         tile: impl Into<Box<MeshTile>>,
         last_ref: TileRef,
     ) -> Result<TileRef, DetourError> {
+        self.stamp = fresh_stamp();
         let mut tile = tile.into();
         let poly_count = tile.poly_count();
         if self.bits.poly_bits < common::ilog2(common::next_pow2(poly_count as u32)) {
@@ -642,6 +661,7 @@ impl NavMesh {
     /// [`NavMesh::remove_tile`] returning the tile as the navmesh held it, so that its memory
     /// can be reused for the next tile added (see [`NavMesh::add_tile`], which takes a box).
     pub fn remove_tile_boxed(&mut self, r: TileRef) -> Result<Box<MeshTile>, DetourError> {
+        self.stamp = fresh_stamp();
         let index = self.bits.tile(r) as usize;
         let (x, y) = match self.slots.get(index) {
             Some(TileSlot {
