@@ -47,7 +47,7 @@ enum Command {
     /// Protocol, with bevy_navlab's `remote` feature).
     Remote(remote::RemoteArgs),
     /// Open the viewer (needs the `viewer` feature).
-    View(view::ViewArgs),
+    View(Box<view::ViewArgs>),
 }
 
 /// Parses the command line, runs the command and turns an error, the command line's own
@@ -72,7 +72,7 @@ pub fn run() -> ExitCode {
         Some(Command::Crowd(args)) => crowd::run(&args),
         Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::Remote(args)) => remote::run(&args),
-        Some(Command::View(args)) => view::run(args),
+        Some(Command::View(args)) => view::run(*args),
         None => view::run(view::ViewArgs::default()),
     };
     match result {
