@@ -456,7 +456,11 @@ fn a_tool_pulls_the_level_and_pushes_a_navmesh_back() {
         std::thread::sleep(Duration::from_millis(1));
     }
     let (before, pulled, pushed, generation, after) = tool.join().expect("the round trip");
-    assert_eq!(pulled.sources.len(), level().len(), "every source is pulled");
+    assert_eq!(
+        pulled.sources.len(),
+        level().len(),
+        "every source is pulled"
+    );
     assert_eq!(generation, before.generation + 1);
     assert_eq!(after.generation, generation);
     assert!(after.pinned && after.has_navmesh);

@@ -526,15 +526,18 @@ fn straight_path(
     corners: &mut Vec<StraightPathPoint>,
 ) -> QueryResult<Vec<Waypoint>> {
     // Each polygon adds at most a corner and a crossing; the start and the end two more.
+    // The buffer only grows, so that calls after the first fill nothing.
     let mut capacity = 2 * polys.len() + 2;
     loop {
-        corners.resize(capacity, StraightPathPoint::default());
+        if corners.len() < capacity {
+            corners.resize(capacity, StraightPathPoint::default());
+        }
         let (status, count) = query.find_straight_path(&start, &goal, polys, corners, options);
         if status.is_failure() {
             return Err(QueryError::Failed(status));
         }
         if status.has_detail(Status::BUFFER_TOO_SMALL) {
-            capacity *= 2;
+            capacity = 2 * corners.len();
             continue;
         }
         return Ok(corners[..count]
