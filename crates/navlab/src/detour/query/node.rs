@@ -229,6 +229,7 @@ impl NodePool {
 /// An open-list entry: the node and the total it was queued with, kept beside the index so
 /// heap comparisons need not look the node up.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(8))]
 struct HeapEntry {
     total: f32,
     node: u32,
@@ -282,23 +283,24 @@ impl NodeQueue {
     /// Removes and returns the node with the lowest total.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<usize> {
-        if self.size == 0 {
-            return None;
-        }
-        let top = self.heap[0];
-        self.size -= 1;
-        let last = self.heap[self.size];
-        self.trickle_down(0, last);
+        let last_index = self.size.checked_sub(1)?;
+        debug_assert!(self.size <= self.heap.len());
+        // SAFETY: 0 <= last_index < size <= heap.len().
+        let (top, last) = unsafe {
+            (
+                *self.heap.get_unchecked(0),
+                *self.heap.get_unchecked(last_index),
+            )
+        };
+        self.size = last_index;
+        self.trickle_down_from_root(last);
         Some(top.node as usize)
     }
 
     /// Moves node `node`, whose total dropped to `total`, up to its place (`modify`).
     #[inline]
     pub(crate) fn modify(&mut self, node: usize, total: f32) {
-        if let Some(i) = self.heap[..self.size]
-            .iter()
-            .position(|e| e.node as usize == node)
-        {
+        if let Some(i) = self.position_of(node as u32) {
             self.bubble_up(
                 i,
                 HeapEntry {
@@ -309,13 +311,40 @@ impl NodeQueue {
         }
     }
 
+    /// The heap index of `node`, the first match of a front-to-back scan as in C++ (a node is
+    /// queued at most once, so it is also the only one). Blocks of entries are tested at once,
+    /// which the compiler vectorises, before the matching block is searched entry by entry.
+    #[inline]
+    fn position_of(&self, node: u32) -> Option<usize> {
+        const BLOCK: usize = 8;
+        let queued = &self.heap[..self.size];
+        let mut blocks = queued.chunks_exact(BLOCK);
+        let mut start = 0;
+        for block in blocks.by_ref() {
+            if block
+                .iter()
+                .fold(false, |found, e| found | (e.node == node))
+            {
+                break;
+            }
+            start += BLOCK;
+        }
+        queued[start..]
+            .iter()
+            .position(|e| e.node == node)
+            .map(|i| start + i)
+    }
+
     #[inline]
     fn bubble_up(&mut self, mut i: usize, entry: HeapEntry) {
+        debug_assert!(i < self.heap.len());
         while i > 0 {
             let parent = (i - 1) / 2;
             // SAFETY: parent < i < size <= heap.len().
             let up = unsafe { *self.heap.get_unchecked(parent) };
+            // Only a strictly greater parent moves down (NaN never does).
             if up.total > entry.total {
+                // SAFETY: i < size <= heap.len().
                 unsafe { *self.heap.get_unchecked_mut(i) = up };
                 i = parent;
             } else {
@@ -326,26 +355,32 @@ impl NodeQueue {
         unsafe { *self.heap.get_unchecked_mut(i) = entry };
     }
 
-    /// Detour's sift-down: follow the smaller child all the way to a leaf, then bubble the
-    /// entry up from there.
+    /// Detour's sift-down from the hole `pop` leaves at the root: follow the smaller child
+    /// (the left one on ties) all the way to a leaf, then bubble `entry` up from there.
     #[inline]
-    fn trickle_down(&mut self, mut i: usize, entry: HeapEntry) {
+    fn trickle_down_from_root(&mut self, entry: HeapEntry) {
         let size = self.size;
-        let mut child = i * 2 + 1;
-        while child < size {
-            // SAFETY: i < child < size <= heap.len(), and child + 1 is checked.
+        debug_assert!(size <= self.heap.len());
+        let mut hole = 0;
+        let mut left = 1;
+        // While both children exist: take the right one only when strictly smaller.
+        while left + 1 < size {
+            // SAFETY: hole < left < left + 1 < size <= heap.len().
             unsafe {
-                if child + 1 < size
-                    && self.heap.get_unchecked(child).total
-                        > self.heap.get_unchecked(child + 1).total
-                {
-                    child += 1;
-                }
-                *self.heap.get_unchecked_mut(i) = *self.heap.get_unchecked(child);
+                let right_smaller =
+                    self.heap.get_unchecked(left).total > self.heap.get_unchecked(left + 1).total;
+                let child = left + usize::from(right_smaller);
+                *self.heap.get_unchecked_mut(hole) = *self.heap.get_unchecked(child);
+                hole = child;
             }
-            i = child;
-            child = i * 2 + 1;
+            left = hole * 2 + 1;
         }
-        self.bubble_up(i, entry);
+        // A last lone left child.
+        if left < size {
+            // SAFETY: hole < left < size <= heap.len().
+            unsafe { *self.heap.get_unchecked_mut(hole) = *self.heap.get_unchecked(left) };
+            hole = left;
+        }
+        self.bubble_up(hole, entry);
     }
 }
