@@ -100,7 +100,7 @@ enum Call {
 /// A finished call.
 enum Reply {
     /// The level and the scene made of it (built off the main thread: it can be large).
-    Pulled(Result<(RemoteLevel, SceneData), String>),
+    Pulled(Result<Box<(RemoteLevel, SceneData)>, String>),
     /// The game's navmesh generation after the swap, and its state.
     Pushed(Result<(u64, usize, RemoteStatus), RemoteError>),
     Status(Result<RemoteStatus, RemoteError>),
@@ -170,7 +170,7 @@ fn start_calls(
 }
 
 /// Pulls the level and makes it a scene named after the game.
-fn pull(game: &Game) -> Result<(RemoteLevel, SceneData), String> {
+fn pull(game: &Game) -> Result<Box<(RemoteLevel, SceneData)>, String> {
     let level = game.pull_level().map_err(|e| e.to_string())?;
     if level.mesh.tri_count() == 0 {
         return Err(format!(
@@ -181,7 +181,7 @@ fn pull(game: &Game) -> Result<(RemoteLevel, SceneData), String> {
     let input =
         InputGeom::from_mesh(level.mesh.clone()).map_err(|e| format!("the game's level: {e}"))?;
     let name = format!("Bevy game at {}", game.address());
-    Ok((level, SceneData { input, name }))
+    Ok(Box::new((level, SceneData { input, name })))
 }
 
 fn push(game: &Game, nav: &SharedNavMesh) -> Result<(u64, usize, RemoteStatus), RemoteError> {
@@ -203,7 +203,8 @@ fn finish_calls(
     };
     link.call = None;
     let outcome = match reply {
-        Reply::Pulled(Ok((level, scene))) => {
+        Reply::Pulled(Ok(pulled)) => {
+            let (level, scene) = *pulled;
             let text = format!(
                 "Pulled {} sources, {} triangles from {}",
                 level.sources.len(),
