@@ -99,6 +99,24 @@ pub struct RemoteStatus {
     pub pinned: bool,
 }
 
+impl std::fmt::Display for RemoteStatus {
+    /// One line: `navmesh: yes, generation 2, 12 agents, a pushed navmesh holds`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "navmesh: {}, generation {}, {} agents{}",
+            if self.has_navmesh { "yes" } else { "no" },
+            self.generation,
+            self.agents,
+            if self.pinned {
+                ", a pushed navmesh holds"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
 /// A game at an address (`host:port`).
 #[derive(Clone, Debug)]
 pub struct Game {

@@ -479,7 +479,7 @@ fn a_running_game_is_pulled_from_and_pushed_to() {
          {\"click\": \"Push navmesh\"}\n\
          {\"expect\": \"generation is 2\"}\n\
          {\"click\": \"Status\"}\n\
-         {\"expect\": \"the pushed navmesh holds\"}\n",
+         {\"expect\": \"a pushed navmesh holds\"}\n",
     )
     .unwrap();
     let state_path = dir.join("state.json");

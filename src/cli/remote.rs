@@ -71,17 +71,7 @@ pub fn run(args: &RemoteArgs) -> Result<()> {
         }
         RemoteAction::Status => {
             let status = game.status().map_err(remote_error)?;
-            println!(
-                "navmesh: {}, generation {}, {} agents{}",
-                if status.has_navmesh { "yes" } else { "no" },
-                status.generation,
-                status.agents,
-                if status.pinned {
-                    ", a pushed navmesh holds"
-                } else {
-                    ""
-                }
-            );
+            println!("{status}");
         }
     }
     Ok(())

@@ -287,17 +287,7 @@ fn game_window(
                 (None, None) => {}
             }
             if let Some(status) = link.status {
-                ui.label(format!(
-                    "Game: navmesh {}, generation {}, {} agents{}",
-                    if status.has_navmesh { "yes" } else { "no" },
-                    status.generation,
-                    status.agents,
-                    if status.pinned {
-                        ", the pushed navmesh holds"
-                    } else {
-                        ""
-                    }
-                ));
+                ui.label(format!("Game {status}"));
             }
             if !link.sources.is_empty() {
                 ui.separator();

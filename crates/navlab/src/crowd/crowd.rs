@@ -1387,12 +1387,11 @@ mod tests {
         assert!(vlen(&crowd.agent(a).expect("agent").vel) < 0.01);
     }
 
-    #[test]
-    fn an_edited_filter_is_met_by_the_next_update() {
-        use crate::crowd::test_mesh::SWIM;
-        let mesh = GridMesh::new(&["##~##"], &[]);
+    /// A crowd on a one-row `mesh` with one agent sent from its first cell to its fifth,
+    /// after two updates. The agent is slow enough to stay on its first polygon, so its
+    /// corridor keeps its start.
+    fn slow_walker(mesh: &GridMesh) -> (Crowd<'_>, usize) {
         let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
-        // Slow enough to stay on its first polygon, so its corridor keeps its start.
         let slow = CrowdAgentParams {
             max_speed: 0.01,
             ..params()
@@ -1400,6 +1399,14 @@ mod tests {
         let a = crowd.add_agent(&[0.5, 0.0, 0.5], &slow).expect("agent");
         assert!(crowd.request_move_target(a, mesh.poly(4, 0), &[4.5, 0.0, 0.5]));
         walk(&mut crowd, 2);
+        (crowd, a)
+    }
+
+    #[test]
+    fn an_edited_filter_is_met_by_the_next_update() {
+        use crate::crowd::test_mesh::SWIM;
+        let mesh = GridMesh::new(&["##~##"], &[]);
+        let (mut crowd, a) = slow_walker(&mesh);
         let water = mesh.poly(2, 0);
         assert!(
             crowd
@@ -1428,14 +1435,7 @@ mod tests {
     #[test]
     fn a_navmesh_changed_while_detached_is_checked_again() {
         let mut mesh = GridMesh::new(&["#####"], &[]);
-        let mut crowd = Crowd::new(4, 0.3, &mesh.nav).expect("crowd");
-        let slow = CrowdAgentParams {
-            max_speed: 0.01,
-            ..params()
-        };
-        let a = crowd.add_agent(&[0.5, 0.0, 0.5], &slow).expect("agent");
-        assert!(crowd.request_move_target(a, mesh.poly(4, 0), &[4.5, 0.0, 0.5]));
-        walk(&mut crowd, 2);
+        let (crowd, a) = slow_walker(&mesh);
         let epoch = crowd.validity_epoch;
         let mut crowd = crowd.detach().attach(&mesh.nav);
         assert_eq!(crowd.validity_epoch, epoch, "the same navmesh, unchanged");
