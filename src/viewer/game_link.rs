@@ -31,7 +31,7 @@ pub struct GameLink {
     /// The outcome of the last call, shown under the buttons.
     pub outcome: Option<Result<String, String>>,
     /// The call on its way, if any.
-    call: Option<(Call, Task<Reply>)>,
+    call: Option<(GameLinkRequest, Task<Reply>)>,
 }
 
 impl Default for GameLink {
@@ -89,18 +89,11 @@ pub enum GameLinkRequest {
     Status,
 }
 
-/// The kind of call on its way, for the window's "Pulling…" line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Call {
-    Pull,
-    Push,
-    Status,
-}
-
 /// A finished call.
 enum Reply {
-    /// The level and the scene made of it (built off the main thread: it can be large).
-    Pulled(Result<Box<(RemoteLevel, SceneData)>, String>),
+    /// The level's sources and the scene its triangles make (built off the main thread: it
+    /// can be large).
+    Pulled(Result<Box<(Vec<RemoteSource>, SceneData)>, String>),
     /// The game's navmesh generation after the swap, and its state.
     Pushed(Result<(u64, usize, RemoteStatus), RemoteError>),
     Status(Result<RemoteStatus, RemoteError>),
@@ -145,7 +138,7 @@ fn start_calls(
         let pool = IoTaskPool::get();
         let call = match request {
             GameLinkRequest::Pull => (
-                Call::Pull,
+                request,
                 pool.spawn(async move { Reply::Pulled(pull(&game)) }),
             ),
             GameLinkRequest::Push => {
@@ -156,12 +149,12 @@ fn start_calls(
                     continue;
                 };
                 (
-                    Call::Push,
+                    request,
                     pool.spawn(async move { Reply::Pushed(push(&game, &nav)) }),
                 )
             }
             GameLinkRequest::Status => (
-                Call::Status,
+                request,
                 pool.spawn(async move { Reply::Status(game.status()) }),
             ),
         };
@@ -170,18 +163,17 @@ fn start_calls(
 }
 
 /// Pulls the level and makes it a scene named after the game.
-fn pull(game: &Game) -> Result<Box<(RemoteLevel, SceneData)>, String> {
-    let level = game.pull_level().map_err(|e| e.to_string())?;
-    if level.mesh.tri_count() == 0 {
+fn pull(game: &Game) -> Result<Box<(Vec<RemoteSource>, SceneData)>, String> {
+    let RemoteLevel { mesh, sources } = game.pull_level().map_err(|e| e.to_string())?;
+    if mesh.tri_count() == 0 {
         return Err(format!(
             "the game at {} has no NavMeshSource with triangles",
             game.address()
         ));
     }
-    let input =
-        InputGeom::from_mesh(level.mesh.clone()).map_err(|e| format!("the game's level: {e}"))?;
+    let input = InputGeom::from_mesh(mesh).map_err(|e| format!("the game's level: {e}"))?;
     let name = format!("Bevy game at {}", game.address());
-    Ok(Box::new((level, SceneData { input, name })))
+    Ok(Box::new((sources, SceneData { input, name })))
 }
 
 fn push(game: &Game, nav: &SharedNavMesh) -> Result<(u64, usize, RemoteStatus), RemoteError> {
@@ -204,14 +196,14 @@ fn finish_calls(
     link.call = None;
     let outcome = match reply {
         Reply::Pulled(Ok(pulled)) => {
-            let (level, scene) = *pulled;
+            let (sources, scene) = *pulled;
             let text = format!(
                 "Pulled {} sources, {} triangles from {}",
-                level.sources.len(),
-                level.mesh.tri_count(),
+                sources.len(),
+                scene.input.mesh.tri_count(),
                 link.address
             );
-            link.sources = level.sources;
+            link.sources = sources;
             builds.write(BuildRequest::Scene(Arc::new(scene)));
             Ok(text)
         }
@@ -273,9 +265,9 @@ fn game_window(
             match (&link.call, &link.outcome) {
                 (Some((call, _)), _) => {
                     ui.label(match call {
-                        Call::Pull => "Pulling the level…",
-                        Call::Push => "Pushing the navmesh…",
-                        Call::Status => "Asking…",
+                        GameLinkRequest::Pull => "Pulling the level…",
+                        GameLinkRequest::Push => "Pushing the navmesh…",
+                        GameLinkRequest::Status => "Asking…",
                     });
                 }
                 (None, Some(Ok(text))) => {
