@@ -12,6 +12,7 @@
 //! For the same input the tile bytes and the saved file equal C++ Detour's byte for byte.
 
 pub mod common;
+pub mod islands;
 mod load;
 pub mod nav_mesh;
 pub mod nav_mesh_builder;
