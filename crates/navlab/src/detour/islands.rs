@@ -55,14 +55,14 @@ impl Islands {
         let mut component_of_root = vec![u32::MAX; total];
         let mut components: Vec<Island> = Vec::new();
         let mut per_slot = Vec::with_capacity(mesh.max_tiles());
-        for slot in 0..mesh.max_tiles() {
+        for (slot, &first) in first_index.iter().enumerate() {
             let Some(tile) = mesh.tile(slot) else {
                 per_slot.push(Vec::new());
                 continue;
             };
             let mut ids = Vec::with_capacity(tile.poly_count());
             for poly in 0..tile.poly_count() {
-                let root = find(&mut parent, first_index[slot] + poly);
+                let root = find(&mut parent, first + poly);
                 if component_of_root[root] == u32::MAX {
                     component_of_root[root] = components.len() as u32;
                     components.push(Island::default());
