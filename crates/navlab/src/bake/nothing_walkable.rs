@@ -22,6 +22,8 @@ pub struct WalkableCounts {
     pub eroded: usize,
     /// Spans in a region after partitioning (tile-border regions aside).
     pub in_regions: usize,
+    /// Distinct regions after partitioning (tile-border regions aside), for comparing builds.
+    pub regions: usize,
     /// Polygons of the poly mesh.
     pub polygons: usize,
 }
@@ -34,6 +36,22 @@ pub fn spans_in_regions(chf: &CompactHeightfield) -> usize {
         .count()
 }
 
+/// How many distinct regions `chf`'s spans are in, tile-border regions aside.
+pub fn region_count(chf: &CompactHeightfield) -> usize {
+    let mut seen = vec![false; usize::from(u16::MAX) + 1];
+    let mut count = 0;
+    for span in chf
+        .spans
+        .iter()
+        .filter(|s| s.reg != 0 && s.reg & BORDER_REG == 0)
+    {
+        if !std::mem::replace(&mut seen[usize::from(span.reg)], true) {
+            count += 1;
+        }
+    }
+    count
+}
+
 impl WalkableCounts {
     /// Adds another tile's counts.
     pub fn add(&mut self, other: &WalkableCounts) {
@@ -41,6 +59,7 @@ impl WalkableCounts {
         self.filtered += other.filtered;
         self.eroded += other.eroded;
         self.in_regions += other.in_regions;
+        self.regions += other.regions;
         self.polygons += other.polygons;
     }
 }

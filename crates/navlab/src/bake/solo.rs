@@ -39,7 +39,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
+use crate::bake::nothing_walkable::{
+    WalkableCounts, nothing_walkable, region_count, spans_in_regions,
+};
 use crate::bake::progress::BuildProgress;
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
@@ -812,6 +814,7 @@ impl Build {
             filtered: self.span_counts.filtered_walkable,
             eroded: self.span_counts.eroded_walkable,
             in_regions: spans_in_regions(&self.regions),
+            regions: region_count(&self.regions),
             polygons: self.poly_mesh.npolys,
         }
     }

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::threads::prelude::*;
 
-use crate::bake::nothing_walkable::{WalkableCounts, nothing_walkable, spans_in_regions};
+use crate::bake::nothing_walkable::{
+    WalkableCounts, nothing_walkable, region_count, spans_in_regions,
+};
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, TileStages};
@@ -783,6 +785,7 @@ fn run_tile_pipeline(
         }
     }
     walkable.in_regions = spans_in_regions(&chf);
+    walkable.regions = region_count(&chf);
     if let Some(stages) = stages.as_deref_mut() {
         stages.regions = Some(chf.clone());
     }
