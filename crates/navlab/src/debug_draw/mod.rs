@@ -4,11 +4,14 @@
 //! Nothing here depends on a graphics library: the viewer turns a [`DebugDraw`] into meshes and
 //! line gizmos once per stage output, and tests can inspect it directly. This module holds the
 //! colours and batches; [`recast`] draws Recast's stages, [`detour`] the navmesh and
-//! [`input`] a geometry set's convex volumes and off-mesh connections, [`crowd`] a crowd's agents, [`tile_cache`] the tile cache and its obstacles, [`compare`] two builds' differences.
+//! [`input`] a geometry set's convex volumes and off-mesh connections, [`crowd`] a crowd's
+//! agents, [`tile_cache`] the tile cache and its obstacles, [`compare`] two builds' differences,
+//! and [`heat_map`] measured quantities coloured against the settings they are read against.
 
 pub mod compare;
 pub mod crowd;
 pub mod detour;
+pub mod heat_map;
 pub mod input;
 pub mod recast;
 pub mod tile_cache;

@@ -278,7 +278,7 @@ impl SpanFace {
 /// Faces still growing along one row (or column) of cells: a face joins the run of the same
 /// plane and colour that ended in the cell before, else starts its own.
 #[derive(Default)]
-struct FaceRuns {
+pub(super) struct FaceRuns {
     /// Open runs and the last cell each reached.
     open: Vec<(SpanFace, u32)>,
 }
@@ -286,7 +286,7 @@ struct FaceRuns {
 impl FaceRuns {
     /// Adds `face` of cell `at` along the run axis. A face with grey levels joins a run with
     /// grey levels that has room, whatever its level.
-    fn add(&mut self, face: SpanFace, at: u32) {
+    pub(super) fn add(&mut self, face: SpanFace, at: u32) {
         let same_plane = |(run, last): &&mut (SpanFace, u32)| {
             *last + 1 == at
                 && run.face == face.face
@@ -311,7 +311,7 @@ impl FaceRuns {
     }
 
     /// Emits the runs that did not reach cell `at - 1` (before adding cell `at`'s faces).
-    fn close_before(&mut self, at: u32, emit: &mut dyn FnMut(SpanFace)) {
+    pub(super) fn close_before(&mut self, at: u32, emit: &mut dyn FnMut(SpanFace)) {
         self.open.retain(|(run, last)| {
             let open = *last + 1 >= at;
             if !open {
@@ -322,7 +322,7 @@ impl FaceRuns {
     }
 
     /// Emits every run (at the end of a row).
-    fn close_all(&mut self, emit: &mut dyn FnMut(SpanFace)) {
+    pub(super) fn close_all(&mut self, emit: &mut dyn FnMut(SpanFace)) {
         for (run, _) in self.open.drain(..) {
             emit(run);
         }
