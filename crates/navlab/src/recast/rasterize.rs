@@ -444,12 +444,12 @@ fn corner_values<I: Copy + TryInto<usize>>(verts: &[f32], tri: &[I]) -> Option<[
 }
 
 /// The smallest normal y of a walkable triangle: cos of the slope limit.
-fn walkable_normal_y(walkable_slope_angle: f32) -> f32 {
+pub(crate) fn walkable_normal_y(walkable_slope_angle: f32) -> f32 {
     (walkable_slope_angle / 180.0 * std::f32::consts::PI).cos()
 }
 
 /// The unit normal of a triangle: `(v1 - v0) × (v2 - v0)`, normalised.
-fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
+pub(crate) fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 3] {
     let mut normal = vcross(&vsub(v1, v0), &vsub(v2, v0));
     vnormalize(&mut normal);
     normal
