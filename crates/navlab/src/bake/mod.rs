@@ -8,6 +8,7 @@
 pub mod authoring;
 pub mod compare;
 pub mod detour_input;
+pub mod explain;
 pub mod export;
 pub mod merge;
 pub mod nothing_walkable;

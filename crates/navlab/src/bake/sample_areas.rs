@@ -62,3 +62,17 @@ pub fn apply_area_flags(areas: &mut [u8], flags: &mut [u16], rule: impl Fn(u8, u
         (*area, *flag) = rule(*area, *flag);
     }
 }
+
+/// RecastDemo's name of an area id (its convex volume tool's list), with Recast's walkable
+/// area named as the ground it becomes under [`sample_area_flags`]; `None` for other ids.
+pub fn area_name(area: u8) -> Option<&'static str> {
+    match area {
+        area::GROUND | WALKABLE_AREA => Some("ground"),
+        area::WATER => Some("water"),
+        area::ROAD => Some("road"),
+        area::DOOR => Some("door"),
+        area::GRASS => Some("grass"),
+        area::JUMP => Some("jump"),
+        _ => None,
+    }
+}

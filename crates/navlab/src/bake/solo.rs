@@ -462,6 +462,12 @@ impl Build {
         self.intermediates_held
     }
 
+    /// Every heightfield pool slot's area as rasterized (empty when intermediates are not
+    /// held), read in place where [`Build::heightfield_rasterized`] would copy the field.
+    pub(crate) fn rasterized_areas(&self) -> &[u8] {
+        &self.rasterized_areas
+    }
+
     /// The heightfield as rasterized: the filtered one with the areas it had before the
     /// filters. Empty when intermediates are not held.
     pub fn heightfield_rasterized(&self) -> Heightfield {
