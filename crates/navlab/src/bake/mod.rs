@@ -10,6 +10,7 @@ pub mod detour_input;
 pub mod export;
 pub mod merge;
 pub mod nothing_walkable;
+pub mod profiles;
 pub mod progress;
 pub mod prune;
 pub mod sample_areas;
