@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agent_profiles;
 mod contours;
 mod detail_mesh;
 mod geometry;

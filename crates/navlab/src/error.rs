@@ -50,6 +50,14 @@ pub enum NavlabError {
         /// What is wrong with it.
         message: String,
     },
+    /// An agent profile (`name=radius,height,climb,slope`) or a list of them is unusable.
+    #[error("agent profile {profile}: {reason}")]
+    InvalidAgentProfile {
+        /// The profile as given (shortened), or the list's names.
+        profile: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An output path the run may not write: one of its inputs, a file an input names, or
     /// another output of the same run.
     #[error("{flag} {}: {problem}", path.display())]

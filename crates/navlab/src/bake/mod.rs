@@ -12,6 +12,7 @@ pub mod explain;
 pub mod export;
 pub mod merge;
 pub mod nothing_walkable;
+pub mod profiles;
 pub mod progress;
 pub mod prune;
 pub mod sample_areas;

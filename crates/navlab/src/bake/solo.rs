@@ -229,6 +229,17 @@ pub(crate) fn mark_triangle_areas(
     }
 }
 
+/// A heightfield rasterized outside a build, for [`Build::from_rasterized`].
+#[derive(Debug)]
+pub(crate) struct Rasterized {
+    /// The heightfield as rasterized, before the filters.
+    pub heightfield: Heightfield,
+    /// The area of each input triangle it was rasterized with.
+    pub triangle_areas: Vec<u8>,
+    /// The time spent making it, reported as the build's rasterization time.
+    pub time: Duration,
+}
+
 /// A solo navmesh build with every stage's output.
 ///
 /// Cloning is cheap for the input mesh (shared) and copies the stage outputs, which is what a
@@ -305,6 +316,21 @@ impl Build {
         retention: Retention,
     ) -> Result<Self> {
         Self::from_input_with(input, settings, retention, None)
+    }
+
+    /// [`Build::from_input_keeping`] starting from a heightfield rasterized elsewhere for
+    /// these settings (a rasterization shared by agent profiles, `bake::profiles`): the
+    /// stages after rasterization run as in a full build, so the build equals a full one when
+    /// the heightfield and its triangle areas equal what its own rasterization would give.
+    pub(crate) fn from_rasterized(
+        input: &InputGeom,
+        settings: BuildSettings,
+        retention: Retention,
+        rasterized: Rasterized,
+    ) -> Result<Self> {
+        let mut build = Self::unbuilt_for_input(input, settings, retention, None)?;
+        build.run_stages(Stage::Rasterize, Some(rasterized))?;
+        Ok(build)
     }
 
     fn from_input_with(
@@ -559,6 +585,12 @@ impl Build {
         } else {
             stage.min(self.failed_stage.unwrap_or(stage))
         };
+        self.run_stages(stage, None)
+    }
+
+    /// Runs `stage` and every later one, the rasterization's output being `rasterized` when
+    /// given.
+    fn run_stages(&mut self, stage: Stage, mut rasterized: Option<Rasterized>) -> Result<()> {
         self.context.reset_timers();
         self.context.reset_log();
         self.context.start_timer(TimerLabel::Total);
@@ -573,7 +605,8 @@ impl Build {
                 if let Some(progress) = &self.progress {
                     progress.start_stage(s as usize);
                 }
-                self.run_stage(s).inspect_err(|_| self.clear_from(s))
+                self.run_stage(s, &mut rasterized)
+                    .inspect_err(|_| self.clear_from(s))
             });
         self.context.stop_timer(TimerLabel::Total);
         result?;
@@ -629,8 +662,10 @@ impl Build {
         }
     }
 
-    fn run_stage(&mut self, stage: Stage) -> Result<()> {
+    /// Runs `stage`; rasterization takes `rasterized`'s heightfield when there is one.
+    fn run_stage(&mut self, stage: Stage, rasterized: &mut Option<Rasterized>) -> Result<()> {
         let started = Instant::now();
+        let mut time_elsewhere = Duration::ZERO;
         let cfg = &self.config;
         let ctx = &mut self.context;
         match stage {
@@ -642,26 +677,35 @@ impl Build {
                     self.mesh.vert_count() as f32 / 1000.0,
                     self.mesh.tri_count() as f32 / 1000.0
                 ));
-                let mut hf = Heightfield::try_new(
-                    cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch,
-                )?;
-                let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
-                mark_triangle_areas(
-                    ctx,
-                    cfg.walkable_slope_angle,
-                    &self.mesh,
-                    &self.mesh.tris,
-                    None,
-                    &mut areas,
-                )?;
-                rasterize::rasterize_triangles_parallel(
-                    ctx,
-                    &self.mesh.verts,
-                    &self.mesh.tris,
-                    &areas,
-                    &mut hf,
-                    cfg.walkable_climb,
-                )?;
+                let (hf, areas) = match rasterized.take() {
+                    Some(given) => {
+                        time_elsewhere = given.time;
+                        (given.heightfield, given.triangle_areas)
+                    }
+                    None => {
+                        let mut hf = Heightfield::try_new(
+                            cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch,
+                        )?;
+                        let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
+                        mark_triangle_areas(
+                            ctx,
+                            cfg.walkable_slope_angle,
+                            &self.mesh,
+                            &self.mesh.tris,
+                            None,
+                            &mut areas,
+                        )?;
+                        rasterize::rasterize_triangles_parallel(
+                            ctx,
+                            &self.mesh.verts,
+                            &self.mesh.tris,
+                            &areas,
+                            &mut hf,
+                            cfg.walkable_climb,
+                        )?;
+                        (hf, areas)
+                    }
+                };
                 self.triangle_areas = areas;
                 let (rasterized, rasterized_walkable) = hf.span_counts();
                 self.span_counts.rasterized = rasterized;
@@ -809,7 +853,7 @@ impl Build {
                 self.nav_mesh = self.create_nav_mesh()?.map(Arc::new);
             }
         }
-        self.stage_times[stage as usize] = Some(started.elapsed());
+        self.stage_times[stage as usize] = Some(started.elapsed() + time_elsewhere);
         Ok(())
     }
 

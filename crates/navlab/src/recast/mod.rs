@@ -20,6 +20,7 @@ pub(crate) mod parallel;
 pub mod poly_mesh;
 pub mod rasterize;
 pub mod region;
+pub mod span_log;
 
 pub use error::{Error, Result};
 

@@ -94,7 +94,7 @@ pub fn add_span(
         return Err(fail(ctx, STAGE, message));
     }
     let column = (x + z * hf.width) as usize;
-    insert_span(hf, column, smin, smax, area, flag_merge_threshold)
+    insert_span(hf, column, smin, smax, area, flag_merge_threshold, &mut ())
         .map_err(|PoolFull| pool_full(ctx, STAGE, hf))
 }
 
@@ -110,7 +110,7 @@ pub fn rasterize_triangle(
 ) -> Result<()> {
     ctx.start_timer(TimerLabel::RasterizeTriangles);
     let mut rasterizer = Rasterizer::new(hf);
-    let result = rasterizer.triangle(hf, v0, v1, v2, area, flag_merge_threshold);
+    let result = rasterizer.triangle(hf, v0, v1, v2, area, flag_merge_threshold, &mut ());
     ctx.stop_timer(TimerLabel::RasterizeTriangles);
     result.map_err(|PoolFull| pool_full(ctx, "rcRasterizeTriangle", hf))
 }
@@ -166,7 +166,7 @@ pub fn rasterize_triangle_soup(
         .zip(areas)
         .try_for_each(|(tri, &area)| {
             let [v0, v1, v2] = [0, 3, 6].map(|i| [tri[i], tri[i + 1], tri[i + 2]]);
-            rasterizer.triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
+            rasterizer.triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold, &mut ())
         });
     ctx.stop_timer(TimerLabel::RasterizeTriangles);
     result.map_err(|PoolFull| pool_full(ctx, STAGE, hf))
@@ -194,7 +194,7 @@ fn rasterize_indexed<I: Copy + TryInto<usize> + Display>(
             }
         };
         if rasterizer
-            .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold)
+            .triangle(hf, &v0, &v1, &v2, area, flag_merge_threshold, &mut ())
             .is_err()
         {
             result = Err(pool_full(ctx, STAGE, hf));
@@ -225,6 +225,42 @@ pub fn rasterize_triangles_parallel(
     hf: &mut Heightfield,
     flag_merge_threshold: i32,
 ) -> Result<()> {
+    rasterize_parallel_observed::<()>(ctx, verts, tris, areas, hf, flag_merge_threshold).map(|_| ())
+}
+
+/// Sees how each span insertion of a rasterization settles its area (what [`insert_span`]
+/// merges and where the result lands), so that the areas can be worked out again for other
+/// triangle areas and climbs without clipping the triangles again (`recast::span_log`).
+pub(crate) trait InsertionObserver: Default + Send {
+    /// Triangle `index` (of the input's) is rasterized next.
+    fn triangle(&mut self, index: u32);
+    /// The span in pool slot `slot` merges into the span being inserted; `gap` is how far the
+    /// merged top lies above that span's top (compared with the climb).
+    fn absorbed(&mut self, slot: u32, gap: u16);
+    /// The span being inserted lands in pool slot `slot` with the absorbed spans' extent.
+    fn placed(&mut self, slot: u32);
+}
+
+/// The plain rasterization observes nothing.
+impl InsertionObserver for () {
+    #[inline(always)]
+    fn triangle(&mut self, _: u32) {}
+    #[inline(always)]
+    fn absorbed(&mut self, _: u32, _: u16) {}
+    #[inline(always)]
+    fn placed(&mut self, _: u32) {}
+}
+
+/// [`rasterize_triangles_parallel`] telling an observer of each band what happens to spans'
+/// areas; returns each band's observer with the pool index its spans start at, in band order.
+pub(crate) fn rasterize_parallel_observed<O: InsertionObserver>(
+    ctx: &mut BuildContext,
+    verts: &[f32],
+    tris: &[i32],
+    areas: &[u8],
+    hf: &mut Heightfield,
+    flag_merge_threshold: i32,
+) -> Result<Vec<(u32, O)>> {
     const STAGE: &str = "rcRasterizeTriangles";
     check_triangle_arrays(ctx, STAGE, tris.len(), areas.len())?;
     if !hf.pool.is_empty() {
@@ -242,36 +278,49 @@ pub fn rasterize_triangles_parallel(
     ctx.start_timer(TimerLabel::RasterizeTriangles);
     let result = rasterize_bands(verts, &tris[..valid * 3], areas, hf, flag_merge_threshold);
     ctx.stop_timer(TimerLabel::RasterizeTriangles);
-    if let Err(spans) = result {
-        ctx.error(format!("{STAGE}: Out of memory."));
-        return Err(out_of_memory(hf, spans));
-    }
+    let observers = match result {
+        Ok(observers) => observers,
+        Err(spans) => {
+            ctx.error(format!("{STAGE}: Out of memory."));
+            return Err(out_of_memory(hf, spans));
+        }
+    };
     match tris.chunks_exact(3).nth(valid) {
-        Some(tri) => corners(ctx, STAGE, verts, tri, valid).map(|_| ()),
-        None => Ok(()),
+        Some(tri) => corners(ctx, STAGE, verts, tri, valid).map(|_| observers),
+        None => Ok(observers),
     }
 }
 
-/// The bands of [`rasterize_triangles_parallel`], joined into `hf`; on failure, the number of
-/// spans reached.
-fn rasterize_bands(
+/// The bands of [`rasterize_triangles_parallel`], joined into `hf`, with each band's observer
+/// and pool offset; on failure, the number of spans reached.
+fn rasterize_bands<O: InsertionObserver>(
     verts: &[f32],
     tris: &[i32],
     areas: &[u8],
     hf: &mut Heightfield,
     flag_merge_threshold: i32,
-) -> Result<(), usize> {
+) -> Result<Vec<(u32, O)>, usize> {
     let (w, h) = (hf.width.max(0), hf.height.max(0));
     // Every triangle in input order into `target` through `rasterizer`; on a full pool, the
     // spans reached. Indices were checked by the caller.
     let rasterize_all = |mut rasterizer: Rasterizer, target: &mut Heightfield| {
-        for (tri, &area) in tris.chunks_exact(3).zip(areas) {
+        let mut observer = O::default();
+        for (index, (tri, &area)) in tris.chunks_exact(3).zip(areas).enumerate() {
             let [v0, v1, v2] = corner_values(verts, tri).unwrap_or_default();
+            observer.triangle(index as u32);
             rasterizer
-                .triangle(target, &v0, &v1, &v2, area, flag_merge_threshold)
+                .triangle(
+                    target,
+                    &v0,
+                    &v1,
+                    &v2,
+                    area,
+                    flag_merge_threshold,
+                    &mut observer,
+                )
                 .map_err(|PoolFull| target.pool.len())?;
         }
-        Ok(())
+        Ok::<O, usize>(observer)
     };
     // A few bands per thread even out bands of unequal work; a grid that does not split (see
     // `Split`) is taken whole, without asking rayon for its threads.
@@ -282,21 +331,23 @@ fn rasterize_bands(
         h
     };
     if band_rows >= h {
-        return rasterize_all(Rasterizer::new(hf), hf);
+        return Ok(vec![(0, rasterize_all(Rasterizer::new(hf), hf)?)]);
     }
-    let rasterize_band = |first_row: i32| -> Result<Heightfield, usize> {
+    let rasterize_band = |first_row: i32| -> Result<(Heightfield, O), usize> {
         let rows = band_rows.min(h - first_row);
         let mut band =
             Heightfield::try_new(w, rows, hf.bmin, hf.bmax, hf.cs, hf.ch).map_err(|_| 0usize)?;
-        rasterize_all(Rasterizer::for_rows(&band, h, first_row), &mut band)?;
-        Ok(band)
+        let observer = rasterize_all(Rasterizer::for_rows(&band, h, first_row), &mut band)?;
+        Ok((band, observer))
     };
-    let bands: Vec<Heightfield> = (0..h)
+    let (bands, observers): (Vec<Heightfield>, Vec<O>) = (0..h)
         .step_by(band_rows as usize)
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(rasterize_band)
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .unzip();
 
     // Band k's pool indices move up by the pool sizes of the bands before it.
     let mut offsets = Vec::with_capacity(bands.len());
@@ -328,7 +379,7 @@ fn rasterize_bands(
     // so do the free lists.
     let mut pool: Vec<Span> = Vec::new();
     let (mut free_head, mut free_tail): (u32, Option<usize>) = (NO_SPAN, None);
-    for (band, offset) in bands.into_iter().zip(offsets) {
+    for (band, &offset) in bands.into_iter().zip(&offsets) {
         if pool.is_empty() {
             pool = band.pool;
         } else {
@@ -354,7 +405,7 @@ fn rasterize_bands(
     }
     hf.pool = pool;
     hf.free_head = free_head;
-    Ok(())
+    Ok(offsets.into_iter().zip(observers).collect())
 }
 
 /// The span pool cannot take another span: it would not fit in memory, or its `u32` indices
@@ -463,13 +514,15 @@ pub(crate) fn face_normal(v0: &[f32; 3], v1: &[f32; 3], v2: &[f32; 3]) -> [f32; 
 ///
 /// The merged span takes the pool slot of the first span it absorbs, which saves a free and an
 /// allocation in the common case of one overlap.
-fn insert_span(
+#[allow(clippy::too_many_arguments)]
+fn insert_span<O: InsertionObserver>(
     hf: &mut Heightfield,
     column: usize,
     smin: u16,
     smax: u16,
     area: u8,
     flag_merge_threshold: i32,
+    observer: &mut O,
 ) -> Result<(), PoolFull> {
     // Recast stores the area in 6 bits.
     let mut new = Span {
@@ -501,6 +554,7 @@ fn insert_span(
         if (i32::from(new.smax) - i32::from(span.smax)).abs() <= flag_merge_threshold {
             new.area = new.area.max(span.area);
         }
+        observer.absorbed(current, new.smax - span.smax);
         if slot == NO_SPAN {
             slot = current;
         } else {
@@ -517,6 +571,7 @@ fn insert_span(
     } else {
         hf.alloc_span(new)
     };
+    observer.placed(index);
     if previous == NO_SPAN {
         hf.columns[column] = index;
     } else {
@@ -582,7 +637,8 @@ impl Rasterizer {
     /// The clipping is Recast's `dividePoly`, computing the same values in the same order, but
     /// split in two: rows keep only the x and y their cells need, and a cell only yields its
     /// height range, since nothing else of it is used.
-    fn triangle(
+    #[allow(clippy::too_many_arguments)]
+    fn triangle<O: InsertionObserver>(
         &mut self,
         hf: &mut Heightfield,
         v0: &[f32; 3],
@@ -590,6 +646,7 @@ impl Rasterizer {
         v2: &[f32; 3],
         area: u8,
         flag_merge_threshold: i32,
+        observer: &mut O,
     ) -> Result<(), PoolFull> {
         let (w, h) = (hf.width, self.grid_height);
         let first_row = self.first_row;
@@ -702,6 +759,7 @@ impl Rasterizer {
                     smax as u16,
                     area,
                     flag_merge_threshold,
+                    observer,
                 )?;
             }
         }
