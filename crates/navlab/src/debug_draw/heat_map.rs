@@ -6,7 +6,7 @@
 //! the failing side of a setting take red ([`FAIL_NEAR`]) fading to magenta ([`FAIL_FAR`]) the
 //! further they are from it, a hue the passing ramp never reaches. Where a map compares with a
 //! setting, whether a value fails is decided by Recast's own test, in Recast's own units and
-//! f32 operations, so what is drawn failing is exactly what the build removes.
+//! f32 operations, so what is drawn failing is exactly what that test rejects.
 
 use std::collections::HashMap;
 
@@ -269,7 +269,10 @@ pub fn clearance(chf: &CompactHeightfield) -> HeatMap {
     let metres = |half_cells: u16| f32::from(half_cells) * chf.cs / 2.0;
     if layout_problem(chf).is_some() || chf.dist.len() != chf.spans.len() || chf.spans.is_empty() {
         let legend = Legend::plain(format!("{TITLE} (no distance field)"), "m", 0.0, 1.0);
-        return HeatMap::new(DebugDraw::default(), legend);
+        return HeatMap {
+            drawing: DebugDraw::default(),
+            legend,
+        };
     }
     let legend = Legend::plain(TITLE, "m", 0.0, metres(chf.max_distance));
     let drawing = cell_tops(&SpanGrid::of_compact(chf), |emit| {
@@ -379,7 +382,8 @@ pub fn overhead_clearance(hf: &Heightfield, walkable_height_m: f32) -> HeatMap {
 /// against minRegionArea (smaller regions are removed) and mergeRegionArea (smaller ones are
 /// merged into a neighbour), both in cells. Spans left in no region after the build (their
 /// region was removed) show as 0 cells; tile-border regions are not drawn. Colours are spaced
-/// logarithmically above minRegionArea, since region sizes span orders of magnitude.
+/// logarithmically above minRegionArea, since region sizes span orders of magnitude. Empty,
+/// saying so, when no span is in a region.
 pub fn region_area(
     chf: &CompactHeightfield,
     min_region_area: i32,
@@ -399,11 +403,17 @@ pub fn region_area(
         }
     }
     let largest = cells_of_region.iter().copied().max().unwrap_or(0);
-    let legend = region_legend(min_region_area, merge_region_area, largest);
+    let mut legend = region_legend(min_region_area, merge_region_area, largest);
+    if largest == 0 {
+        legend
+            .title
+            .push_str(" (no regions: not partitioned yet, or every region removed)");
+        return HeatMap {
+            drawing: DebugDraw::default(),
+            legend,
+        };
+    }
     let drawing = cell_tops(&SpanGrid::of_compact(chf), |emit| {
-        if !consistent {
-            return;
-        }
         walkable_spans(chf, |x, z, i| {
             let reg = chf.spans[i].reg;
             if reg & BORDER_REG != 0 {
@@ -780,7 +790,7 @@ pub fn tile_stats(tiles: &[TileStat], kind: TileStatKind) -> HeatMap {
 pub fn search_nodes(mesh: &NavMesh, pool: &NodePool) -> HeatMap {
     let nodes = pool.nodes();
     let largest = nodes.iter().map(|n| n.cost).fold(0.0, f32::max);
-    let legend = Legend::plain("A* cost from the start (g)", "cost", 0.0, largest);
+    let legend = Legend::plain("A* cost from the start, g", "cost", 0.0, largest);
     let mut cheapest: HashMap<PolyRef, f32> = HashMap::new();
     let mut order = Vec::new();
     let mut points = PointBatch::new(4.0);
@@ -1318,9 +1328,18 @@ mod tests {
         ];
         for map in maps {
             assert!(map.drawing.is_empty(), "{}", map.legend.title);
+            assert_eq!(
+                map.legend.title.matches('(').count(),
+                1,
+                "{}",
+                map.legend.title
+            );
             assert!(map.legend.title.contains("no") || map.legend.title.contains("nothing"));
             assert_legend_well_formed(&map.legend);
         }
+        let unpartitioned = strip(&[0; 3], &[true; 2], &[0; 3]);
+        let map = region_area(&unpartitioned, 8, 20);
+        assert!(map.drawing.is_empty() && map.legend.title.contains("no regions"));
         // Broken arrays are refused, not indexed.
         let broken = CompactHeightfield {
             width: 3,
