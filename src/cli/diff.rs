@@ -324,24 +324,42 @@ fn changes_json(polys: &PolyChanges, spans: Option<&SpanChanges>, climb: f32) ->
         "areaLost": polys.lost_area,
         "cellsGained": spans.map(|s| s.gained.len()),
         "cellsLost": spans.map(|s| s.lost.len()),
-        "cellClimb": climb,
+        "cellClimb": decimal(climb),
     })
 }
 
 fn path_json(line: &TestLine, index: usize, path: &PathComparison) -> Value {
     json!({
         "index": index,
-        "start": line.start,
-        "end": line.end,
+        "start": point_json(&line.start),
+        "end": point_json(&line.end),
         "reachableA": path.reachable_a,
         "reachableB": path.reachable_b,
-        "lengthA": path.length_a,
-        "lengthB": path.length_b,
-        "pathA": path.path_a,
-        "pathB": path.path_b,
+        "lengthA": path.length_a.map(decimal),
+        "lengthB": path.length_b.map(decimal),
+        "pathA": points_json(&path.path_a),
+        "pathB": points_json(&path.path_b),
     })
 }
 
 fn settings_json(settings: &BuildSettings) -> Value {
-    serde_json::to_value(settings).expect("build settings always serialise")
+    // Through text, so each f32 is written as its shortest decimal (0.3, not 0.30000001…).
+    let text = serde_json::to_string(settings).expect("build settings always serialise");
+    serde_json::from_str(&text).expect("serde_json reads what it writes")
+}
+
+/// An f32 as the f64 of its shortest decimal, so the JSON says 0.3 and not 0.30000001192092896.
+fn decimal(value: f32) -> f64 {
+    value
+        .to_string()
+        .parse()
+        .expect("a finite f32 prints as a number")
+}
+
+fn point_json(point: &[f32; 3]) -> Value {
+    json!(point.map(decimal))
+}
+
+fn points_json(points: &[[f32; 3]]) -> Value {
+    Value::Array(points.iter().map(point_json).collect())
 }

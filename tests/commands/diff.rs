@@ -72,8 +72,8 @@ fn a_lower_climb_loses_the_stairs_and_their_paths() {
         assert!(stdout.contains(row), "{row}: {stdout}");
     }
     let report = read_json(&json);
-    assert_eq!(report["settingsA"]["agentMaxClimb"], 0.9f32 as f64);
-    assert_eq!(report["settingsB"]["agentMaxClimb"], 0.3f32 as f64);
+    assert_eq!(report["settingsA"]["agentMaxClimb"], 0.9);
+    assert_eq!(report["settingsB"]["agentMaxClimb"], 0.3);
     let area = |side: &str| report[side]["walkableArea"].as_f64().unwrap();
     // The stairs and the steps of the ramp are some 700 m² of the 4100.
     assert!(
@@ -102,7 +102,7 @@ fn a_lower_climb_loses_the_stairs_and_their_paths() {
         (&true.into(), &true.into())
     );
     assert_eq!(ground["lengthA"], ground["lengthB"]);
-    assert_eq!(ground["start"][0], 18.252758f32 as f64);
+    assert_eq!(ground["start"][0], 18.252758);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -223,7 +223,7 @@ fn b_is_a_then_its_file_then_its_sets() {
     ]));
     let report = read_json(&json);
     let (a, b) = (&report["settingsA"], &report["settingsB"]);
-    let f = |x: f32| Value::from(x as f64);
+    let f = Value::from;
     assert_eq!((&a["cellSize"], &a["agentRadius"]), (&f(0.4), &f(0.5)));
     assert_eq!((&a["edgeMaxLen"], &a["agentMaxClimb"]), (&f(20.0), &f(0.9)));
     // A's file and A's --set, then B's file's keys, then --set-b.
