@@ -60,8 +60,7 @@ pub struct DiffArgs {
 struct Built {
     summary: BuildSummary,
     nav_mesh: Arc<NavMesh>,
-    /// The final compact heightfield and the agent's climb, for a solo build (a tiled build
-    /// keeps no compact heightfield).
+    /// The solo build, for its final compact heightfield (a tiled build keeps none).
     solo: Option<Build>,
 }
 
@@ -132,8 +131,18 @@ fn check_files(args: &DiffArgs, input: &InputGeom) -> Result<()> {
         ("B's settings file", &args.config_b),
         ("the test-case file", &args.cases),
     ] {
-        if let Some(path) = path {
-            files.input(what, path);
+        let Some(path) = path else {
+            continue;
+        };
+        files.input(what, path);
+        // A `.gset` settings file names a mesh too, read or not.
+        if is_gset(path)
+            && let Ok(geom_set) = GeomSet::load(path)
+        {
+            files.input(
+                format!("{what}'s mesh"),
+                &geom_set.mesh_path_relative_to(path),
+            );
         }
     }
     files.output("--json", args.json.as_deref()).check()
