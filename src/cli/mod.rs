@@ -1,10 +1,12 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
-//! test-case file; `navlab crowd` walks a crowd over one; `navlab merge` joins partial bakes;
-//! `navlab tilecache` runs the Temp Obstacles sample with obstacles; `navlab view` (and
-//! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
+//! test-case file; `navlab crowd` walks a crowd over one; `navlab diff` builds with two sets of
+//! settings and shows what changed; `navlab merge` joins partial bakes; `navlab tilecache` runs
+//! the Temp Obstacles sample with obstacles; `navlab view` (and `navlab` alone) opens the
+//! viewer when built with the `viewer` feature. One file per command.
 
 mod bake;
 mod crowd;
+mod diff;
 mod merge;
 mod outputs;
 mod remote;
@@ -38,6 +40,9 @@ enum Command {
     Merge(merge::MergeArgs),
     /// Run a RecastDemo test-case file (paths and raycasts) on the navmesh it names.
     Test(test::TestArgs),
+    /// Build a level with two sets of settings (B = A with B's changes) and show what changed:
+    /// the figures of both, the surface and cells gained and lost, and paths under both.
+    Diff(diff::DiffArgs),
     /// Walk RecastDemo's crowd tool agents from a test-case file's `pf` lines and record them.
     Crowd(crowd::CrowdArgs),
     /// Build RecastDemo's Temp Obstacles tile cache and navmesh, add and remove cylinder
@@ -70,6 +75,7 @@ pub fn run() -> ExitCode {
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Test(args)) => test::run(&args),
         Some(Command::Crowd(args)) => crowd::run(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::Remote(args)) => remote::run(&args),
         Some(Command::View(args)) => view::run(*args),

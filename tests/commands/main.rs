@@ -10,5 +10,6 @@ mod bake_split;
 mod cited_files;
 mod cli;
 mod cli_test;
+mod diff;
 mod remote;
 mod tilecache_cli;

@@ -43,8 +43,10 @@ pub enum NavlabError {
         message: String,
     },
     /// A `--set NAME=VALUE` override could not be applied.
-    #[error("--set {assignment}: {message}")]
+    #[error("{flag} {assignment}: {message}")]
     InvalidSettingOverride {
+        /// The flag that gave it: `--set`, or a command's own (`navlab diff --set-b`).
+        flag: &'static str,
         /// The `NAME=VALUE` as given (shortened).
         assignment: String,
         /// What is wrong with it.

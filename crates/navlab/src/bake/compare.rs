@@ -229,6 +229,21 @@ fn uncovered_polys(of: &NavMesh, by: &NavMesh, tolerance: f32) -> (Vec<PolyRef>,
 fn uncovered_area(tile: &MeshTile, poly: usize, by: &NavMesh, tolerance: f32) -> f64 {
     let mut uncovered = 0.0;
     for [a, b, c] in (0..).map_while(|tri| tile.detail_tri_vertices(poly, tri)) {
+        // The polygons of `by` that may cover any of the triangle, looked up once for all its
+        // pieces; the one that covered the last piece is tried first.
+        let mut low = a;
+        let mut high = a;
+        for p in [b, c] {
+            for k in 0..3 {
+                low[k] = low[k].min(p[k]);
+                high[k] = high[k].max(p[k]);
+            }
+        }
+        low[1] -= tolerance;
+        high[1] += tolerance;
+        let candidates = polys_near(by, low, high);
+        let mut last_cover = 0;
+
         let [a, b, c] = [a, b, c].map(|p| p.map(f64::from));
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
@@ -257,8 +272,9 @@ fn uncovered_area(tile: &MeshTile, poly: usize, by: &NavMesh, tolerance: f32) ->
                 let up = at(s + 1.0 / 3.0, t + 1.0 / 3.0);
                 let down = (i + j + 2 <= pieces).then(|| at(s + 2.0 / 3.0, t + 2.0 / 3.0));
                 for centre in std::iter::once(up).chain(down) {
-                    if !covers(by, centre, tolerance) {
-                        uncovered += piece_area;
+                    match covering(&candidates, last_cover, centre, tolerance) {
+                        Some(k) => last_cover = k,
+                        None => uncovered += piece_area,
                     }
                 }
             }
@@ -267,19 +283,42 @@ fn uncovered_area(tile: &MeshTile, poly: usize, by: &NavMesh, tolerance: f32) ->
     uncovered
 }
 
-/// Whether a ground polygon of `mesh` lies over `point` within `tolerance` of its height.
-fn covers(mesh: &NavMesh, point: [f32; 3], tolerance: f32) -> bool {
-    const MAX_CANDIDATES: usize = 128;
-    let (x, y) = mesh.calc_tile_loc(&point);
-    let low = [point[0], point[1] - tolerance, point[2]];
-    let high = [point[0], point[1] + tolerance, point[2]];
-    mesh.tile_indices_at(x, y)
-        .filter_map(|slot| mesh.tile(slot))
-        .any(|tile| {
-            tile.query_polygons(&low, &high, MAX_CANDIDATES)
-                .into_iter()
-                .filter_map(|poly| tile.poly_height(poly, &point))
-                .any(|height| (height - point[1]).abs() <= tolerance)
+/// The ground polygons of `mesh`, as tile and index, whose bounds overlap the box from `low`
+/// to `high`.
+fn polys_near(mesh: &NavMesh, low: [f32; 3], high: [f32; 3]) -> Vec<(&MeshTile, usize)> {
+    const MAX_PER_TILE: usize = 4096;
+    let (x0, y0) = mesh.calc_tile_loc(&low);
+    let (x1, y1) = mesh.calc_tile_loc(&high);
+    let mut polys = Vec::new();
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            for tile in mesh
+                .tile_indices_at(x, y)
+                .filter_map(|slot| mesh.tile(slot))
+            {
+                let found = tile.query_polygons(&low, &high, MAX_PER_TILE);
+                polys.extend(found.into_iter().map(|poly| (tile, poly)));
+            }
+        }
+    }
+    polys
+}
+
+/// Which of `candidates` lies over `point` within `tolerance` of its height, trying `first`
+/// before the others.
+fn covering(
+    candidates: &[(&MeshTile, usize)],
+    first: usize,
+    point: [f32; 3],
+    tolerance: f32,
+) -> Option<usize> {
+    std::iter::once(first)
+        .chain(0..candidates.len())
+        .find(|&k| {
+            candidates.get(k).is_some_and(|&(tile, poly)| {
+                tile.poly_height(poly, &point)
+                    .is_some_and(|height| (height - point[1]).abs() <= tolerance)
+            })
         })
 }
 
@@ -536,7 +575,10 @@ mod tests {
         // round (60 m of edge, less the wall's own edges).
         assert!(polys.gained_area > 10.0, "gained {} m²", polys.gained_area);
         let gap = [10.0, 0.0, 5.0];
-        let gap_covered = |mesh: &NavMesh| covers(mesh, gap, 0.5);
+        let gap_covered = |mesh: &NavMesh| {
+            let near = polys_near(mesh, [10.0, -0.5, 5.0], [10.0, 0.5, 5.0]);
+            covering(&near, 0, gap, 0.5).is_some()
+        };
         assert!(!gap_covered(mesh_a) && gap_covered(mesh_b));
         let area_b = BuildSummary::of_solo(&b).walkable_area;
         let area_a = BuildSummary::of_solo(&a).walkable_area;

@@ -383,29 +383,31 @@ impl BuildSettings {
     /// mark is skipped, and a key that is not a setting is refused with the nearest valid name
     /// (a misspelled key would otherwise silently leave its default in place).
     pub fn parse_toml(bytes: &[u8], source: &Path) -> Result<Self> {
-        let fail = |message: String| NavlabError::InvalidSettingsFile {
-            path: source.to_owned(),
-            message,
-        };
-        let text = std::str::from_utf8(crate::file::strip_utf8_bom(bytes))
-            .map_err(|_| fail("this is not a settings file (it is not UTF-8 text)".into()))?;
-        let syntax_error = |err: toml::de::Error| fail(toml_error_line(text, &err));
-        let keys: std::collections::BTreeMap<toml::Spanned<String>, toml::Value> =
-            toml::from_str(text).map_err(syntax_error)?;
-        let unknown = keys
-            .iter()
-            .filter(|(key, _)| !SETTING_NAMES.contains(&key.get_ref().as_str()))
-            .min_by_key(|(key, _)| key.span().start);
-        if let Some((key, value)) = unknown {
-            let line = line_of(text, key.span().start);
-            return Err(fail(format!(
-                "line {line}: {}",
-                unknown_key_message(key.get_ref(), value.is_table())
-            )));
-        }
-        let settings: BuildSettings = toml::from_str(text).map_err(syntax_error)?;
+        let (text, _) = checked_toml_keys(bytes, source)?;
+        let settings: BuildSettings = toml::from_str(text)
+            .map_err(|err| settings_file_error(source, toml_error_line(text, &err)))?;
         settings.validate()?;
         Ok(settings)
+    }
+
+    #[cfg(feature = "toml")]
+    /// Sets only the keys a TOML settings file has, keeping the others: a variant described
+    /// by its differences from these settings (`navlab diff --config-b`). The file is checked
+    /// as [`BuildSettings::load_toml`] checks it, and the result is validated.
+    pub fn apply_toml_file(&mut self, path: &Path) -> Result<()> {
+        let bytes = crate::file::read_capped(path, MAX_SETTINGS_FILE_BYTES)?;
+        let (_, keys) = checked_toml_keys(&bytes, path)?;
+        let mut table =
+            toml::Table::try_from(&*self).expect("build settings always serialise as a TOML table");
+        for (key, value) in keys {
+            table.insert(key.into_inner(), value);
+        }
+        let updated: BuildSettings = table.try_into().map_err(|err: toml::de::Error| {
+            settings_file_error(path, err.message().trim().replace('\n', " "))
+        })?;
+        updated.validate()?;
+        *self = updated;
+        Ok(())
     }
 
     /// The setting whose name is nearest to `key` (ignoring case, `_` and `-`), if near enough
@@ -431,6 +433,7 @@ impl BuildSettings {
     /// build pipelines that tune a setting or two without a file. The result is validated.
     pub fn set(&mut self, assignment: &str) -> Result<()> {
         let fail = |message: String| NavlabError::InvalidSettingOverride {
+            flag: "--set",
             assignment: crate::warnings::excerpt(assignment, 80),
             message,
         };
@@ -477,6 +480,44 @@ impl BuildSettings {
             self.to_toml_string().as_bytes(),
         )?)
     }
+}
+
+#[cfg(feature = "toml")]
+fn settings_file_error(path: &Path, message: String) -> NavlabError {
+    NavlabError::InvalidSettingsFile {
+        path: path.to_owned(),
+        message,
+    }
+}
+
+#[cfg(feature = "toml")]
+/// A settings file's text and keys: UTF-8 TOML (a leading byte-order mark skipped) whose every
+/// key is a setting, a wrong one refused with the nearest valid name (a misspelled key would
+/// otherwise silently leave its value unchanged).
+fn checked_toml_keys<'a>(
+    bytes: &'a [u8],
+    source: &Path,
+) -> Result<(
+    &'a str,
+    std::collections::BTreeMap<toml::Spanned<String>, toml::Value>,
+)> {
+    let fail = |message: String| settings_file_error(source, message);
+    let text = std::str::from_utf8(crate::file::strip_utf8_bom(bytes))
+        .map_err(|_| fail("this is not a settings file (it is not UTF-8 text)".into()))?;
+    let keys: std::collections::BTreeMap<toml::Spanned<String>, toml::Value> =
+        toml::from_str(text).map_err(|err| fail(toml_error_line(text, &err)))?;
+    let unknown = keys
+        .iter()
+        .filter(|(key, _)| !SETTING_NAMES.contains(&key.get_ref().as_str()))
+        .min_by_key(|(key, _)| key.span().start);
+    if let Some((key, value)) = unknown {
+        let line = line_of(text, key.span().start);
+        return Err(fail(format!(
+            "line {line}: {}",
+            unknown_key_message(key.get_ref(), value.is_table())
+        )));
+    }
+    Ok((text, keys))
 }
 
 #[cfg(feature = "toml")]
@@ -568,6 +609,31 @@ mod tests {
         assert_eq!(cfg.merge_region_area, 400);
         assert_eq!(cfg.detail_sample_dist, 1.800_000_07);
         assert_eq!(cfg.detail_sample_max_error, 0.200_000_003);
+    }
+
+    #[test]
+    #[cfg(feature = "toml")]
+    fn a_file_applied_over_settings_sets_only_its_keys() {
+        let dir = std::env::temp_dir().join(format!("navlab-apply-toml-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (variant, misspelt) = (dir.join("variant.toml"), dir.join("misspelt.toml"));
+        std::fs::write(&variant, "agentMaxClimb = 0.3\n").unwrap();
+        std::fs::write(&misspelt, "agentMaxClmb = 0.3\n").unwrap();
+        let base = BuildSettings {
+            cell_size: 0.2,
+            ..BuildSettings::default()
+        };
+        let mut settings = base.clone();
+        settings.apply_toml_file(&variant).unwrap();
+        let expected = BuildSettings {
+            agent_max_climb: 0.3,
+            ..base.clone()
+        };
+        assert_eq!(settings, expected);
+        let err = settings.apply_toml_file(&misspelt).unwrap_err().to_string();
+        assert!(err.contains("agentMaxClimb"), "{err}");
+        assert_eq!(settings, expected);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
