@@ -104,7 +104,7 @@ fn parse_tile_range(text: &str) -> std::result::Result<TileRange, String> {
 
 /// The settings file's values: TOML with RecastDemo's names, or a `.gset`'s `s` line; without a
 /// file, the input's own (a `.gset` input's saved settings, else RecastDemo's defaults).
-fn load_settings(path: Option<&Path>, input: &InputGeom) -> Result<BuildSettings> {
+pub(super) fn load_settings(path: Option<&Path>, input: &InputGeom) -> Result<BuildSettings> {
     match path {
         None => Ok(BuildSettings::for_input(input)),
         Some(path)

@@ -1,10 +1,12 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
 //! test-case file; `navlab crowd` walks a crowd over one; `navlab merge` joins partial bakes;
-//! `navlab tilecache` runs the Temp Obstacles sample with obstacles; `navlab view` (and
-//! `navlab` alone) opens the viewer when built with the `viewer` feature. One file per command.
+//! `navlab tilecache` runs the Temp Obstacles sample with obstacles; `navlab explain` says why a
+//! spot is or is not walkable; `navlab view` (and `navlab` alone) opens the viewer when built
+//! with the `viewer` feature. One file per command.
 
 mod bake;
 mod crowd;
+mod explain;
 mod merge;
 mod outputs;
 mod remote;
@@ -46,6 +48,9 @@ enum Command {
     /// Pull a running Bevy game's level, push a navmesh to it, or read its state (Bevy Remote
     /// Protocol, with bevy_navlab's `remote` feature).
     Remote(remote::RemoteArgs),
+    /// Say why a spot is or is not walkable: the stage and setting that removed it, the
+    /// value measured and the value that would keep it.
+    Explain(explain::ExplainArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(Box<view::ViewArgs>),
 }
@@ -72,6 +77,7 @@ pub fn run() -> ExitCode {
         Some(Command::Crowd(args)) => crowd::run(&args),
         Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::Remote(args)) => remote::run(&args),
+        Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::View(args)) => view::run(*args),
         None => view::run(view::ViewArgs::default()),
     };
