@@ -155,7 +155,7 @@ impl Spot<'_> {
             && hf.columns.len() == (hf.width * hf.height) as usize
             && build.rasterized_areas().len() == hf.pool.len();
         if !held {
-            return self.from_regions_only();
+            return self.regions_only();
         }
         let Some(index) = nearest_span(hf, self.x, self.z, self.point[1]) else {
             return Explanation::removed(
@@ -193,7 +193,7 @@ impl Spot<'_> {
         if chf.areas[i] == NULL_AREA {
             return self.at_erode(i).at(position);
         }
-        self.from_regions(i, low_step).at(position)
+        self.after_erosion(i, low_step).at(position)
     }
 
     /// The point on the surface of a span whose top is `smax` voxels.
@@ -221,7 +221,7 @@ impl Spot<'_> {
 
     /// A build without its intermediate stages: the compact heightfield after regions is all
     /// there is to look at.
-    fn from_regions_only(&self) -> Explanation {
+    fn regions_only(&self) -> Explanation {
         let unknown = || {
             Explanation::removed(
                 None,
@@ -259,7 +259,7 @@ impl Spot<'_> {
             .uncertain()
             .at(position);
         }
-        self.from_regions(i, false).at(position)
+        self.after_erosion(i, false).at(position)
     }
 
     /// Rasterization left the span unwalkable: the slope of the triangle under the point, or
@@ -397,7 +397,7 @@ impl Spot<'_> {
             return None;
         }
         let step = i32::from(span.smax) - i32::from(below.1.smax);
-        (step > build.config.walkable_climb).then(|| step as f32 * build.config.ch)
+        (step > build.config.walkable_climb).then_some(step as f32 * build.config.ch)
     }
 
     /// The span filters cleared a span rasterization made walkable: a ledge, or too little
@@ -579,7 +579,7 @@ impl Spot<'_> {
     }
 
     /// Compact span `i` survived erosion: its region, polygon and island.
-    fn from_regions(&self, i: usize, low_step: bool) -> Explanation {
+    fn after_erosion(&self, i: usize, low_step: bool) -> Explanation {
         if let Some(failed) = self.failed_by(Stage::Regions) {
             return failed;
         }
@@ -967,13 +967,14 @@ fn erosion_distances(chf: &CompactHeightfield) -> Vec<u8> {
     for z in 0..height {
         for x in 0..width {
             let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
+            let spans = cell.index as usize..(cell.index + cell.count) as usize;
+            for (i, distance) in spans.clone().zip(&mut dist[spans]) {
                 let interior = chf.areas[i] != NULL_AREA
                     && (0..4).all(|dir| {
                         step(x, z, i, dir).is_some_and(|(_, _, n)| chf.areas[n] != NULL_AREA)
                     });
                 if !interior {
-                    dist[i] = 0;
+                    *distance = 0;
                 }
             }
         }
