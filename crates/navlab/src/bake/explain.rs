@@ -1273,6 +1273,51 @@ mod tests {
     }
 
     #[test]
+    fn a_step_between_two_steps_is_too_uneven() {
+        // Three strips rising 0.9 m and 0.8 m: the middle one's neighbours are each within a
+        // climb of it, but 1.6 m apart.
+        let build = Level::default()
+            .floor(0.0, 0.0, 3.85, 10.0, 0.0)
+            .floor(3.95, 0.0, 4.15, 10.0, 0.9)
+            .floor(4.25, 0.0, 10.0, 10.0, 1.7)
+            .build(BuildSettings::default());
+        let why = explain(&build, [4.05, 0.9, 5.0]);
+        assert_eq!(
+            (why.stage, why.setting),
+            (Some(Stage::Filter), Some("agentMaxClimb")),
+            "{why}"
+        );
+        assert_near(why.measured, 1.6, 1e-4);
+        assert_near(why.keep_value, 1.6, 1e-4);
+        assert_eq!(
+            why.sentence,
+            "ledge: the floors around it differ by 1.6 m > agentMaxClimb 0.9 m"
+        );
+    }
+
+    #[test]
+    fn an_input_area_of_zero_is_named() {
+        let level = ground().floor(10.0, 0.0, 20.0, 10.0, 0.0);
+        let mesh = TriMesh::from_parts(level.verts, level.tris)
+            .unwrap()
+            .with_areas(vec![63, 63, 0, 0])
+            .unwrap();
+        let build = Build::new(Arc::new(mesh), BuildSettings::default()).unwrap();
+        let why = explain(&build, [15.0, 0.0, 5.0]);
+        assert_eq!(
+            (why.stage, why.setting),
+            (Some(Stage::Rasterize), None),
+            "{why}"
+        );
+        assert!(
+            why.sentence.starts_with("the input gives triangle ")
+                && why.sentence.ends_with(" area 0 (not walkable)"),
+            "{why}"
+        );
+        assert!(explain(&build, [5.0, 0.0, 5.0]).walkable);
+    }
+
+    #[test]
     fn near_the_edge_is_eroded() {
         let build = ground().build(BuildSettings::default());
         // Cell 2 from the grid's edge: cell 0 is a ledge, cell 1 the walkable edge.
