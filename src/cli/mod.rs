@@ -1,12 +1,14 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
 //! test-case file; `navlab crowd` walks a crowd over one; `navlab diff` builds with two sets of
-//! settings and shows what changed; `navlab merge` joins partial bakes; `navlab tilecache` runs
-//! the Temp Obstacles sample with obstacles; `navlab view` (and `navlab` alone) opens the
-//! viewer when built with the `viewer` feature. One file per command.
+//! settings and shows what changed; `navlab explain` says why a spot is or is not walkable;
+//! `navlab merge` joins partial bakes; `navlab tilecache` runs the Temp Obstacles sample with
+//! obstacles; `navlab view` (and `navlab` alone) opens the viewer when built with the `viewer`
+//! feature. One file per command.
 
 mod bake;
 mod crowd;
 mod diff;
+mod explain;
 mod merge;
 mod outputs;
 mod remote;
@@ -51,6 +53,9 @@ enum Command {
     /// Pull a running Bevy game's level, push a navmesh to it, or read its state (Bevy Remote
     /// Protocol, with bevy_navlab's `remote` feature).
     Remote(remote::RemoteArgs),
+    /// Say why a spot is or is not walkable: the stage and setting that removed it, the
+    /// value measured and the value that would keep it.
+    Explain(explain::ExplainArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(Box<view::ViewArgs>),
 }
@@ -78,6 +83,7 @@ pub fn run() -> ExitCode {
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::Remote(args)) => remote::run(&args),
+        Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::View(args)) => view::run(*args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -1,4 +1,4 @@
-//! The `navlab` command line (bake, merge, test, crowd and tilecache, run as a user runs them)
+//! The `navlab` command line (bake, merge, test, crowd, tilecache and explain, run as a user runs them)
 //! and the repository as a reader meets it (every cited file exists).
 //! One test binary of several modules (one per former binary), so the suite links fewer
 //! executables; `support` is the helpers every binary shares.
@@ -11,5 +11,6 @@ mod cited_files;
 mod cli;
 mod cli_test;
 mod diff;
+mod explain_cli;
 mod remote;
 mod tilecache_cli;

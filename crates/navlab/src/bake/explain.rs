@@ -155,7 +155,7 @@ impl Spot<'_> {
             && hf.columns.len() == (hf.width * hf.height) as usize
             && build.rasterized_areas().len() == hf.pool.len();
         if !held {
-            return self.from_regions_only();
+            return self.regions_only();
         }
         let Some(index) = nearest_span(hf, self.x, self.z, self.point[1]) else {
             return Explanation::removed(
@@ -193,7 +193,7 @@ impl Spot<'_> {
         if chf.areas[i] == NULL_AREA {
             return self.at_erode(i).at(position);
         }
-        self.from_regions(i, low_step).at(position)
+        self.after_erosion(i, low_step).at(position)
     }
 
     /// The point on the surface of a span whose top is `smax` voxels.
@@ -221,7 +221,7 @@ impl Spot<'_> {
 
     /// A build without its intermediate stages: the compact heightfield after regions is all
     /// there is to look at.
-    fn from_regions_only(&self) -> Explanation {
+    fn regions_only(&self) -> Explanation {
         let unknown = || {
             Explanation::removed(
                 None,
@@ -259,7 +259,7 @@ impl Spot<'_> {
             .uncertain()
             .at(position);
         }
-        self.from_regions(i, false).at(position)
+        self.after_erosion(i, false).at(position)
     }
 
     /// Rasterization left the span unwalkable: the slope of the triangle under the point, or
@@ -268,7 +268,17 @@ impl Spot<'_> {
         let build = self.build;
         let cfg = &build.config;
         let span = hf.pool[index as usize];
-        let Some(triangle) = self.triangle_of_span(&span) else {
+        let (under_point, steepest) = self.triangles_of_span(&span);
+        let is_steep = |t: usize| {
+            triangle_normal_y(&build.mesh.verts, &build.mesh.tris, t)
+                <= walkable_normal_y(cfg.walkable_slope_angle)
+        };
+        let Some(triangle) = under_point
+            .filter(|&t| is_steep(t))
+            .or(steepest.filter(|&t| is_steep(t)))
+            .or(under_point)
+            .or(steepest)
+        else {
             return Explanation::removed(
                 Some(Stage::Rasterize),
                 None,
@@ -324,9 +334,10 @@ impl Spot<'_> {
         )
     }
 
-    /// The input triangle that made `span`: the one under the point nearest the span's top,
-    /// else (a wall, seen edge-on from above) the steepest reaching the span in this cell.
-    fn triangle_of_span(&self, span: &Span) -> Option<usize> {
+    /// The input triangles that may have made `span`: the one under the point nearest the
+    /// span's top, and the steepest reaching the span's top anywhere in this cell (a wall
+    /// seen edge-on from above, or a slope whose top sets the span's area).
+    fn triangles_of_span(&self, span: &Span) -> (Option<usize>, Option<usize>) {
         let cfg = &self.build.config;
         let mesh = &self.build.mesh;
         let bottom = cfg.bmin[1] + f32::from(span.smin) * cfg.ch;
@@ -343,16 +354,14 @@ impl Spot<'_> {
                 let y = height_on_triangle(&corners(t), self.point[0], self.point[2])?;
                 (y >= bottom - cfg.ch && y <= top + cfg.ch).then_some((t, (y - top).abs()))
             })
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((t, _)) = under_point {
-            return Some(t);
-        }
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(t, _)| t);
         let cell_min = [
             cfg.bmin[0] + self.x as f32 * cfg.cs,
             cfg.bmin[2] + self.z as f32 * cfg.cs,
         ];
         let cell_max = [cell_min[0] + cfg.cs, cell_min[1] + cfg.cs];
-        (0..mesh.tri_count())
+        let steepest = (0..mesh.tri_count())
             .filter(|&t| {
                 let c = corners(t);
                 let lo = |k: usize| c[0][k].min(c[1][k]).min(c[2][k]);
@@ -361,13 +370,14 @@ impl Spot<'_> {
                     && hi(0) >= cell_min[0]
                     && lo(2) <= cell_max[1]
                     && hi(2) >= cell_min[1]
-                    && lo(1) <= top
-                    && hi(1) >= bottom
+                    && lo(1) <= top + cfg.ch
+                    && hi(1) >= top - cfg.ch
             })
             .min_by(|&a, &b| {
                 let ny = |t| triangle_normal_y(&mesh.verts, &mesh.tris, t);
                 ny(a).total_cmp(&ny(b))
-            })
+            });
+        (under_point, steepest)
     }
 
     /// The height of an unwalkable span above the walkable one right below it, in metres,
@@ -387,7 +397,7 @@ impl Spot<'_> {
             return None;
         }
         let step = i32::from(span.smax) - i32::from(below.1.smax);
-        (step > build.config.walkable_climb).then(|| step as f32 * build.config.ch)
+        (step > build.config.walkable_climb).then_some(step as f32 * build.config.ch)
     }
 
     /// The span filters cleared a span rasterization made walkable: a ledge, or too little
@@ -569,7 +579,7 @@ impl Spot<'_> {
     }
 
     /// Compact span `i` survived erosion: its region, polygon and island.
-    fn from_regions(&self, i: usize, low_step: bool) -> Explanation {
+    fn after_erosion(&self, i: usize, low_step: bool) -> Explanation {
         if let Some(failed) = self.failed_by(Stage::Regions) {
             return failed;
         }
@@ -587,7 +597,7 @@ impl Spot<'_> {
         let point = [in_cells(0), in_cells(2)];
         let centre = [self.x as f32 + 0.5, self.z as f32 + 0.5];
         let outline = |p: usize| -> Vec<[f32; 2]> {
-            pm.poly(p)
+            pm.poly(p)[..pm.nvp]
                 .iter()
                 .take_while(|&&v| v != crate::recast::MESH_NULL_IDX)
                 .map(|&v| {
@@ -609,31 +619,71 @@ impl Spot<'_> {
             .into_iter()
             .find_map(|at| polys.iter().copied().find(|&p| covers(p, at)));
         let Some(poly) = covering else {
-            let cells = polys
+            return self.uncovered(region, point);
+        };
+        self.on_polygon(poly, low_step)
+    }
+
+    /// The spot is in region `region` but on none of its polygons: outside the region's
+    /// simplified outline (contour simplification cut it off), or inside it where the poly
+    /// mesh left a hole (Recast's triangulation of the outline failed).
+    fn uncovered(&self, region: u16, point: [f32; 2]) -> Explanation {
+        let build = self.build;
+        let outlines: Vec<Vec<[f32; 2]>> = build
+            .contours
+            .contours
+            .iter()
+            .filter(|c| c.reg == region && c.nverts() >= 3)
+            .map(|c| {
+                c.verts
+                    .chunks_exact(4)
+                    .map(|v| [v[0] as f32, v[2] as f32])
+                    .collect()
+            })
+            .collect();
+        if outlines.iter().any(|o| point_in_outline(o, point)) {
+            let failed = build
+                .context
+                .entries()
                 .iter()
-                .map(|&p| distance_to_outline(&outline(p), point))
-                .fold(f32::INFINITY, f32::min);
-            let max_error = build.settings.edge_max_error;
-            let explanation = Explanation::measured(
-                Stage::Contours,
-                "edgeMaxError",
-                (cells, None, "cells"),
+                .any(|e| e.message.contains("Bad triangulation"));
+            let explanation = Explanation::removed(
+                Some(Stage::PolyMesh),
+                None,
                 format!(
-                    "cut off by contour simplification: {} cells outside region {region}'s \
-                     polygons (edgeMaxError {} cells)",
-                    short(cells, 2),
-                    short(max_error, 2)
+                    "inside region {region}'s outline but on none of its polygons: the poly \
+                     mesh could not triangulate that outline whole"
                 ),
             );
-            // Simplification moves an outline at most edgeMaxError from the traced one, which
-            // runs along cell edges: a point further out was cut by something else.
-            return if cells <= max_error + 1.0 {
+            return if failed {
                 explanation
             } else {
                 explanation.uncertain()
             };
-        };
-        self.on_polygon(poly, low_step)
+        }
+        let cells = outlines
+            .iter()
+            .map(|o| distance_to_outline(o, point))
+            .fold(f32::INFINITY, f32::min);
+        let max_error = build.settings.edge_max_error;
+        let explanation = Explanation::measured(
+            Stage::Contours,
+            "edgeMaxError",
+            (cells, None, "cells"),
+            format!(
+                "cut off by contour simplification: {} cells outside region {region}'s outline \
+                 (edgeMaxError {} cells)",
+                short(cells, 2),
+                short(max_error, 2)
+            ),
+        );
+        // Simplification moves an outline at most edgeMaxError from the traced one, which runs
+        // along cell edges: a point further out was cut by something else.
+        if cells <= max_error + 1.0 {
+            explanation
+        } else {
+            explanation.uncertain()
+        }
     }
 
     /// Compact span `i` is in no region: the connected area it would have formed was below
@@ -917,13 +967,14 @@ fn erosion_distances(chf: &CompactHeightfield) -> Vec<u8> {
     for z in 0..height {
         for x in 0..width {
             let cell = chf.cell(x, z);
-            for i in cell.index as usize..(cell.index + cell.count) as usize {
+            let spans = cell.index as usize..(cell.index + cell.count) as usize;
+            for (i, distance) in spans.clone().zip(&mut dist[spans]) {
                 let interior = chf.areas[i] != NULL_AREA
                     && (0..4).all(|dir| {
                         step(x, z, i, dir).is_some_and(|(_, _, n)| chf.areas[n] != NULL_AREA)
                     });
                 if !interior {
-                    dist[i] = 0;
+                    *distance = 0;
                 }
             }
         }
@@ -1219,6 +1270,51 @@ mod tests {
             border.sentence.contains("edge of the build bounds"),
             "{border}"
         );
+    }
+
+    #[test]
+    fn a_step_between_two_steps_is_too_uneven() {
+        // Three strips rising 0.9 m and 0.8 m: the middle one's neighbours are each within a
+        // climb of it, but 1.6 m apart.
+        let build = Level::default()
+            .floor(0.0, 0.0, 3.85, 10.0, 0.0)
+            .floor(3.95, 0.0, 4.15, 10.0, 0.9)
+            .floor(4.25, 0.0, 10.0, 10.0, 1.7)
+            .build(BuildSettings::default());
+        let why = explain(&build, [4.05, 0.9, 5.0]);
+        assert_eq!(
+            (why.stage, why.setting),
+            (Some(Stage::Filter), Some("agentMaxClimb")),
+            "{why}"
+        );
+        assert_near(why.measured, 1.6, 1e-4);
+        assert_near(why.keep_value, 1.6, 1e-4);
+        assert_eq!(
+            why.sentence,
+            "ledge: the floors around it differ by 1.6 m > agentMaxClimb 0.9 m"
+        );
+    }
+
+    #[test]
+    fn an_input_area_of_zero_is_named() {
+        let level = ground().floor(10.0, 0.0, 20.0, 10.0, 0.0);
+        let mesh = TriMesh::from_parts(level.verts, level.tris)
+            .unwrap()
+            .with_areas(vec![63, 63, 0, 0])
+            .unwrap();
+        let build = Build::new(Arc::new(mesh), BuildSettings::default()).unwrap();
+        let why = explain(&build, [15.0, 0.0, 5.0]);
+        assert_eq!(
+            (why.stage, why.setting),
+            (Some(Stage::Rasterize), None),
+            "{why}"
+        );
+        assert!(
+            why.sentence.starts_with("the input gives triangle ")
+                && why.sentence.ends_with(" area 0 (not walkable)"),
+            "{why}"
+        );
+        assert!(explain(&build, [5.0, 0.0, 5.0]).walkable);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! that keeps every stage for drawing and re-runs only what a change affects ([`solo`]), the
 //! tiled build ([`tiled`]), RecastDemo's area and flag conventions ([`sample_areas`]), the rules
 //! of its authoring tools ([`authoring`]), the detail mesh written as OBJ or glTF
-//! ([`export`]), RecastDemo's Temp Obstacles sample ([`temp_obstacles`]), and two builds
-//! compared ([`compare`]). This is where Recast's output becomes Detour's input.
+//! ([`export`]), RecastDemo's Temp Obstacles sample ([`temp_obstacles`]), two builds compared
+//! ([`compare`]), and why a spot of a build is not walkable ([`explain`]). This is where
+//! Recast's output becomes Detour's input.
 
 pub mod authoring;
 pub mod compare;
