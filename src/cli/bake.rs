@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use navlab::bake::export::{self, AreaMesh, ExportOptions};
+use navlab::bake::profiles::{AgentProfile, ProfileBuilds, build_profiles_timed, check_profiles};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Retention};
 use navlab::bake::tiled::{EmptyTile, TileRange, TiledBuild};
@@ -92,9 +93,106 @@ pub struct BakeArgs {
         allow_hyphen_values = true
     )]
     export_scale: f32,
+    /// Build one navmesh per agent: `--profile human=0.6,2.0,0.9,45` sets agentRadius,
+    /// agentHeight, agentMaxClimb (metres) and agentMaxSlope (degrees) (repeatable, up to 8;
+    /// with several, `-o` and the other outputs must contain `{profile}`, replaced by each
+    /// name). Solo builds share one rasterization.
+    #[arg(long = "profile", value_name = "NAME=RADIUS,HEIGHT,CLIMB,SLOPE")]
+    profiles: Vec<String>,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
+}
+
+/// The placeholder of output paths that `--profile` replaces with each profile's name.
+const PROFILE_PLACEHOLDER: &str = "{profile}";
+
+/// The files one build writes: the flags' own, or one profile's with `{profile}` replaced.
+#[derive(Default)]
+struct BuildOutputs {
+    output: Option<PathBuf>,
+    dump_json: Option<PathBuf>,
+    export_obj: Option<PathBuf>,
+    export_gltf: Option<PathBuf>,
+}
+
+impl BuildOutputs {
+    /// The flags' paths as given.
+    fn of(args: &BakeArgs) -> Self {
+        Self {
+            output: args.output.clone(),
+            dump_json: args.dump_json.clone(),
+            export_obj: args.export_obj.clone(),
+            export_gltf: args.export_gltf.clone(),
+        }
+    }
+
+    /// The paths of `profile`: `{profile}` replaced by its name.
+    fn for_profile(args: &BakeArgs, profile: &AgentProfile) -> Self {
+        let named = |path: &Option<PathBuf>| {
+            path.as_ref().map(|path| match path.to_str() {
+                Some(text) if text.contains(PROFILE_PLACEHOLDER) => {
+                    PathBuf::from(text.replace(PROFILE_PLACEHOLDER, &profile.name))
+                }
+                _ => path.clone(),
+            })
+        };
+        Self {
+            output: named(&args.output),
+            dump_json: named(&args.dump_json),
+            export_obj: named(&args.export_obj),
+            export_gltf: named(&args.export_gltf),
+        }
+    }
+
+    /// Each path with the flag that names it.
+    fn flagged(&self) -> [(&'static str, Option<&Path>); 4] {
+        [
+            ("-o", self.output.as_deref()),
+            ("--dump-json", self.dump_json.as_deref()),
+            ("--export-obj", self.export_obj.as_deref()),
+            ("--export-gltf", self.export_gltf.as_deref()),
+        ]
+    }
+}
+
+/// The `--profile` values read and checked as a list (none without the flag).
+fn read_profiles(args: &BakeArgs) -> Result<Vec<AgentProfile>> {
+    if args.profiles.is_empty() {
+        return Ok(Vec::new());
+    }
+    let profiles = args
+        .profiles
+        .iter()
+        .map(|text| text.parse())
+        .collect::<Result<Vec<AgentProfile>>>()?;
+    check_profiles(&profiles)?;
+    if profiles.len() > 1 {
+        for (flag, path) in BuildOutputs::of(args).flagged() {
+            if let Some(path) = path
+                && !path
+                    .to_str()
+                    .is_some_and(|p| p.contains(PROFILE_PLACEHOLDER))
+            {
+                return Err(NavlabError::OutputPath {
+                    flag,
+                    path: path.to_owned(),
+                    problem: format!(
+                        "must contain {PROFILE_PLACEHOLDER} with {} profiles, to write one file per profile (e.g. out_{PROFILE_PLACEHOLDER}.bin)",
+                        profiles.len()
+                    ),
+                });
+            }
+        }
+    }
+    if args.save_gset.is_some() {
+        return Err(NavlabError::InvalidSetting {
+            name: "save-gset",
+            value: "with --profile".into(),
+            reason: "a geometry set holds one agent's settings; save it with --set instead".into(),
+        });
+    }
+    Ok(profiles)
 }
 
 /// `--tiles`' parser: the range's own error, as clap shows it on one line.
@@ -128,7 +226,8 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     let mesh_path = args.mesh.as_path();
     let quiet = args.quiet;
     let input = InputGeom::load(mesh_path)?;
-    check_outputs(args, &input)?;
+    let profiles = read_profiles(args)?;
+    check_outputs(args, &input, &profiles)?;
     let export_options = export_options(args)?;
     let mut settings = load_settings(args.config.as_deref(), &input)?;
     if let Some(partition) = args.partition {
@@ -146,9 +245,17 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             tile_size: args.tile_size,
             detour: args.output.is_some(),
         };
-        for finding in settings_report(&settings, shape) {
-            if finding.severity == Severity::Warning {
-                eprintln!("warning: {}: {}", finding.setting, finding.message);
+        let reported: Vec<(String, BuildSettings)> = if profiles.is_empty() {
+            vec![(String::new(), settings.clone())]
+        } else {
+            let named = |p: &AgentProfile| (format!("profile `{}`: ", p.name), p.apply(&settings));
+            profiles.iter().map(named).collect()
+        };
+        for (prefix, settings) in reported {
+            for finding in settings_report(&settings, shape) {
+                if finding.severity == Severity::Warning {
+                    eprintln!("warning: {prefix}{}: {}", finding.setting, finding.message);
+                }
             }
         }
     }
@@ -163,8 +270,12 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             WRITE_CONSEQUENCE,
         ));
     }
+    if !profiles.is_empty() {
+        return bake_profiles(args, &input, &settings, &profiles, export_options);
+    }
+    let outputs = BuildOutputs::of(args);
     if let Some(tile_size) = args.tile_size {
-        return bake_tiled(args, &input, settings, tile_size, export_options);
+        return bake_tiled(args, &input, settings, tile_size, export_options, &outputs);
     }
     // Nothing draws the intermediate stages here: free each as soon as the next one has run.
     let build = Build::from_input_keeping(&input, settings, Retention::Final)?;
@@ -177,23 +288,116 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             print_loose_links(nav_mesh, &input.geom_set);
         }
     }
-    if let Some(out) = &args.output {
+    write_solo_outputs(args, &build, &outputs, export_options)
+}
+
+/// Writes a solo build's navmesh, exports and stage summary to `outputs`.
+fn write_solo_outputs(
+    args: &BakeArgs,
+    build: &Build,
+    outputs: &BuildOutputs,
+    export_options: ExportOptions,
+) -> Result<()> {
+    if let Some(out) = &outputs.output {
         let nav_mesh = build.nav_mesh.as_ref().ok_or_else(|| {
             too_many_verts_for_detour(build.settings.verts_per_poly, WRITE_CONSEQUENCE)
         })?;
         save_nav_mesh(out, nav_mesh, args.compact)?;
     }
-    write_exports(args, || export::solo_detail_by_area(&build, export_options))?;
-    if let Some(out) = &args.dump_json {
-        let name = mesh_path
+    write_exports(outputs, || {
+        export::solo_detail_by_area(build, export_options)
+    })?;
+    if let Some(out) = &outputs.dump_json {
+        let name = args
+            .mesh
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let summary = navlab_app::demo::dump::stage_summary(&name, &build);
+        let summary = navlab_app::demo::dump::stage_summary(&name, build);
         let text = serde_json::to_string(&summary).expect("a JSON value always serialises");
         navlab::file::write_atomically(out, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// A profile's failure, named by the profile.
+fn in_profile(profile: &AgentProfile, err: NavlabError) -> NavlabError {
+    NavlabError::InProfile {
+        profile: profile.name.clone(),
+        source: Box::new(err),
+    }
+}
+
+/// `bake --profile …`: one navmesh per profile. Solo builds share one rasterization and run
+/// side by side; tiled ones (`--tile-size`) run one after the other, each rasterizing its own
+/// tiles. Every profile is built and written even when one fails; the first failure, named by
+/// its profile, is then the command's error.
+fn bake_profiles(
+    args: &BakeArgs,
+    input: &InputGeom,
+    settings: &BuildSettings,
+    profiles: &[AgentProfile],
+    export_options: ExportOptions,
+) -> Result<()> {
+    let mut first_failure = None;
+    if let Some(tile_size) = args.tile_size {
+        for profile in profiles {
+            if !args.quiet {
+                println!("Profile {}:", profile.name);
+            }
+            let outputs = BuildOutputs::for_profile(args, profile);
+            let result = bake_tiled(
+                args,
+                input,
+                profile.apply(settings),
+                tile_size,
+                export_options,
+                &outputs,
+            );
+            if let Err(err) = result {
+                first_failure.get_or_insert(in_profile(profile, err));
+            }
+        }
+    } else {
+        let ProfileBuilds {
+            builds,
+            shared_rasterization,
+        } = build_profiles_timed(input, settings, profiles, Retention::Final)?;
+        if !args.quiet {
+            println!(
+                "Shared rasterization:\t{:.2}ms",
+                shared_rasterization.as_secs_f64() * 1000.0
+            );
+        }
+        for (profile, build) in profiles.iter().zip(builds) {
+            let written = build.and_then(|build| {
+                if !args.quiet {
+                    print_log(build.context.entries(), false);
+                    let own: std::time::Duration = build.stage_times.iter().flatten().sum();
+                    println!(
+                        "Profile {}: {} polygons, {} vertices, {:.2}ms",
+                        profile.name,
+                        build.poly_mesh.npolys,
+                        build.poly_mesh.nverts,
+                        own.as_secs_f64() * 1000.0
+                    );
+                }
+                let outputs = BuildOutputs::for_profile(args, profile);
+                write_solo_outputs(args, &build, &outputs, export_options)
+            });
+            if let Err(err) = written {
+                let err = in_profile(profile, err);
+                if !args.quiet {
+                    println!("Profile {}: failed", profile.name);
+                }
+                first_failure.get_or_insert(err);
+            }
+        }
+        if !args.quiet {
+            print_peak_memory();
+        }
+    }
+    first_failure.map_or(Ok(()), Err)
 }
 
 /// The export layout, refused before building when the scale is unusable or no export asks
@@ -227,15 +431,18 @@ fn export_options(args: &BakeArgs) -> Result<ExportOptions> {
 }
 
 /// Writes the `--export-obj` and `--export-gltf` files from the detail mesh `areas` gives.
-fn write_exports(args: &BakeArgs, areas: impl FnOnce() -> Result<Vec<AreaMesh>>) -> Result<()> {
-    if args.export_obj.is_none() && args.export_gltf.is_none() {
+fn write_exports(
+    outputs: &BuildOutputs,
+    areas: impl FnOnce() -> Result<Vec<AreaMesh>>,
+) -> Result<()> {
+    if outputs.export_obj.is_none() && outputs.export_gltf.is_none() {
         return Ok(());
     }
     let areas = areas()?;
-    if let Some(out) = &args.export_obj {
+    if let Some(out) = &outputs.export_obj {
         export::save_obj(out, &areas)?;
     }
-    if let Some(out) = &args.export_gltf {
+    if let Some(out) = &outputs.export_gltf {
         export::save_gltf(out, &areas)?;
     }
     Ok(())
@@ -298,8 +505,9 @@ fn log_kind(message: &str) -> String {
     kind
 }
 
-/// Refuses outputs that would overwrite an input, or each other, before anything is built.
-fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
+/// Refuses outputs that would overwrite an input, or each other, before anything is built
+/// (every profile's, with profiles).
+fn check_outputs(args: &BakeArgs, input: &InputGeom, profiles: &[AgentProfile]) -> Result<()> {
     let mut files = RunFiles::default();
     files.input_geom("the input", input);
     if let Some(config) = &args.config {
@@ -315,12 +523,19 @@ fn check_outputs(args: &BakeArgs, input: &InputGeom) -> Result<()> {
             );
         }
     }
+    let outputs = if profiles.is_empty() {
+        vec![BuildOutputs::of(args)]
+    } else {
+        let named = |profile| BuildOutputs::for_profile(args, profile);
+        profiles.iter().map(named).collect()
+    };
+    for outputs in &outputs {
+        for (flag, path) in outputs.flagged() {
+            files.output(flag, path);
+        }
+    }
     files
-        .output("-o", args.output.as_deref())
-        .output("--dump-json", args.dump_json.as_deref())
         .output("--save-gset", args.save_gset.as_deref())
-        .output("--export-obj", args.export_obj.as_deref())
-        .output("--export-gltf", args.export_gltf.as_deref())
         .check()
 }
 
@@ -332,6 +547,7 @@ fn bake_tiled(
     settings: BuildSettings,
     tile_size: i32,
     export_options: ExportOptions,
+    outputs: &BuildOutputs,
 ) -> Result<()> {
     if args.dump_json.is_some() {
         return Err(NavlabError::InvalidSetting {
@@ -379,10 +595,10 @@ fn bake_tiled(
         println!("=== TOTAL:\t{:.2}ms", elapsed.as_secs_f64() * 1000.0);
         print_loose_links(&build.nav_mesh, &input.geom_set);
     }
-    if let Some(out) = &args.output {
+    if let Some(out) = &outputs.output {
         save_nav_mesh(out, &build.nav_mesh, args.compact)?;
     }
-    write_exports(args, || {
+    write_exports(outputs, || {
         export::tiled_detail_by_area(&build, export_options)
     })?;
     if !args.quiet {

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod bake_profiles;
 mod bake_split;
 mod cited_files;
 mod cli;

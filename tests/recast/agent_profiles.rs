@@ -95,16 +95,17 @@ fn profiles_equal_single_builds_on_the_reference_meshes() {
     }
 }
 
-/// A city over the size from which rasterization splits into bands of rows, on two threads:
-/// the replayed areas land in the bands' pools.
+/// A city over the size from which rasterization splits into bands of rows (1040 x 1040 cells,
+/// over `recast::parallel`'s million), on two threads: the replayed areas land in the bands'
+/// pools.
 #[test]
 fn profiles_equal_single_builds_when_rasterized_in_bands() {
-    let input = InputGeom::from_mesh(navlab::input::scene::city(25)).unwrap();
+    let input = InputGeom::from_mesh(navlab::input::scene::city(26)).unwrap();
     rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
         .unwrap()
-        .install(|| assert_profiles_equal_single_builds(&input, "city(25)"));
+        .install(|| assert_profiles_equal_single_builds(&input, "city(26)"));
 }
 
 /// A headless bake's builds (which free the heightfields) give the same navmeshes.
@@ -148,7 +149,7 @@ fn a_failing_profile_fails_alone() {
 fn replayed_areas_equal_a_rasterization_with_them() {
     let cities = [
         (navlab::input::scene::city(5), 1),
-        (navlab::input::scene::city(25), 2),
+        (navlab::input::scene::city(26), 2),
     ];
     for (mesh, threads) in cities {
         let mesh = Arc::new(mesh);

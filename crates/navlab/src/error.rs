@@ -60,6 +60,14 @@ pub enum NavlabError {
         /// What is wrong with it.
         reason: String,
     },
+    /// One agent profile's build failed (`bake::profiles`).
+    #[error("profile `{profile}`: {source}")]
+    InProfile {
+        /// The profile's name.
+        profile: String,
+        /// Why its build failed.
+        source: Box<NavlabError>,
+    },
     /// An output path the run may not write: one of its inputs, a file an input names, or
     /// another output of the same run.
     #[error("{flag} {}: {problem}", path.display())]
