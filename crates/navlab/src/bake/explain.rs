@@ -312,8 +312,10 @@ impl Spot<'_> {
             .uncertain();
         }
         let keep = slope_that_keeps(normal_y, slope);
+        // The underside of a floor, or a face wound the wrong way.
+        let facing = if normal_y < 0.0 { "faces down: " } else { "" };
         let mut sentence = format!(
-            "slope {}° {} agentMaxSlope {}°",
+            "{facing}slope {}° {} agentMaxSlope {}°",
             short(slope, 1),
             if slope > limit { ">" } else { "≥" },
             short(limit, 2)
@@ -1203,6 +1205,33 @@ mod tests {
             why.sentence.starts_with("slope 60° > agentMaxSlope 45°"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_floor_wound_the_wrong_way_faces_down() {
+        let build = Level::default().quad([
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 10.0],
+            [10.0, 0.0, 10.0],
+            [10.0, 0.0, 0.0],
+        ]);
+        let build = Build::unbuilt_for_input(
+            &crate::input::InputGeom::from_mesh(TriMesh::clone(&build.mesh())).unwrap(),
+            BuildSettings::default(),
+            Retention::Everything,
+            None,
+        )
+        .map(|mut build| {
+            // Nothing is walkable, so the navmesh stage fails; the explanation still answers.
+            assert!(build.rebuild_from(Stage::Rasterize).is_err());
+            build
+        })
+        .unwrap();
+        let why = explain(&build, [5.0, 0.0, 5.0]);
+        assert_eq!(why.setting, Some("agentMaxSlope"), "{why}");
+        assert_near(why.measured, 180.0, 0.1);
+        assert_eq!(why.keep_value, None);
+        assert_eq!(why.sentence, "faces down: slope 180° > agentMaxSlope 45°");
     }
 
     #[test]
