@@ -13,8 +13,11 @@ use std::fmt;
 
 use crate::bake::sample_areas::area_name;
 use crate::bake::solo::{Build, Stage};
-use crate::detour::PolyRef;
+use crate::bake::tiled::TiledBuild;
 use crate::detour::islands::Islands;
+use crate::detour::{NavMesh, PolyRef};
+use crate::error::Result;
+use crate::input::InputGeom;
 use crate::recast::compact::CompactHeightfield;
 use crate::recast::context::BuildContext;
 use crate::recast::heightfield::{Heightfield, NO_SPAN, Span};
@@ -111,6 +114,44 @@ impl Explanation {
 /// followed stage by stage; one that did not keep its intermediate stages is explained from
 /// the regions on, and says so before that.
 pub fn explain(build: &Build, point: [f32; 3]) -> Explanation {
+    explain_with(
+        build,
+        point,
+        build.nav_mesh.as_deref().map(|nav_mesh| (nav_mesh, 0)),
+    )
+}
+
+/// Explains the spot of a tiled build under `point`: rebuilds the tile that holds it with
+/// every stage kept ([`TiledBuild::inspect_tile`], which leaves the grid's navmesh as it was)
+/// and follows the spot through that tile, its polygon and island taken from the grid's
+/// navmesh.
+pub fn explain_tiled(
+    tiled: &mut TiledBuild,
+    input: &InputGeom,
+    point: [f32; 3],
+) -> Result<Explanation> {
+    let Some((x, y)) = tiled.tile_at(point) else {
+        return Ok(Explanation::removed(
+            Some(Stage::Rasterize),
+            None,
+            "outside the build bounds".to_string(),
+        ));
+    };
+    let tile = tiled.inspect_tile(input, x, y)?;
+    let slot = tiled.nav_mesh.tile_indices_at(x, y).next();
+    Ok(explain_with(
+        &tile,
+        point,
+        slot.map(|slot| (&tiled.nav_mesh, slot)),
+    ))
+}
+
+/// [`explain`] with the navmesh that holds `build`'s polygons, and the slot of their tile.
+fn explain_with(
+    build: &Build,
+    point: [f32; 3],
+    nav_mesh: Option<(&NavMesh, usize)>,
+) -> Explanation {
     let cfg = &build.config;
     let column = |k: usize| ((point[k] - cfg.bmin[k]) / cfg.cs).floor();
     let (fx, fz) = (column(0), column(2));
@@ -129,6 +170,7 @@ pub fn explain(build: &Build, point: [f32; 3]) -> Explanation {
     }
     let spot = Spot {
         build,
+        nav_mesh,
         x: fx as i32,
         z: fz as i32,
         point,
@@ -139,6 +181,8 @@ pub fn explain(build: &Build, point: [f32; 3]) -> Explanation {
 /// One column of a build and the point asked about.
 struct Spot<'a> {
     build: &'a Build,
+    /// The navmesh holding the build's polygons, and the slot of their tile.
+    nav_mesh: Option<(&'a NavMesh, usize)>,
     x: i32,
     z: i32,
     point: [f32; 3],
@@ -767,7 +811,7 @@ impl Spot<'_> {
             walkable: true,
             ..Explanation::removed(None, None, String::new())
         };
-        let Some(nav_mesh) = &build.nav_mesh else {
+        let Some((nav_mesh, slot)) = self.nav_mesh else {
             if let Some(failed) = self.failed_by(Stage::NavMesh) {
                 return failed;
             }
@@ -780,7 +824,7 @@ impl Spot<'_> {
                 ..walkable
             };
         };
-        let poly_ref = nav_mesh.poly_ref_base(0) | poly as PolyRef;
+        let poly_ref = nav_mesh.poly_ref_base(slot) | poly as PolyRef;
         let islands = Islands::of(nav_mesh);
         let island = islands
             .island_of(nav_mesh, poly_ref)
@@ -1162,6 +1206,27 @@ mod tests {
     }
 
     #[test]
+    fn a_tiled_build_is_explained_in_the_tile_that_holds_the_point() {
+        let input = crate::input::InputGeom::from_mesh(TriMesh::clone(&ground().mesh())).unwrap();
+        let mut tiled = TiledBuild::new(&input, BuildSettings::default(), 16).unwrap();
+        let walkable = explain_tiled(&mut tiled, &input, [5.0, 0.0, 5.0]).unwrap();
+        assert!(walkable.walkable && walkable.certain, "{walkable}");
+        let poly = walkable.poly.unwrap();
+        assert_eq!(
+            tiled.nav_mesh.poly_location(poly).unwrap().0,
+            tiled.nav_mesh.tile_indices_at(1, 1).next().unwrap()
+        );
+        assert_eq!(walkable.island, Some((1, 1)));
+        let eroded = explain_tiled(&mut tiled, &input, [0.75, 0.0, 5.0]).unwrap();
+        assert_eq!(
+            eroded.sentence,
+            "eroded: 0.3 m from the walkable edge < agentRadius 0.6 m"
+        );
+        let outside = explain_tiled(&mut tiled, &input, [-1.0, 0.0, 5.0]).unwrap();
+        assert_eq!(outside.sentence, "outside the build bounds");
+    }
+
+    #[test]
     fn a_point_beside_the_grid_is_outside_the_bounds() {
         let build = ground().build(BuildSettings::default());
         for point in [[-1.0, 0.0, 5.0], [5.0, 0.0, 10.5], [f32::NAN, 0.0, 5.0]] {
@@ -1209,14 +1274,14 @@ mod tests {
 
     #[test]
     fn a_floor_wound_the_wrong_way_faces_down() {
-        let build = Level::default().quad([
+        let level = Level::default().quad([
             [0.0, 0.0, 0.0],
             [0.0, 0.0, 10.0],
             [10.0, 0.0, 10.0],
             [10.0, 0.0, 0.0],
         ]);
         let build = Build::unbuilt_for_input(
-            &crate::input::InputGeom::from_mesh(TriMesh::clone(&build.mesh())).unwrap(),
+            &crate::input::InputGeom::from_mesh(TriMesh::clone(&level.mesh())).unwrap(),
             BuildSettings::default(),
             Retention::Everything,
             None,
