@@ -81,8 +81,8 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
         let value = serde_json::json!({
             "stage": why.stage.map(Stage::name),
             "setting": why.setting,
-            "measured": why.measured,
-            "keepValue": why.keep_value,
+            "measured": why.measured.map(shortest),
+            "keepValue": why.keep_value.map(shortest),
             "unit": why.unit,
             "walkable": why.walkable,
             "certain": why.certain,
@@ -90,10 +90,16 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
             "poly": why.poly,
             "island": why.island.map(|(index, _)| index),
             "islands": why.island.map(|(_, count)| count),
-            "position": why.position,
+            "position": why.position.map(|p| p.map(shortest)),
         });
         let text = serde_json::to_string_pretty(&value).expect("a JSON value always serialises");
         navlab::file::write_atomically(out, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// `value` as the f64 its shortest decimal form names (0.3, not 0.30000001192092896), so the
+/// JSON shows the digits the line shows.
+fn shortest(value: f32) -> f64 {
+    value.to_string().parse().unwrap_or(f64::from(value))
 }
