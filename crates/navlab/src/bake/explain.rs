@@ -641,7 +641,11 @@ impl Spot<'_> {
         let pm = &build.poly_mesh;
         let in_cells = |k: usize| (self.point[k] - pm.bmin[k]) / pm.cs;
         let point = [in_cells(0), in_cells(2)];
-        let centre = [self.x as f32 + 0.5, self.z as f32 + 0.5];
+        // The poly mesh leaves out a tiled build's border cells.
+        let centre = [
+            (self.x - pm.border_size) as f32 + 0.5,
+            (self.z - pm.border_size) as f32 + 0.5,
+        ];
         let outline = |p: usize| -> Vec<[f32; 2]> {
             pm.poly(p)[..pm.nvp]
                 .iter()
@@ -672,7 +676,8 @@ impl Spot<'_> {
 
     /// The spot is in region `region` but on none of its polygons: outside the region's
     /// simplified outline (contour simplification cut it off), or inside it where the poly
-    /// mesh left a hole (Recast's triangulation of the outline failed).
+    /// mesh left a hole (Recast's triangulation of the outline failed, or removing a vertex
+    /// on a tile's edge left a sliver out).
     fn uncovered(&self, region: u16, point: [f32; 2]) -> Explanation {
         let build = self.build;
         let outlines: Vec<Vec<[f32; 2]>> = build
@@ -698,7 +703,8 @@ impl Spot<'_> {
                 None,
                 format!(
                     "inside region {region}'s outline but on none of its polygons: the poly \
-                     mesh could not triangulate that outline whole"
+                     mesh left this part out (a failed triangulation, or a tile-edge vertex \
+                     removed)"
                 ),
             );
             return if failed {
