@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use navlab::bake::explain::explain;
+use navlab::bake::explain::{explain, explain_tiled};
 use navlab::bake::solo::{Build, Retention, Stage};
-use navlab::error::{NavlabError, Result};
+use navlab::bake::tiled::TiledBuild;
+use navlab::error::Result;
 use navlab::input::input_geom::InputGeom;
 
 use super::outputs::RunFiles;
@@ -24,8 +25,9 @@ pub struct ExplainArgs {
     /// Override one setting by RecastDemo's name, after the settings file (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     overrides: Vec<String>,
-    /// Not supported: explain looks at a solo build.
-    #[arg(long, hide = true)]
+    /// Build tiled with tiles of this many cells, and explain the spot in the tile that
+    /// holds it (its polygon and island in the whole grid's navmesh).
+    #[arg(long)]
     tile_size: Option<i32>,
     /// Also write the explanation as JSON (schema in docs/explain.md).
     #[arg(long, value_name = "OUT.json")]
@@ -47,15 +49,6 @@ fn parse_point(text: &str) -> std::result::Result<[f32; 3], String> {
 
 /// Runs `navlab explain`.
 pub fn run(args: &ExplainArgs) -> Result<()> {
-    if args.tile_size.is_some() {
-        return Err(NavlabError::InvalidSetting {
-            name: "tile-size",
-            value: "with explain".into(),
-            reason: "explain looks at a solo build; leave out --tile-size (a tiled build's \
-                     spot is explained by the same settings built solo)"
-                .into(),
-        });
-    }
     let input = InputGeom::load(&args.mesh)?;
     let mut files = RunFiles::default();
     files.input_geom("the input", &input);
@@ -67,19 +60,29 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
     for assignment in &args.overrides {
         settings.set(assignment)?;
     }
-    let mut build = Build::unbuilt_for_input(&input, settings, Retention::Everything, None)?;
-    // A failed stage is part of the answer: the build records it and the explanation says it.
-    if let Err(err) = build.rebuild_from(Stage::Rasterize) {
-        eprintln!("warning: the build failed: {err}");
-    }
-    let why = explain(&build, args.point);
+    let why = match args.tile_size {
+        Some(tile_size) => {
+            let mut tiled = TiledBuild::new(&input, settings, tile_size)?;
+            explain_tiled(&mut tiled, &input, args.point)?
+        }
+        None => {
+            let mut build =
+                Build::unbuilt_for_input(&input, settings, Retention::Everything, None)?;
+            // A failed stage is part of the answer: the build records it and the explanation
+            // says it.
+            if let Err(err) = build.rebuild_from(Stage::Rasterize) {
+                eprintln!("warning: the build failed: {err}");
+            }
+            explain(&build, args.point)
+        }
+    };
     println!("{why}");
     if let Some(out) = &args.json {
         let value = serde_json::json!({
             "stage": why.stage.map(Stage::name),
             "setting": why.setting,
-            "measured": why.measured,
-            "keepValue": why.keep_value,
+            "measured": why.measured.map(shortest),
+            "keepValue": why.keep_value.map(shortest),
             "unit": why.unit,
             "walkable": why.walkable,
             "certain": why.certain,
@@ -87,10 +90,16 @@ pub fn run(args: &ExplainArgs) -> Result<()> {
             "poly": why.poly,
             "island": why.island.map(|(index, _)| index),
             "islands": why.island.map(|(_, count)| count),
-            "position": why.position,
+            "position": why.position.map(|p| p.map(shortest)),
         });
         let text = serde_json::to_string_pretty(&value).expect("a JSON value always serialises");
         navlab::file::write_atomically(out, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// `value` as the f64 its shortest decimal form names (0.3, not 0.30000001192092896), so the
+/// JSON shows the digits the line shows.
+fn shortest(value: f32) -> f64 {
+    value.to_string().parse().unwrap_or(f64::from(value))
 }

@@ -84,6 +84,19 @@ fn explain_prints_the_line_and_writes_the_json() {
     assert!(value["poly"].is_null() && value["island"].is_null() && value["islands"].is_null());
     assert_eq!(value["position"].as_array().unwrap().len(), 3);
 
+    // Tiled: the spot in the tile that holds it, its polygon and island in the whole grid.
+    let tiled = explain(&mesh, &["5,0,5", "--tile-size", "16"]);
+    assert!(
+        tiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tiled.stderr)
+    );
+    let line = String::from_utf8_lossy(&tiled.stdout);
+    assert!(
+        line.starts_with("walkable, polygon ") && line.contains("island 1 of 1"),
+        "{line}"
+    );
+
     // The small platform's region is below regionMinSize² even though the build fails
     // (nothing else there): exit 0, the verdict on stdout.
     let small = explain(&mesh, &["14.6,0,2.6", "--set", "agentRadius=0"]);
@@ -130,9 +143,9 @@ fn explain_refuses_bad_input_in_one_line() {
                 mesh.display().to_string(),
                 "1,0,1".into(),
                 "--tile-size".into(),
-                "32".into(),
+                "0".into(),
             ],
-            "solo build",
+            "tile",
         ),
         (
             vec![

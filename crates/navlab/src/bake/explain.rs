@@ -13,8 +13,11 @@ use std::fmt;
 
 use crate::bake::sample_areas::area_name;
 use crate::bake::solo::{Build, Stage};
-use crate::detour::PolyRef;
+use crate::bake::tiled::TiledBuild;
 use crate::detour::islands::Islands;
+use crate::detour::{NavMesh, PolyRef};
+use crate::error::Result;
+use crate::input::InputGeom;
 use crate::recast::compact::CompactHeightfield;
 use crate::recast::context::BuildContext;
 use crate::recast::heightfield::{Heightfield, NO_SPAN, Span};
@@ -111,6 +114,44 @@ impl Explanation {
 /// followed stage by stage; one that did not keep its intermediate stages is explained from
 /// the regions on, and says so before that.
 pub fn explain(build: &Build, point: [f32; 3]) -> Explanation {
+    explain_with(
+        build,
+        point,
+        build.nav_mesh.as_deref().map(|nav_mesh| (nav_mesh, 0)),
+    )
+}
+
+/// Explains the spot of a tiled build under `point`: rebuilds the tile that holds it with
+/// every stage kept ([`TiledBuild::inspect_tile`], which leaves the grid's navmesh as it was)
+/// and follows the spot through that tile, its polygon and island taken from the grid's
+/// navmesh.
+pub fn explain_tiled(
+    tiled: &mut TiledBuild,
+    input: &InputGeom,
+    point: [f32; 3],
+) -> Result<Explanation> {
+    let Some((x, y)) = tiled.tile_at(point) else {
+        return Ok(Explanation::removed(
+            Some(Stage::Rasterize),
+            None,
+            "outside the build bounds".to_string(),
+        ));
+    };
+    let tile = tiled.inspect_tile(input, x, y)?;
+    let slot = tiled.nav_mesh.tile_indices_at(x, y).next();
+    Ok(explain_with(
+        &tile,
+        point,
+        slot.map(|slot| (&tiled.nav_mesh, slot)),
+    ))
+}
+
+/// [`explain`] with the navmesh that holds `build`'s polygons, and the slot of their tile.
+fn explain_with(
+    build: &Build,
+    point: [f32; 3],
+    nav_mesh: Option<(&NavMesh, usize)>,
+) -> Explanation {
     let cfg = &build.config;
     let column = |k: usize| ((point[k] - cfg.bmin[k]) / cfg.cs).floor();
     let (fx, fz) = (column(0), column(2));
@@ -129,6 +170,7 @@ pub fn explain(build: &Build, point: [f32; 3]) -> Explanation {
     }
     let spot = Spot {
         build,
+        nav_mesh,
         x: fx as i32,
         z: fz as i32,
         point,
@@ -139,6 +181,8 @@ pub fn explain(build: &Build, point: [f32; 3]) -> Explanation {
 /// One column of a build and the point asked about.
 struct Spot<'a> {
     build: &'a Build,
+    /// The navmesh holding the build's polygons, and the slot of their tile.
+    nav_mesh: Option<(&'a NavMesh, usize)>,
     x: i32,
     z: i32,
     point: [f32; 3],
@@ -312,8 +356,10 @@ impl Spot<'_> {
             .uncertain();
         }
         let keep = slope_that_keeps(normal_y, slope);
+        // The underside of a floor, or a face wound the wrong way.
+        let facing = if normal_y < 0.0 { "faces down: " } else { "" };
         let mut sentence = format!(
-            "slope {}° {} agentMaxSlope {}°",
+            "{facing}slope {}° {} agentMaxSlope {}°",
             short(slope, 1),
             if slope > limit { ">" } else { "≥" },
             short(limit, 2)
@@ -595,7 +641,11 @@ impl Spot<'_> {
         let pm = &build.poly_mesh;
         let in_cells = |k: usize| (self.point[k] - pm.bmin[k]) / pm.cs;
         let point = [in_cells(0), in_cells(2)];
-        let centre = [self.x as f32 + 0.5, self.z as f32 + 0.5];
+        // The poly mesh leaves out a tiled build's border cells.
+        let centre = [
+            (self.x - pm.border_size) as f32 + 0.5,
+            (self.z - pm.border_size) as f32 + 0.5,
+        ];
         let outline = |p: usize| -> Vec<[f32; 2]> {
             pm.poly(p)[..pm.nvp]
                 .iter()
@@ -626,7 +676,8 @@ impl Spot<'_> {
 
     /// The spot is in region `region` but on none of its polygons: outside the region's
     /// simplified outline (contour simplification cut it off), or inside it where the poly
-    /// mesh left a hole (Recast's triangulation of the outline failed).
+    /// mesh left a hole (Recast's triangulation of the outline failed, or removing a vertex
+    /// on a tile's edge left a sliver out).
     fn uncovered(&self, region: u16, point: [f32; 2]) -> Explanation {
         let build = self.build;
         let outlines: Vec<Vec<[f32; 2]>> = build
@@ -652,7 +703,8 @@ impl Spot<'_> {
                 None,
                 format!(
                     "inside region {region}'s outline but on none of its polygons: the poly \
-                     mesh could not triangulate that outline whole"
+                     mesh left this part out (a failed triangulation, or a tile-edge vertex \
+                     removed)"
                 ),
             );
             return if failed {
@@ -765,7 +817,7 @@ impl Spot<'_> {
             walkable: true,
             ..Explanation::removed(None, None, String::new())
         };
-        let Some(nav_mesh) = &build.nav_mesh else {
+        let Some((nav_mesh, slot)) = self.nav_mesh else {
             if let Some(failed) = self.failed_by(Stage::NavMesh) {
                 return failed;
             }
@@ -778,7 +830,7 @@ impl Spot<'_> {
                 ..walkable
             };
         };
-        let poly_ref = nav_mesh.poly_ref_base(0) | poly as PolyRef;
+        let poly_ref = nav_mesh.poly_ref_base(slot) | poly as PolyRef;
         let islands = Islands::of(nav_mesh);
         let island = islands
             .island_of(nav_mesh, poly_ref)
@@ -1160,6 +1212,27 @@ mod tests {
     }
 
     #[test]
+    fn a_tiled_build_is_explained_in_the_tile_that_holds_the_point() {
+        let input = crate::input::InputGeom::from_mesh(TriMesh::clone(&ground().mesh())).unwrap();
+        let mut tiled = TiledBuild::new(&input, BuildSettings::default(), 16).unwrap();
+        let walkable = explain_tiled(&mut tiled, &input, [5.0, 0.0, 5.0]).unwrap();
+        assert!(walkable.walkable && walkable.certain, "{walkable}");
+        let poly = walkable.poly.unwrap();
+        assert_eq!(
+            tiled.nav_mesh.poly_location(poly).unwrap().0,
+            tiled.nav_mesh.tile_indices_at(1, 1).next().unwrap()
+        );
+        assert_eq!(walkable.island, Some((1, 1)));
+        let eroded = explain_tiled(&mut tiled, &input, [0.75, 0.0, 5.0]).unwrap();
+        assert_eq!(
+            eroded.sentence,
+            "eroded: 0.3 m from the walkable edge < agentRadius 0.6 m"
+        );
+        let outside = explain_tiled(&mut tiled, &input, [-1.0, 0.0, 5.0]).unwrap();
+        assert_eq!(outside.sentence, "outside the build bounds");
+    }
+
+    #[test]
     fn a_point_beside_the_grid_is_outside_the_bounds() {
         let build = ground().build(BuildSettings::default());
         for point in [[-1.0, 0.0, 5.0], [5.0, 0.0, 10.5], [f32::NAN, 0.0, 5.0]] {
@@ -1203,6 +1276,33 @@ mod tests {
             why.sentence.starts_with("slope 60° > agentMaxSlope 45°"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_floor_wound_the_wrong_way_faces_down() {
+        let level = Level::default().quad([
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 10.0],
+            [10.0, 0.0, 10.0],
+            [10.0, 0.0, 0.0],
+        ]);
+        let build = Build::unbuilt_for_input(
+            &crate::input::InputGeom::from_mesh(TriMesh::clone(&level.mesh())).unwrap(),
+            BuildSettings::default(),
+            Retention::Everything,
+            None,
+        )
+        .map(|mut build| {
+            // Nothing is walkable, so the navmesh stage fails; the explanation still answers.
+            assert!(build.rebuild_from(Stage::Rasterize).is_err());
+            build
+        })
+        .unwrap();
+        let why = explain(&build, [5.0, 0.0, 5.0]);
+        assert_eq!(why.setting, Some("agentMaxSlope"), "{why}");
+        assert_near(why.measured, 180.0, 0.1);
+        assert_eq!(why.keep_value, None);
+        assert_eq!(why.sentence, "faces down: slope 180° > agentMaxSlope 45°");
     }
 
     #[test]
