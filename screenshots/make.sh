@@ -35,3 +35,12 @@ fi
 "$navlab" view --test-cases assets/TestCases/nav_mesh_test.txt --headless \
     --session screenshots/sessions/test-cases-window.jsonl
 "$navlab" view --headless --session screenshots/sessions/navmesh-after-a-tour.jsonl
+# Tuning: two heat maps, then A/B compare, three agent profiles and an Explain line as sessions.
+for mode in heat-slope heat-clearance; do
+    "$navlab" view --draw "$mode" --size 1280x800 --screenshot "screenshots/$mode.png"
+done
+"$navlab" view assets/Meshes/nav_test.obj --test-mode pathfind-straight \
+    --test-start=-1.389315,8.330482,-10.50015 --test-end=-0.889315,15.330483,12.39985 --headless \
+    --session screenshots/sessions/tuning-ab-compare.jsonl
+"$navlab" view --headless --session screenshots/sessions/tuning-profiles.jsonl
+"$navlab" view --headless --session screenshots/sessions/tuning-explain.jsonl

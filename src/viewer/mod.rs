@@ -8,17 +8,21 @@
 //! [`navmesh::NavMeshPlugin`] (export, load, the navmesh on screen),
 //! [`test_cases::TestCasesPlugin`] (RecastDemo's test-case files),
 //! [`saving::SavingPlugin`] (geometry sets and settings files),
-//! [`game_link::GameLinkPlugin`] (a running Bevy game's level in, the navmesh back) and, for
+//! [`game_link::GameLinkPlugin`] (a running Bevy game's level in, the navmesh back),
+//! [`compare::ComparePlugin`] (A/B against a pinned baseline), [`profiles::ProfilesPlugin`]
+//! (several agents from one rasterization) and, for
 //! `--screenshot`, [`screenshot::ScreenshotPlugin`], which renders without any window.
 
 pub mod build;
 pub mod camera;
+pub mod compare;
 pub mod draw;
 pub mod files;
 pub mod game_link;
 pub mod labels;
 pub mod navmesh;
 pub mod picking;
+pub mod profiles;
 pub mod quit;
 pub mod saving;
 pub mod screenshot;
@@ -377,6 +381,8 @@ fn viewer_app(
             game_link::GameLinkPlugin {
                 connect: options.connect.clone(),
             },
+            compare::ComparePlugin,
+            profiles::ProfilesPlugin,
         ));
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {

@@ -332,7 +332,11 @@ fn follow_builds(
     if std::mem::take(&mut shown.build_landed) {
         let has_nav_mesh =
             state.tiled.is_some() || state.build.as_ref().is_some_and(|b| b.nav_mesh.is_some());
-        if std::mem::take(&mut tasks.navmesh_mode_after_build) && has_nav_mesh {
+        // A heat map is kept: it reads the new build as well as the old.
+        if std::mem::take(&mut tasks.navmesh_mode_after_build)
+            && has_nav_mesh
+            && !mode.is_heat_map()
+        {
             *mode = DrawMode::Navmesh;
         }
     }

@@ -565,7 +565,13 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
             if target == *p.viewer.mode {
                 return Plan::Ready(Step::Frames(0));
             }
-            let current = p.viewer.mode.label();
+            // RecastDemo's modes and the heat maps have a combo each.
+            let (recastdemo_text, heat_text) = p.viewer.mode.combo_texts();
+            let current = if target.is_heat_map() {
+                heat_text
+            } else {
+                recastdemo_text
+            };
             let is_combo = |n: &WidgetNode| n.role == egui::accesskit::Role::ComboBox;
             let is_item = |n: &WidgetNode| n.role == egui::accesskit::Role::Button;
             // Open the combo, then pick the item from its list (drawn on top, found first).
@@ -1130,6 +1136,8 @@ struct ViewerState<'w, 's> {
     test_cases: Option<Res<'w, TestCases>>,
     tools: Option<Res<'w, Tools>>,
     game_link: Option<Res<'w, crate::viewer::game_link::GameLink>>,
+    comparison: Option<Res<'w, crate::viewer::compare::Comparison>>,
+    profiles: Option<Res<'w, crate::viewer::profiles::AgentProfiles>>,
     orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
 }
 
@@ -1223,6 +1231,16 @@ impl ViewerState<'_, '_> {
         }
         if let Some(link) = self.game_link.as_deref().filter(|link| link.open) {
             value["game"] = link.session_state();
+        }
+        if let Some(comparison) = self.comparison.as_deref().filter(|c| c.baseline.is_some()) {
+            value["compare"] = comparison.session_state();
+        }
+        if let Some(profiles) = self
+            .profiles
+            .as_deref()
+            .filter(|p| !p.results.is_empty() || p.busy())
+        {
+            value["profiles"] = profiles.session_state();
         }
         if let Some(summary) = test_cases.and_then(|t| t.summary()) {
             value["testCases"] = json!(summary);

@@ -671,3 +671,152 @@ fn hints_are_readable() {
     play(&dir, ViewerOptions::default(), script);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A/B compare: nav_test built with RecastDemo's settings is pinned (B key), Max Climb goes
+/// from 0.9 to 0.3, and the new build is drawn against the pinned one: the stairs' polygons
+/// are lost (red on screen), the walkable area drops, and the tester's path up the stairs to
+/// the platform arrives under A and not under B.
+#[test]
+fn a_pinned_baseline_shows_what_a_lower_climb_loses() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("compare");
+    let script = "{\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"key\": \"b\"}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"set\": \"Max Climb\", \"value\": \"0.3\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 5}\n\
+                  {\"expect\": \"agentMaxClimb 0.9 -> 0.3\"}\n\
+                  {\"screenshot\": \"{dir}/compare.png\"}\n";
+    let options = ViewerOptions {
+        mesh: Some(assets().join("Meshes/nav_test.obj")),
+        tester: Some(STAIRS_PATH),
+        ..ViewerOptions::default()
+    };
+    let end = play(&dir, options, script);
+    let compare = &end["compare"];
+    assert_eq!(compare["pinned"], true, "{end:#}");
+    let area = |side: &str| compare[side]["walkableArea"].as_f64().unwrap();
+    assert!(area("b") < area("a") - 500.0, "{compare:#}");
+    assert!(compare["polysLost"].as_u64().unwrap() > 10, "{compare:#}");
+    let tester = &compare["paths"][0];
+    assert_eq!(tester["label"], "Tester", "{compare:#}");
+    assert_eq!(tester["reachableA"], true, "{compare:#}");
+    assert_eq!(tester["reachableB"], false, "{compare:#}");
+    // The lost polygons are drawn in red over the view.
+    let red = pixel_share(&dir.join("compare.png"), |&[r, g, b]| {
+        r > 150 && g < 90 && b < 90
+    });
+    assert!(
+        red > 0.001,
+        "lost polygons red on {:.3}% of the frame",
+        red * 100.0
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Up nav_test's stairs from the 8.3 m platform to the 15.3 m one: a 0.9 m climb takes it, a
+/// 0.3 m climb does not.
+const STAIRS_PATH: crate::viewer::tools::test_nav_mesh::TesterPreset =
+    crate::viewer::tools::test_nav_mesh::TesterPreset {
+        mode: crate::viewer::tools::test_nav_mesh::TesterMode::PathfindStraight,
+        start: Some([-1.389315, 8.330482, -10.50015]),
+        end: Some([-0.889315, 15.330483, 12.39985]),
+    };
+
+/// Agent profiles: the three default agents build from one rasterization through the Tuning
+/// menu's window, each navmesh drawn in its colour; the vehicle keeps less of the scene than
+/// the human, and the crouching agent more.
+#[test]
+fn three_agent_profiles_build_side_by_side() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("profiles");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Tuning\"}\n\
+                  {\"click\": \"Agent Profiles…\"}\n\
+                  {\"click\": \"Build profiles\"}\n\
+                  {\"expect\": \"profiles built in\"}\n\
+                  {\"wait_frames\": 5}\n\
+                  {\"screenshot\": \"{dir}/profiles.png\"}\n";
+    let end = play(&dir, ViewerOptions::default(), script);
+    let profiles = end["profiles"]["profiles"].as_array().unwrap().clone();
+    assert_eq!(profiles.len(), 3, "{end:#}");
+    let polys: Vec<u64> = profiles
+        .iter()
+        .map(|p| p["polys"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(polys.iter().all(|&n| n > 0), "{profiles:#?}");
+    assert!(
+        polys.iter().collect::<std::collections::HashSet<_>>().len() > 1,
+        "the agents get different navmeshes: {profiles:#?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Heat maps: the slope map and the clearance map each draw with their legend, differ from
+/// each other, and leaving them for Navmesh leaves no heat layer behind.
+#[test]
+fn heat_maps_draw_with_a_legend() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("heat");
+    let script = "{\"wait_build\": true}\n\
+                  {\"wait_frames\": 4}\n\
+                  {\"screenshot\": \"{dir}/navmesh.png\"}\n\
+                  {\"draw\": \"Heat: Slope\"}\n\
+                  {\"wait_frames\": 4}\n\
+                  {\"expect\": \"walkableSlope\"}\n\
+                  {\"screenshot\": \"{dir}/slope.png\"}\n\
+                  {\"draw\": \"Heat: Clearance\"}\n\
+                  {\"wait_frames\": 4}\n\
+                  {\"expect\": \"Clearance\"}\n\
+                  {\"screenshot\": \"{dir}/clearance.png\"}\n\
+                  {\"draw\": \"Navmesh\"}\n\
+                  {\"wait_frames\": 4}\n\
+                  {\"screenshot\": \"{dir}/navmesh-again.png\"}\n";
+    let end = play(&dir, ViewerOptions::default(), script);
+    assert_eq!(end["drawMode"], "Navmesh");
+    let maps = view_difference(&dir.join("slope.png"), &dir.join("clearance.png"), 40);
+    assert!(maps > 0.05, "the two maps differ on {:.2}%", maps * 100.0);
+    let left_over = view_difference(&dir.join("navmesh.png"), &dir.join("navmesh-again.png"), 40);
+    assert!(left_over < 0.002, "heat left on {:.2}%", left_over * 100.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Explain: a click on the default scene's 56° wedge says the slope removed it; typing a Max
+/// Slope past the wedge's angle rebuilds, and the same point's line then names what removes it
+/// next (a 56° slope is a ledge to a 0.9 m climb at 0.3 m cells), no longer the slope.
+#[test]
+fn explain_says_why_a_spot_is_not_walkable() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("explain");
+    let script = "{\"wait_build\": true}\n\
+                  {\"click\": \"Explain\"}\n\
+                  {\"click_world\": [11.0, 1.5, -13.0]}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"expect\": \"agentMaxSlope\"}\n\
+                  {\"screenshot\": \"{dir}/explain.png\"}\n\
+                  {\"state\": \"{dir}/steep.json\"}\n\
+                  {\"set\": \"Max Slope\", \"value\": \"60\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n";
+    let end = play(&dir, ViewerOptions::default(), script);
+    let steep = read_json(&dir.join("steep.json"));
+    let said = &steep["toolState"];
+    assert_eq!(said["setting"], "agentMaxSlope", "{said:#}");
+    assert_eq!(said["walkable"], false, "{said:#}");
+    let measured = said["measured"].as_f64().unwrap();
+    assert!((measured - 56.3).abs() < 1.0, "{said:#}");
+    let after = &end["toolState"];
+    assert_ne!(after["setting"], "agentMaxSlope", "{after:#}");
+    assert_ne!(after["sentence"], said["sentence"], "{after:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

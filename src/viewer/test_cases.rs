@@ -16,7 +16,8 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::demo::test_case::{TestCaseReport, TestResult, run_test_case};
 use crate::demo::test_file::{TestSample, find_test_mesh, read_test_file};
-use crate::demo::text::TestFile;
+use crate::demo::tester::tester_filter;
+use crate::demo::text::{TestFile, TestKind};
 use crate::viewer::build::{BuildRequest, BuildState, DEFAULT_TILE_SIZE, Sample, ViewerLog};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::files::{FileDialog, FileFilter};
@@ -24,6 +25,7 @@ use crate::viewer::labels::{Label, WorldLabels};
 use crate::viewer::navmesh::ShownNavMesh;
 use navlab::bake::settings::BuildSettings;
 use navlab::debug_draw::{DebugDraw, LineBatch, Rgba, rgba};
+use navlab::detour::query::QueryFilter;
 
 /// Folders (under the working directory) whose `.txt` files the window lists, as RecastDemo
 /// lists `TestCases/`.
@@ -133,6 +135,25 @@ enum Step {
 }
 
 impl TestCases {
+    /// The loaded file's `pf` lines as start, end and the tester's filter for their flags.
+    pub fn path_lines(&self) -> Vec<([f32; 3], [f32; 3], QueryFilter)> {
+        self.loaded.as_ref().map_or_else(Vec::new, |loaded| {
+            loaded
+                .file
+                .tests
+                .iter()
+                .filter(|line| line.kind == TestKind::Pathfind)
+                .map(|line| {
+                    (
+                        line.start,
+                        line.end,
+                        tester_filter(line.include_flags, line.exclude_flags),
+                    )
+                })
+                .collect()
+        })
+    }
+
     /// Opens the window and the file dialog (File → Run test cases…).
     pub fn pick_file(&mut self) {
         self.open = true;

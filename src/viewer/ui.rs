@@ -129,6 +129,9 @@ struct UiParams<'w, 's> {
     export_options: ResMut<'w, MeshExportOptions>,
     quit: MessageWriter<'w, QuitRequest>,
     game_link: ResMut<'w, crate::viewer::game_link::GameLink>,
+    comparison: ResMut<'w, crate::viewer::compare::Comparison>,
+    profiles: ResMut<'w, crate::viewer::profiles::AgentProfiles>,
+    pins: MessageWriter<'w, crate::viewer::compare::PinBaseline>,
     cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
 
@@ -270,9 +273,6 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
             if ui.button("Connect to a running Bevy game…").clicked() {
                 p.game_link.open = true;
             }
-            if ui.button("Connect to a running Bevy game…").clicked() {
-                p.game_link.open = true;
-            }
             ui.separator();
             if ui.button("Export navmesh…").clicked() {
                 p.nav_mesh_requests.write(NavMeshRequest::ExportDialog);
@@ -318,6 +318,14 @@ fn menu_bar(ui: &mut egui::Ui, p: &mut UiParams) {
             ui.separator();
             if ui.button("Quit").clicked() {
                 p.quit.write(QuitRequest);
+            }
+        });
+        ui.menu_button("Tuning", |ui| {
+            if ui.button("Compare A/B…  (B pins)").clicked() {
+                p.comparison.open = true;
+            }
+            if ui.button("Agent Profiles…").clicked() {
+                p.profiles.open = true;
             }
         });
         ui.menu_button("View", |ui| {
@@ -417,20 +425,43 @@ fn properties(ui: &mut egui::Ui, p: &mut UiParams) {
         p.requests.write(BuildRequest::Rebuild);
     }
     status(ui, state, None);
+    ui.horizontal(|ui| {
+        if ui.button("Pin as baseline (B)").clicked() {
+            p.pins.write(crate::viewer::compare::PinBaseline(true));
+        }
+        if ui.button("Agent profiles…").clicked() {
+            p.profiles.open = true;
+        }
+    });
     nav_mesh_file(ui, state, &p.shown_nav_mesh, &mut p.nav_mesh_requests);
     ui.separator();
     ui.label("Debug Settings");
     let mut mode = *p.mode;
+    let (recastdemo_text, heat_text) = mode.combo_texts();
+    let (heat_maps, recastdemo_modes): (Vec<DrawMode>, Vec<DrawMode>) =
+        DrawMode::ALL.iter().partition(|m| m.is_heat_map());
     egui::ComboBox::from_id_salt("draw-mode")
-        .selected_text(mode.label())
+        .selected_text(recastdemo_text)
         .width(PANEL_WIDTH - 30.0)
         // Every mode in view at once, as RecastDemo lists them, rather than a list to scroll.
-        .height(DrawMode::ALL.len() as f32 * 24.0)
+        .height(recastdemo_modes.len() as f32 * 24.0)
         .show_ui(ui, |ui| {
-            for m in DrawMode::ALL {
+            for m in recastdemo_modes {
                 ui.selectable_value(&mut mode, m, m.label());
             }
         });
+    ui.horizontal(|ui| {
+        ui.label("Heat map");
+        egui::ComboBox::from_id_salt("heat-map")
+            .selected_text(heat_text)
+            .width(PANEL_WIDTH - 100.0)
+            .height(heat_maps.len() as f32 * 24.0)
+            .show_ui(ui, |ui| {
+                for m in heat_maps {
+                    ui.selectable_value(&mut mode, m, m.label());
+                }
+            });
+    });
     ui.horizontal(|ui| {
         if ui.button("◀ Prev [").clicked() {
             mode = mode.step(-1);

@@ -6,6 +6,7 @@ mod authored;
 mod compact;
 mod contours;
 mod detail_mesh;
+pub mod heat_maps;
 mod input_mesh;
 mod nav_mesh;
 mod poly_mesh;
@@ -37,7 +38,7 @@ pub use tile_cache::TileCacheDrawPlugin;
 pub use voxels::VoxelDrawPlugin;
 
 /// RecastDemo's draw modes for a solo mesh, in pipeline order.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DrawMode {
     InputMesh,
     Voxels,
@@ -62,11 +63,26 @@ pub enum DrawMode {
     NavmeshPortals,
     /// Temp Obstacles: every stored layer's bounds over the input mesh.
     CacheBounds,
+    /// Heat maps ([`heat_maps`]): each reads one measure against the setting that decides it.
+    HeatClearance,
+    HeatWallDistance,
+    HeatSlope,
+    HeatStepHeight,
+    HeatOverheadClearance,
+    HeatRegionArea,
+    HeatTileBuildTime,
+    HeatTileBytes,
+    HeatSearchNodes,
 }
+
+/// The draw-mode combo's text while a heat map is shown.
+pub const HEAT_MAP_SHOWN: &str = "(a heat map)";
+/// The heat-map combo's text while none is shown.
+pub const NO_HEAT_MAP: &str = "(none)";
 
 impl DrawMode {
     /// Every mode, in pipeline order (the order Prev/Next step through).
-    pub const ALL: [DrawMode; 19] = [
+    pub const ALL: [DrawMode; 28] = [
         DrawMode::InputMesh,
         DrawMode::Voxels,
         DrawMode::WalkableVoxels,
@@ -86,6 +102,15 @@ impl DrawMode {
         DrawMode::NavmeshNodes,
         DrawMode::NavmeshPortals,
         DrawMode::CacheBounds,
+        DrawMode::HeatClearance,
+        DrawMode::HeatWallDistance,
+        DrawMode::HeatSlope,
+        DrawMode::HeatStepHeight,
+        DrawMode::HeatOverheadClearance,
+        DrawMode::HeatRegionArea,
+        DrawMode::HeatTileBuildTime,
+        DrawMode::HeatTileBytes,
+        DrawMode::HeatSearchNodes,
     ];
 
     /// RecastDemo's combo-box label.
@@ -110,18 +135,45 @@ impl DrawMode {
             DrawMode::NavmeshNodes => "Navmesh Nodes",
             DrawMode::NavmeshPortals => "Navmesh Portals",
             DrawMode::CacheBounds => "Cache Bounds",
+            DrawMode::HeatClearance => "Heat: Clearance",
+            DrawMode::HeatWallDistance => "Heat: Wall Distance",
+            DrawMode::HeatSlope => "Heat: Slope",
+            DrawMode::HeatStepHeight => "Heat: Step Height",
+            DrawMode::HeatOverheadClearance => "Heat: Overhead Clearance",
+            DrawMode::HeatRegionArea => "Heat: Region Area",
+            DrawMode::HeatTileBuildTime => "Heat: Tile Build Time",
+            DrawMode::HeatTileBytes => "Heat: Tile Bytes",
+            DrawMode::HeatSearchNodes => "Heat: Search Nodes",
         }
     }
 
     /// The label in kebab case, for the command line and file names.
     pub fn slug(self) -> String {
-        self.label().to_ascii_lowercase().replace(' ', "-")
+        self.label()
+            .to_ascii_lowercase()
+            .replace(':', "")
+            .replace(' ', "-")
+    }
+
+    /// Whether the mode is a heat map (drawn with a colour legend).
+    pub fn is_heat_map(self) -> bool {
+        self >= DrawMode::HeatClearance
+    }
+
+    /// What the two draw-mode combos show: RecastDemo's modes in one (its list stays the
+    /// length RecastDemo's is, all in view), the heat maps in the other.
+    pub fn combo_texts(self) -> (&'static str, &'static str) {
+        if self.is_heat_map() {
+            (HEAT_MAP_SHOWN, self.label())
+        } else {
+            (self.label(), NO_HEAT_MAP)
+        }
     }
 
     /// The build stage whose output the mode shows (`None` for the input mesh).
     pub fn stage(self) -> Option<Stage> {
         Some(match self {
-            DrawMode::InputMesh => return None,
+            DrawMode::InputMesh | DrawMode::HeatSlope => return None,
             DrawMode::Voxels => Stage::Rasterize,
             DrawMode::WalkableVoxels => Stage::Filter,
             DrawMode::Compact => Stage::Erode,
@@ -140,12 +192,21 @@ impl DrawMode {
             | DrawMode::NavmeshNodes
             | DrawMode::NavmeshPortals
             | DrawMode::CacheBounds => Stage::NavMesh,
+            DrawMode::HeatOverheadClearance => Stage::Filter,
+            DrawMode::HeatStepHeight => Stage::Erode,
+            DrawMode::HeatClearance => Stage::DistanceField,
+            DrawMode::HeatRegionArea => Stage::Regions,
+            DrawMode::HeatWallDistance
+            | DrawMode::HeatTileBuildTime
+            | DrawMode::HeatTileBytes
+            | DrawMode::HeatSearchNodes => Stage::NavMesh,
         })
     }
 
     /// Whether the mode shows the Detour navmesh (a loaded file's or the build's).
     pub fn shows_nav_mesh(self) -> bool {
-        self.stage() == Some(Stage::NavMesh) && self != DrawMode::CacheBounds
+        self.stage() == Some(Stage::NavMesh)
+            && !matches!(self, DrawMode::CacheBounds | DrawMode::HeatWallDistance)
     }
 
     /// The neighbouring mode in pipeline order (`step` = -1 or +1), clamped at the ends.
@@ -271,6 +332,7 @@ impl Plugin for DrawPlugin {
                 AuthoredDrawPlugin,
                 TileCacheDrawPlugin,
                 span_boxes::SpanBoxPlugin,
+                heat_maps::HeatMapDrawPlugin,
             ));
     }
 }

@@ -14,7 +14,7 @@ use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
 use crate::viewer::picking::{Hit, MeshClick, PointerHit};
 use navlab::debug_draw::DebugDraw;
 use navlab::detour::NavMesh;
-use navlab::detour::query::{NavMeshQuery, NodePool};
+use navlab::detour::query::{NavMeshQuery, NodePool, QueryFilter};
 use navlab::input::GeomSet;
 
 /// What a tool can see: the scene and build on screen, the navmesh shown, and what the mouse
@@ -128,6 +128,16 @@ pub trait Tool: Send + Sync + 'static {
     /// effect is not in the build: a crowd's agents and updates.
     fn session_state(&self) -> Option<serde_json::Value> {
         None
+    }
+    /// The path the tool shows, as start, end and filter: what A/B compare runs on both
+    /// navmeshes (the Test Navmesh tool's).
+    fn path_end_points(&self) -> Option<([f32; 3], [f32; 3], QueryFilter)> {
+        None
+    }
+    /// Seed points the tool placed (the Prune tool's): the agent profiles' reachability matrix
+    /// uses them.
+    fn seed_points(&self) -> Vec<[f32; 3]> {
+        Vec::new()
     }
 }
 

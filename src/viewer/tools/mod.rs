@@ -3,13 +3,14 @@
 //! and a retained overlay ([`ToolOutput::overlay`]) for what RecastDemo fills in (polygons,
 //! paths). The framework is [`framework`]; each tool has a file of its own ([`test_nav_mesh`],
 //! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`crowds`], [`temp_obstacles`],
-//! [`highlight_tile_cache`], [`pick`]). Test Navmesh comes first, RecastDemo's tool after a build.
+//! [`highlight_tile_cache`], [`pick`], [`explain`]). Test Navmesh comes first, RecastDemo's tool after a build.
 //! As in RecastDemo, each sample lists only its own tools ([`Tools::listed`]), Navlab's own
-//! (Pick) after them.
+//! (Pick, Explain) after them.
 
 pub mod convex_volumes;
 pub mod create_tiles;
 pub mod crowds;
+pub mod explain;
 mod framework;
 pub mod highlight_tile_cache;
 pub mod off_mesh_links;
@@ -23,6 +24,7 @@ use bevy::prelude::*;
 use convex_volumes::ConvexVolumeToolPlugin;
 use create_tiles::CreateTilesToolPlugin;
 use crowds::CrowdToolPlugin;
+use explain::ExplainToolPlugin;
 use highlight_tile_cache::HighlightTileCacheToolPlugin;
 use off_mesh_links::OffMeshLinkToolPlugin;
 use pick::PickToolPlugin;
@@ -50,6 +52,7 @@ impl Plugin for ToolsPlugin {
             TempObstacleToolPlugin,
             HighlightTileCacheToolPlugin,
             PickToolPlugin,
+            ExplainToolPlugin,
         ));
     }
 }

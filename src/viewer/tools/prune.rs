@@ -85,6 +85,13 @@ impl PruneTool {
 }
 
 impl Tool for PruneTool {
+    fn seed_points(&self) -> Vec<[f32; 3]> {
+        self.seeds
+            .iter()
+            .map(|seed| seed.point.to_array())
+            .collect()
+    }
+
     fn name(&self) -> &'static str {
         "Prune Navmesh"
     }

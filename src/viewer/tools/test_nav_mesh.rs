@@ -872,6 +872,10 @@ fn tri_area_2d(a: DtVec3, b: DtVec3, c: DtVec3) -> f32 {
 }
 
 impl Tool for TestNavMeshTool {
+    fn path_end_points(&self) -> Option<([f32; 3], [f32; 3], QueryFilter)> {
+        Some((self.start?, self.end?, self.filter()))
+    }
+
     fn name(&self) -> &'static str {
         "Test Navmesh"
     }
