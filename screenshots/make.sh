@@ -42,5 +42,6 @@ done
 "$navlab" view assets/Meshes/nav_test.obj --test-mode pathfind-straight \
     --test-start=-1.389315,8.330482,-10.50015 --test-end=-0.889315,15.330483,12.39985 --headless \
     --session screenshots/sessions/tuning-ab-compare.jsonl
-"$navlab" view --headless --session screenshots/sessions/tuning-profiles.jsonl
+"$navlab" view --test-mode pathfind-straight --test-start=-20,0,-20 --test-end=18,0,18 --headless \
+    --session screenshots/sessions/tuning-profiles.jsonl
 "$navlab" view --headless --session screenshots/sessions/tuning-explain.jsonl

@@ -20,7 +20,7 @@ use navlab::bake::profiles::{AgentProfile, MAX_PROFILES, build_profiles, default
 use navlab::bake::sample_areas::flags;
 use navlab::bake::solo::Retention;
 use navlab::debug_draw::detour::append_nav_mesh_poly_filled;
-use navlab::debug_draw::{DebugDraw, Rgba, rgba};
+use navlab::debug_draw::{DebugDraw, LineBatch, Rgba, rgba, trans_col};
 use navlab::detour::NavMesh;
 use navlab::detour::query::NavMeshQuery;
 
@@ -290,22 +290,38 @@ fn sync_profile_layers(profiles: Res<AgentProfiles>, mut params: LayerParams) {
     }
 }
 
-/// Every polygon of `mesh` filled in `color`, lifted by `lift`.
+/// Every polygon of `mesh` filled in `color` and its walls (edges with no neighbour) outlined
+/// in the opaque colour, lifted by `lift`, so each profile's extent reads over the others.
 fn profile_drawing(mesh: &NavMesh, color: Rgba, lift: f32) -> DebugDraw {
     let mut drawing = DebugDraw::default();
+    let mut walls = LineBatch::new(3.0);
+    let wall_color = trans_col(color, 255);
+    let lifted = |v: [f32; 3]| [v[0], v[1] + lift, v[2]];
     for (tile_ref, tile) in mesh.tiles() {
-        for poly in 0..tile.poly_count() {
+        for (index, poly) in tile.polys().iter().enumerate() {
             append_nav_mesh_poly_filled(
                 &mut drawing,
                 mesh,
-                tile_ref | poly as navlab::detour::PolyRef,
+                tile_ref | index as navlab::detour::PolyRef,
                 color,
             );
+            if poly.is_off_mesh_connection() {
+                continue;
+            }
+            let corners = poly.vertex_indices();
+            for (edge, &neighbour) in poly.neis[..corners.len()].iter().enumerate() {
+                if neighbour == 0 {
+                    let a = tile.verts()[usize::from(corners[edge])];
+                    let b = tile.verts()[usize::from(corners[(edge + 1) % corners.len()])];
+                    walls.segment(lifted(a), lifted(b), wall_color);
+                }
+            }
         }
     }
     for position in &mut drawing.triangles.positions {
         position[1] += lift;
     }
+    drawing.lines.push(walls);
     drawing
 }
 
@@ -329,19 +345,19 @@ fn profiles_window(
             ui.label("One rasterization, one navmesh per agent. Radius, height, climb in m; slope in °.");
             let mut remove = None;
             egui::Grid::new("profiles").striped(true).show(ui, |ui| {
-                for title in ["", "Name", "Radius", "Height", "Climb", "Slope", ""] {
+                for title in ["", "Name", "Radius", "Height", "Climb", "Slope°", ""] {
                     ui.strong(title);
                 }
                 ui.end_row();
                 for (slot, profile) in p.profiles.iter_mut().enumerate() {
                     let [r, g, b, _] = navlab::debug_draw::channels(COLORS[slot]);
                     ui.colored_label(egui::Color32::from_rgb(r, g, b), "■");
-                    ui.add(egui::TextEdit::singleline(&mut profile.name).desired_width(80.0));
+                    ui.add(egui::TextEdit::singleline(&mut profile.name).desired_width(88.0));
                     ui.add(egui::DragValue::new(&mut profile.radius).range(0.0..=10.0).speed(0.05));
                     ui.add(egui::DragValue::new(&mut profile.height).range(0.1..=10.0).speed(0.05));
                     ui.add(egui::DragValue::new(&mut profile.climb).range(0.0..=10.0).speed(0.05));
                     ui.add(egui::DragValue::new(&mut profile.max_slope).range(0.0..=90.0).speed(0.5));
-                    if ui.small_button("✕").on_hover_text("Remove").clicked() {
+                    if ui.small_button("x").on_hover_text("Remove").clicked() {
                         remove = Some(slot);
                     }
                     ui.end_row();
@@ -420,9 +436,9 @@ fn profiles_window(
                         ui.label(format!("{}", i + 1));
                         for &reach in row {
                             if reach {
-                                ui.colored_label(egui::Color32::from_rgb(90, 220, 110), "●");
+                                ui.colored_label(egui::Color32::from_rgb(90, 220, 110), "■");
                             } else {
-                                ui.colored_label(egui::Color32::from_rgb(230, 80, 80), "○");
+                                ui.colored_label(egui::Color32::from_rgb(230, 80, 80), "–");
                             }
                         }
                         ui.end_row();

@@ -743,7 +743,26 @@ fn three_agent_profiles_build_side_by_side() {
                   {\"expect\": \"profiles built in\"}\n\
                   {\"wait_frames\": 5}\n\
                   {\"screenshot\": \"{dir}/profiles.png\"}\n";
-    let end = play(&dir, ViewerOptions::default(), script);
+    // The tester's start and end are the reachability matrix's seeds.
+    let options = ViewerOptions {
+        tester: Some(crate::viewer::tools::test_nav_mesh::TesterPreset {
+            mode: crate::viewer::tools::test_nav_mesh::TesterMode::PathfindStraight,
+            start: Some([-20.0, 0.0, -20.0]),
+            end: Some([18.0, 0.0, 18.0]),
+        }),
+        ..ViewerOptions::default()
+    };
+    let end = play(&dir, options, script);
+    let matrix = end["profiles"]["matrix"].as_array().unwrap();
+    assert_eq!(matrix.len(), 3, "{end:#}");
+    for reach in matrix {
+        // Each seed reaches itself on every profile; the floor joins the two.
+        assert_eq!(
+            reach,
+            &serde_json::json!([[true, true], [true, true]]),
+            "{end:#}"
+        );
+    }
     let profiles = end["profiles"]["profiles"].as_array().unwrap().clone();
     assert_eq!(profiles.len(), 3, "{end:#}");
     let polys: Vec<u64> = profiles

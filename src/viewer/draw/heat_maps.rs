@@ -256,7 +256,10 @@ fn legend_ui(ui: &mut egui::Ui, legend: &Legend) {
         ui.label(format_value(hi));
     });
     for (value, name) in &legend.marks {
-        ui.label(format!("│ {name} = {}", format_value(*value)));
+        ui.label(format!(
+            "{name} = {} (the white mark)",
+            format_value(*value)
+        ));
     }
 }
 
