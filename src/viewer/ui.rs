@@ -132,6 +132,7 @@ struct UiParams<'w, 's> {
     comparison: ResMut<'w, crate::viewer::compare::Comparison>,
     profiles: ResMut<'w, crate::viewer::profiles::AgentProfiles>,
     pins: MessageWriter<'w, crate::viewer::compare::PinBaseline>,
+    heat_legend: Res<'w, crate::viewer::draw::heat_maps::HeatLegend>,
     cameras: Query<'w, 's, &'static mut Camera, With<MainCamera>>,
 }
 
@@ -190,6 +191,7 @@ fn draw_ui(mut contexts: EguiContexts, mut p: UiParams) -> Result {
         .show(&ctx, |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| stage_bar(ui, &mut p));
         });
+    crate::viewer::draw::heat_maps::show_legend(&ctx, *p.mode, &p.heat_legend);
     Ok(())
 }
 

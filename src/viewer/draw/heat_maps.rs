@@ -7,7 +7,7 @@
 use std::hash::{Hash, Hasher};
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::egui;
 
 use super::{DrawMode, DrawSystems, LayerParams, sync_layer};
 use crate::viewer::build::BuildState;
@@ -24,8 +24,7 @@ impl Plugin for HeatMapDrawPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<HeatLegend>()
             .init_resource::<QueryNodes>()
-            .add_systems(Update, sync_heat_map.in_set(DrawSystems))
-            .add_systems(EguiPrimaryContextPass, legend_window);
+            .add_systems(Update, sync_heat_map.in_set(DrawSystems));
     }
 }
 
@@ -181,22 +180,16 @@ fn with_distance_field(chf: &CompactHeightfield) -> std::borrow::Cow<'_, Compact
 }
 
 /// The legend at the bottom right of the 3D view: a colour bar with the values at its stops
-/// and the setting's marks.
-fn legend_window(
-    mut contexts: EguiContexts,
-    mode: Res<DrawMode>,
-    legend: Res<HeatLegend>,
-    visibility: Option<Res<crate::viewer::ui::UiVisibility>>,
-) -> Result {
-    if !mode.is_heat_map() || visibility.is_some_and(|v| !v.all) {
-        return Ok(());
+/// and the setting's marks. The panels draw it (so Tab hides it with them).
+pub fn show_legend(ctx: &egui::Context, mode: DrawMode, legend: &HeatLegend) {
+    if !mode.is_heat_map() {
+        return;
     }
-    let ctx = contexts.ctx_mut()?.clone();
     egui::Window::new("Legend")
         .title_bar(false)
         .resizable(false)
         .anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-330.0, -215.0))
-        .show(&ctx, |ui| {
+        .show(ctx, |ui| {
             ui.strong(mode.label());
             match (&legend.legend, legend.missing) {
                 (Some(legend), _) => legend_ui(ui, legend),
@@ -208,7 +201,6 @@ fn legend_window(
                 }
             }
         });
-    Ok(())
 }
 
 fn legend_ui(ui: &mut egui::Ui, legend: &Legend) {

@@ -31,6 +31,7 @@ pub use authored::AuthoredDrawPlugin;
 pub use compact::{CompactDrawPlugin, WatershedView};
 pub use contours::ContourDrawPlugin;
 pub use detail_mesh::DetailMeshDrawPlugin;
+pub use heat_maps::HeatMapDrawPlugin;
 pub use input_mesh::InputMeshDrawPlugin;
 pub use nav_mesh::NavMeshDrawPlugin;
 pub use poly_mesh::PolyMeshDrawPlugin;
@@ -332,7 +333,7 @@ impl Plugin for DrawPlugin {
                 AuthoredDrawPlugin,
                 TileCacheDrawPlugin,
                 span_boxes::SpanBoxPlugin,
-                heat_maps::HeatMapDrawPlugin,
+                HeatMapDrawPlugin,
             ));
     }
 }
