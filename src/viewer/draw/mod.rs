@@ -886,8 +886,14 @@ mod tests {
         assert_eq!(DrawMode::InputMesh.step(1), DrawMode::Voxels);
         assert_eq!(DrawMode::PolyMeshDetail.step(1), DrawMode::Navmesh);
         assert_eq!(DrawMode::NavmeshPortals.step(1), DrawMode::CacheBounds);
-        assert_eq!(DrawMode::CacheBounds.step(1), DrawMode::CacheBounds);
-        let stages: Vec<_> = DrawMode::ALL.iter().filter_map(|m| m.stage()).collect();
+        // The heat maps come after RecastDemo's modes, and the last one is the end.
+        assert_eq!(DrawMode::CacheBounds.step(1), DrawMode::HeatClearance);
+        assert_eq!(DrawMode::HeatSearchNodes.step(1), DrawMode::HeatSearchNodes);
+        let stages: Vec<_> = DrawMode::ALL
+            .iter()
+            .filter(|m| !m.is_heat_map())
+            .filter_map(|m| m.stage())
+            .collect();
         assert!(stages.windows(2).all(|w| w[0] <= w[1]));
     }
 }

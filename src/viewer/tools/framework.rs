@@ -484,13 +484,13 @@ mod tests {
     }
 
     #[test]
-    fn each_sample_lists_its_recastdemo_tools_then_pick() {
+    fn each_sample_lists_its_recastdemo_tools_then_pick_and_explain() {
         let mut app = App::new();
         app.add_plugins(ToolsPlugin);
         let tools = app.world_mut().remove_resource::<Tools>().unwrap();
         for sample in Sample::ALL {
             let mut expected = recastdemo_tools(sample).to_vec();
-            expected.push("Pick");
+            expected.extend(["Pick", "Explain"]);
             assert_eq!(names(&tools, sample), expected, "{}", sample.label());
         }
     }
