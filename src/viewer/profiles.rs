@@ -352,7 +352,12 @@ fn profiles_window(
                 for (slot, profile) in p.profiles.iter_mut().enumerate() {
                     let [r, g, b, _] = navlab::debug_draw::channels(COLORS[slot]);
                     ui.colored_label(egui::Color32::from_rgb(r, g, b), "■");
-                    ui.add(egui::TextEdit::singleline(&mut profile.name).desired_width(88.0));
+                    // A grid cell offers a text field only last frame's column width; a fixed size
+                    // keeps the names readable.
+                    ui.add_sized(
+                        [88.0, 18.0],
+                        egui::TextEdit::singleline(&mut profile.name),
+                    );
                     ui.add(egui::DragValue::new(&mut profile.radius).range(0.0..=10.0).speed(0.05));
                     ui.add(egui::DragValue::new(&mut profile.height).range(0.1..=10.0).speed(0.05));
                     ui.add(egui::DragValue::new(&mut profile.climb).range(0.0..=10.0).speed(0.05));
