@@ -1181,7 +1181,7 @@ fn log_tiles(log: &mut ViewerLog, tiled: &TiledBuild, elapsed: Duration) {
             }
         }
     }
-    let polys: usize = tiled.nav_mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+    let polys = tiled.nav_mesh.poly_count();
     log.info(format!(
         "Built {} x {} tiles of {} cells: {} tiles with polygons, {polys} polygons, in {:.2} ms",
         tiled.tiles_x,

@@ -196,9 +196,7 @@ fn paths_to_compare(
     cases: Option<&TestCases>,
 ) -> Vec<(String, [f32; 3], [f32; 3], QueryFilter)> {
     let mut paths = Vec::new();
-    if let Some((start, end, filter)) =
-        tools.and_then(|tools| tools.tools.iter().find_map(|tool| tool.path_end_points()))
-    {
+    if let Some((start, end, filter)) = tools.and_then(Tools::path_end_points) {
         paths.push(("Tester".to_owned(), start, end, filter));
     }
     if let Some(cases) = cases {

@@ -341,7 +341,7 @@ fn follow_builds(
         }
     }
     if let Some(loaded) = shown.waiting.take() {
-        let polys: usize = loaded.mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+        let polys = loaded.mesh.poly_count();
         log.info(format!(
             "Loaded navmesh {}: {} tiles, {polys} polygons",
             loaded.path.display(),

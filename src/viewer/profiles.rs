@@ -11,18 +11,18 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use crate::demo::tester::{MAX_POLYS, POLY_PICK_EXT, tester_filter};
+use crate::demo::tester::{POLY_PICK_EXT, tester_filter};
 use crate::viewer::build::{BuildState, ViewerLog};
 use crate::viewer::draw::{DrawSystems, LayerParams, sync_layer};
 use crate::viewer::test_cases::TestCases;
 use crate::viewer::tools::Tools;
+use navlab::bake::compare;
 use navlab::bake::profiles::{AgentProfile, MAX_PROFILES, build_profiles, default_profiles};
 use navlab::bake::sample_areas::flags;
 use navlab::bake::solo::Retention;
-use navlab::debug_draw::detour::append_nav_mesh_poly_filled;
+use navlab::debug_draw::detour::{append_nav_mesh_poly_filled, wall_segments};
 use navlab::debug_draw::{DebugDraw, LineBatch, Rgba, rgba, trans_col};
 use navlab::detour::NavMesh;
-use navlab::detour::query::NavMeshQuery;
 
 /// The layer of each profile slot.
 const LAYERS: [&str; MAX_PROFILES] = [
@@ -142,7 +142,7 @@ impl AgentProfiles {
         serde_json::json!({
             "profiles": self.results.iter().map(|r| serde_json::json!({
                 "name": r.profile.name,
-                "polys": r.nav_mesh.as_ref().ok().map(|m| m.tiles().map(|(_, t)| t.poly_count()).sum::<usize>()),
+                "polys": r.nav_mesh.as_ref().ok().map(|m| m.poly_count()),
                 "error": r.nav_mesh.as_ref().err(),
                 "visible": r.visible,
             })).collect::<Vec<_>>(),
@@ -207,8 +207,7 @@ fn seeds(tools: Option<&Tools>, cases: Option<&TestCases>) -> Vec<[f32; 3]> {
         }
     }
     if points.is_empty()
-        && let Some((start, end, _)) =
-            tools.and_then(|t| t.tools.iter().find_map(|tool| tool.path_end_points()))
+        && let Some((start, end, _)) = tools.and_then(Tools::path_end_points)
     {
         points = vec![start, end];
     }
@@ -230,48 +229,18 @@ fn update_matrix(
         .results
         .iter()
         .map(|result| match &result.nav_mesh {
-            Ok(mesh) => reachability(mesh, &seeds),
+            // The tester's default filter: every flag but disabled.
+            Ok(mesh) => compare::reachability(
+                mesh,
+                &seeds,
+                &tester_filter(flags::ALL ^ flags::DISABLED, 0),
+                POLY_PICK_EXT,
+            ),
             Err(_) => vec![vec![false; seeds.len()]; seeds.len()],
         })
         .collect();
     profiles.seeds = seeds;
     profiles.matrix_for = Some(key);
-}
-
-/// `reach[i][j]`: a path from seed i ends on seed j's polygon (with the tester's default
-/// filter: every flag but disabled).
-fn reachability(mesh: &NavMesh, seeds: &[[f32; 3]]) -> Vec<Vec<bool>> {
-    let filter = tester_filter(flags::ALL ^ flags::DISABLED, 0);
-    let Ok(mut query) = NavMeshQuery::new(mesh, crate::demo::tester::QUERY_NODES) else {
-        return vec![vec![false; seeds.len()]; seeds.len()];
-    };
-    let polys: Vec<_> = seeds
-        .iter()
-        .map(|p| query.find_nearest_poly(p, &POLY_PICK_EXT, &filter).1)
-        .collect();
-    let mut path = vec![0; MAX_POLYS];
-    polys
-        .iter()
-        .map(|from| {
-            polys
-                .iter()
-                .map(|to| {
-                    if from.poly_ref == 0 || to.poly_ref == 0 {
-                        return false;
-                    }
-                    let (status, count) = query.find_path(
-                        from.poly_ref,
-                        to.poly_ref,
-                        &from.point,
-                        &to.point,
-                        &filter,
-                        &mut path,
-                    );
-                    status.is_success() && count > 0 && path[count - 1] == to.poly_ref
-                })
-                .collect()
-        })
-        .collect()
 }
 
 fn sync_profile_layers(profiles: Res<AgentProfiles>, mut params: LayerParams) {
@@ -290,36 +259,27 @@ fn sync_profile_layers(profiles: Res<AgentProfiles>, mut params: LayerParams) {
     }
 }
 
-/// Every polygon of `mesh` filled in `color` and its walls (edges with no neighbour) outlined
-/// in the opaque colour, lifted by `lift`, so each profile's extent reads over the others.
+/// Every polygon of `mesh` filled in `color` and its walls outlined in the opaque colour,
+/// lifted by `lift`, so each profile's extent reads over the others.
 fn profile_drawing(mesh: &NavMesh, color: Rgba, lift: f32) -> DebugDraw {
     let mut drawing = DebugDraw::default();
-    let mut walls = LineBatch::new(3.0);
-    let wall_color = trans_col(color, 255);
-    let lifted = |v: [f32; 3]| [v[0], v[1] + lift, v[2]];
     for (tile_ref, tile) in mesh.tiles() {
-        for (index, poly) in tile.polys().iter().enumerate() {
+        for poly in 0..tile.poly_count() {
             append_nav_mesh_poly_filled(
                 &mut drawing,
                 mesh,
-                tile_ref | index as navlab::detour::PolyRef,
+                tile_ref | poly as navlab::detour::PolyRef,
                 color,
             );
-            if poly.is_off_mesh_connection() {
-                continue;
-            }
-            let corners = poly.vertex_indices();
-            for (edge, &neighbour) in poly.neis[..corners.len()].iter().enumerate() {
-                if neighbour == 0 {
-                    let a = tile.verts()[usize::from(corners[edge])];
-                    let b = tile.verts()[usize::from(corners[(edge + 1) % corners.len()])];
-                    walls.segment(lifted(a), lifted(b), wall_color);
-                }
-            }
         }
     }
     for position in &mut drawing.triangles.positions {
         position[1] += lift;
+    }
+    let mut walls = LineBatch::new(3.0);
+    let lifted = |v: [f32; 3]| [v[0], v[1] + lift, v[2]];
+    for [a, b] in wall_segments(mesh) {
+        walls.segment(lifted(a), lifted(b), trans_col(color, 255));
     }
     drawing.lines.push(walls);
     drawing
@@ -416,7 +376,7 @@ fn profiles_window(
                     match &result.nav_mesh {
                         Ok(mesh) => ui.label(format!(
                             "{} polygons",
-                            mesh.tiles().map(|(_, t)| t.poly_count()).sum::<usize>()
+                            mesh.poly_count()
                         )),
                         Err(err) => ui.colored_label(egui::Color32::from_rgb(255, 110, 110), err),
                     };

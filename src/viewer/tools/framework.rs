@@ -168,6 +168,12 @@ impl Tools {
         listed
     }
 
+    /// The path a tool shows (Test Navmesh's start, end and filter), for A/B compare and the
+    /// profiles' reachability.
+    pub fn path_end_points(&self) -> Option<([f32; 3], [f32; 3], QueryFilter)> {
+        self.tools.iter().find_map(|tool| tool.path_end_points())
+    }
+
     /// Keeps the active tool if `sample` lists it, else makes the first listed one active
     /// (after a switch of sample).
     fn keep_listed(&mut self, sample: Sample) {

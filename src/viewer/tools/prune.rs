@@ -103,7 +103,7 @@ impl Tool for PruneTool {
             return;
         };
         ui.label("Click: flood from the polygon under the cursor. Clicks add up (spawn points).");
-        let total: usize = mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+        let total = mesh.poly_count();
         let kept = self.reachable.as_ref().map_or(0, Reachable::count);
         for (i, seed) in self.seeds.iter().enumerate() {
             ui.small(format!("Seed {}: +{} polygons", i + 1, seed.added));
@@ -207,7 +207,7 @@ mod tests {
         let shown = ShownNavMesh::default();
         let ctx = tool_context(state, &shown, &PointerHit::default());
         let mesh = ctx.nav_mesh.unwrap();
-        let total: usize = mesh.tiles().map(|(_, t)| t.poly_count()).sum();
+        let total = mesh.poly_count();
         let mut tool = PruneTool::default();
         let mut out = ToolOutput::default();
         tool.update(&ctx, &ButtonInput::default(), &mut out);

@@ -1256,7 +1256,7 @@ mod tests {
         let shown = ShownNavMesh::default();
         let ctx = tool_context(state, &shown, &PointerHit::default());
         let nav = ctx.nav_mesh.unwrap();
-        let polys: usize = nav.tiles().map(|(_, t)| t.poly_count()).sum();
+        let polys = nav.poly_count();
         let mut tool = TestNavMeshTool::default();
         let mut out = ToolOutput::default();
         tool.recalc(&ctx, &mut out);

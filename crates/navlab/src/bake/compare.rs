@@ -473,29 +473,71 @@ fn straight_path(
     };
     let (_, start_poly) = query.find_nearest_poly(&start, &half_extents, filter);
     let (_, end_poly) = query.find_nearest_poly(&end, &half_extents, filter);
-    if start_poly.poly_ref == 0 || end_poly.poly_ref == 0 {
-        return (false, Vec::new());
-    }
     let mut corridor = [0 as PolyRef; MAX_PATH_POLYS];
-    let (_, count) = query.find_path(
-        start_poly.poly_ref,
-        end_poly.poly_ref,
-        &start,
-        &end,
+    let Some((corridor, reachable)) = find_corridor(
+        &mut query,
+        (start_poly.poly_ref, start),
+        (end_poly.poly_ref, end),
         filter,
         &mut corridor,
-    );
-    if count == 0 {
+    ) else {
         return (false, Vec::new());
-    }
-    let corridor = &corridor[..count];
+    };
     let mut corners = [StraightPathPoint::default(); MAX_PATH_POLYS];
     let (_, corner_count) = query.find_straight_path(&start, &end, corridor, &mut corners, 0);
-    let reachable = corridor.last() == Some(&end_poly.poly_ref);
     (
         reachable,
         corners[..corner_count].iter().map(|c| c.pos).collect(),
     )
+}
+
+/// The corridor from `start`'s polygon to `end`'s (each a polygon, 0 when none was found, and
+/// the point on it) and whether it arrives, i.e. ends on the end's polygon: the reachability
+/// [`compare_path`] and [`reachability`] report. `None` when there is no corridor at all.
+fn find_corridor<'c>(
+    query: &mut NavMeshQuery,
+    (start_poly, start): (PolyRef, [f32; 3]),
+    (end_poly, end): (PolyRef, [f32; 3]),
+    filter: &QueryFilter,
+    corridor: &'c mut [PolyRef],
+) -> Option<(&'c [PolyRef], bool)> {
+    if start_poly == 0 || end_poly == 0 {
+        return None;
+    }
+    let (_, count) = query.find_path(start_poly, end_poly, &start, &end, filter, corridor);
+    let corridor = &corridor[..count];
+    let reachable = corridor.last() == Some(&end_poly);
+    (count > 0).then_some((corridor, reachable))
+}
+
+/// Which of `points` reach which on `mesh`: `reach[i][j]` when a path from point i arrives on
+/// point j's polygon, as [`compare_path`] decides it (the nearest polygons are looked up once
+/// per point).
+pub fn reachability(
+    mesh: &NavMesh,
+    points: &[[f32; 3]],
+    filter: &QueryFilter,
+    half_extents: [f32; 3],
+) -> Vec<Vec<bool>> {
+    let Ok(mut query) = NavMeshQuery::new(mesh, QUERY_NODES) else {
+        return vec![vec![false; points.len()]; points.len()];
+    };
+    let polys: Vec<PolyRef> = points
+        .iter()
+        .map(|p| query.find_nearest_poly(p, &half_extents, filter).1.poly_ref)
+        .collect();
+    let mut corridor = [0 as PolyRef; MAX_PATH_POLYS];
+    let ends: Vec<(PolyRef, [f32; 3])> = polys.into_iter().zip(points.iter().copied()).collect();
+    ends.iter()
+        .map(|&from| {
+            ends.iter()
+                .map(|&to| {
+                    find_corridor(&mut query, from, to, filter, &mut corridor)
+                        .is_some_and(|(_, reachable)| reachable)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The length of a polyline in 3D.
@@ -659,6 +701,18 @@ mod tests {
         assert!(path.path_a.len() >= 2);
         let same_side = compare_path(mesh_a, mesh_b, LEFT, [3.0, 0.0, 3.0], &filter, extents);
         assert!(same_side.reachable_a && same_side.reachable_b);
+        // The matrix of several points says the same as the paths between them.
+        let points = [LEFT, RIGHT, [3.0, 0.0, 3.0]];
+        let reach = |mesh| reachability(mesh, &points, &filter, extents);
+        assert_eq!(
+            reach(mesh_a),
+            [
+                [true, false, true],
+                [false, true, false],
+                [true, false, true]
+            ]
+        );
+        assert_eq!(reach(mesh_b), [[true; 3]; 3]);
     }
 
     #[test]

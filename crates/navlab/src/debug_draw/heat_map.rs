@@ -10,11 +10,12 @@
 
 use std::collections::HashMap;
 
+use super::detour::wall_segments;
 use super::recast::{FaceRuns, SpanFace, SpanGrid, span_faces_triangles};
 use super::{DebugDraw, LineBatch, PointBatch, Rgba, TriangleBatch, lerp_col, rgba, trans_col};
 use crate::bake::tiled::TiledBuild;
 use crate::detour::query::NodePool;
-use crate::detour::{EXT_LINK, NavMesh, PolyRef};
+use crate::detour::{NavMesh, PolyRef};
 use crate::input::obj::TriMesh;
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::TimerLabel;
@@ -541,34 +542,6 @@ pub fn wall_distance(mesh: &NavMesh) -> HeatMap {
         },
         legend,
     )
-}
-
-/// Every wall of the navmesh's ground polygons: edges without a neighbour, and tile-border
-/// edges no link crosses.
-fn wall_segments(mesh: &NavMesh) -> Vec<[[f32; 3]; 2]> {
-    let mut walls = Vec::new();
-    for (_, tile) in mesh.tiles() {
-        for (poly, p) in tile.polys().iter().enumerate() {
-            if p.is_off_mesh_connection() {
-                continue;
-            }
-            let Some((corners, n)) = tile.poly_vertices(poly) else {
-                continue;
-            };
-            for edge in 0..n {
-                let nei = p.neis[edge];
-                let wall = nei == 0
-                    || (nei & EXT_LINK != 0
-                        && !tile
-                            .poly_links(poly)
-                            .any(|(_, link)| usize::from(link.edge) == edge));
-                if wall {
-                    walls.push([corners[edge], corners[(edge + 1) % n]]);
-                }
-            }
-        }
-    }
-    walls
 }
 
 /// Wall segments bucketed by the xz grid cells their bounds overlap.

@@ -327,6 +327,11 @@ impl NavMesh {
         })
     }
 
+    /// Polygons in all loaded tiles, off-mesh connections included.
+    pub fn poly_count(&self) -> usize {
+        self.tiles().map(|(_, tile)| tile.poly_count()).sum()
+    }
+
     /// Number of loaded tiles.
     pub fn tile_count(&self) -> usize {
         self.slots.iter().filter(|s| s.tile.is_some()).count()
