@@ -18,7 +18,7 @@ pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
 pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 
 /// Every key a settings file may have: the fields of [`BuildSettings`], as RecastDemo names them.
-pub const SETTING_NAMES: [&str; 19] = [
+pub const SETTING_NAMES: [&str; 30] = [
     "cellSize",
     "cellHeight",
     "agentHeight",
@@ -38,6 +38,17 @@ pub const SETTING_NAMES: [&str; 19] = [
     "partitionType",
     "removeDegeneratePolygons",
     "maxGridCells",
+    "splitOverlappingRegions",
+    "longRangeLinks",
+    "jumpLinks",
+    "jumpGroundTolerance",
+    "jumpClimbDownMin",
+    "jumpClimbDownMax",
+    "jumpMaxDistance",
+    "jumpMaxUp",
+    "jumpMaxDown",
+    "jumpSampleSpacing",
+    "jumpLinkWidth",
 ];
 
 /// The settings a user tunes, in world units, with RecastDemo's names and defaults
@@ -90,6 +101,34 @@ pub struct BuildSettings {
     pub remove_degenerate_polygons: bool,
     /// Refuse grids with more cells than this (protects against a tiny cell size on a huge map).
     pub max_grid_cells: i64,
+    /// Cut regions that overlap themselves in height (a spiral ramp) into pieces that do not,
+    /// after the region merge, as `rcBuildRegions`' unfinished note describes. Off by default:
+    /// C++ leaves them, and its contours and polygons then lose part of such a region.
+    pub split_overlapping_regions: bool,
+    /// Keep off-mesh links whose ends lie in tiles that are not neighbours, in a navmesh-level
+    /// link table (C++ Detour joins a link only within the tiles around its start). Off by
+    /// default: such links are dropped as in C++ and files stay byte-identical.
+    pub long_range_links: bool,
+    /// Find jump and climb-down links along the navmesh's edges and add them as off-mesh links
+    /// (area jump, flags jump). Off by default: C++ has no automatic links.
+    pub jump_links: bool,
+    /// How far a jump link's landing may lie above or below the navmesh surface, world units.
+    pub jump_ground_tolerance: f32,
+    /// Shortest drop a climb-down link is made for, world units (shorter drops are walked).
+    pub jump_climb_down_min: f32,
+    /// Highest drop a climb-down link is made for, world units.
+    pub jump_climb_down_max: f32,
+    /// Widest gap a jump crosses, world units along the ground.
+    pub jump_max_distance: f32,
+    /// Highest a jump may land above its take-off, world units.
+    pub jump_max_up: f32,
+    /// Deepest a jump may land below its take-off, world units.
+    pub jump_max_down: f32,
+    /// Distance between samples along a navmesh edge, world units.
+    pub jump_sample_spacing: f32,
+    /// Width of the edge stretch one link stands for, world units: neighbouring samples that
+    /// land alike are grouped into one link per this much edge.
+    pub jump_link_width: f32,
 }
 
 impl Default for BuildSettings {
@@ -114,6 +153,17 @@ impl Default for BuildSettings {
             partition_type: PartitionType::Watershed,
             remove_degenerate_polygons: false,
             max_grid_cells: DEFAULT_MAX_GRID_CELLS,
+            split_overlapping_regions: false,
+            long_range_links: false,
+            jump_links: false,
+            jump_ground_tolerance: 0.3,
+            jump_climb_down_min: 1.0,
+            jump_climb_down_max: 2.5,
+            jump_max_distance: 3.0,
+            jump_max_up: 0.5,
+            jump_max_down: 2.5,
+            jump_sample_spacing: 0.5,
+            jump_link_width: 2.0,
         }
     }
 }
@@ -148,6 +198,12 @@ impl BuildSettings {
             ("edgeMaxError", self.edge_max_error),
             ("detailSampleDist", self.detail_sample_dist),
             ("detailSampleMaxError", self.detail_sample_max_error),
+            ("jumpGroundTolerance", self.jump_ground_tolerance),
+            ("jumpClimbDownMin", self.jump_climb_down_min),
+            ("jumpClimbDownMax", self.jump_climb_down_max),
+            ("jumpMaxDistance", self.jump_max_distance),
+            ("jumpMaxUp", self.jump_max_up),
+            ("jumpMaxDown", self.jump_max_down),
         ];
         for (name, value) in non_negative {
             if !(value.is_finite() && value >= 0.0) {
@@ -170,6 +226,26 @@ impl BuildSettings {
                 "vertsPerPoly",
                 self.verts_per_poly,
                 "must be between 3 and 12",
+            ));
+        }
+        let jump_steps = [
+            ("jumpSampleSpacing", self.jump_sample_spacing),
+            ("jumpLinkWidth", self.jump_link_width),
+        ];
+        for (name, value) in jump_steps {
+            if !(value.is_finite() && value >= 0.01) {
+                return Err(invalid(
+                    name,
+                    value,
+                    "must be a finite number of 0.01 or more",
+                ));
+            }
+        }
+        if self.jump_climb_down_min > self.jump_climb_down_max {
+            return Err(invalid(
+                "jumpClimbDownMin",
+                self.jump_climb_down_min,
+                "must not be above jumpClimbDownMax",
             ));
         }
         if self.max_grid_cells <= 0 {

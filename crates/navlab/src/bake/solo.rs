@@ -143,6 +143,7 @@ pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Opti
         Some(Stage::DistanceField)
     } else if changed(old.region_min_size, new.region_min_size)
         || changed(old.region_merge_size, new.region_merge_size)
+        || old.split_overlapping_regions != new.split_overlapping_regions
     {
         Some(Stage::Regions)
     } else if changed(old.edge_max_len, new.edge_max_len)
@@ -157,6 +158,8 @@ pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Opti
         || changed(old.detail_sample_max_error, new.detail_sample_max_error)
     {
         Some(Stage::DetailMesh)
+    } else if old.long_range_links != new.long_range_links {
+        Some(Stage::NavMesh)
     } else {
         None
     }
