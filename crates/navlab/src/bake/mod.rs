@@ -11,6 +11,7 @@ pub mod compare;
 pub mod detour_input;
 pub mod explain;
 pub mod export;
+pub mod jump_links;
 pub mod merge;
 pub mod nothing_walkable;
 pub mod profiles;

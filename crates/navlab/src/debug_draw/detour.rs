@@ -195,29 +195,10 @@ fn detail_triangles(tile: &MeshTile, poly: usize, color: Rgba, tris: &mut Triang
 /// Every wall of the navmesh's ground polygons: edges without a neighbour, and tile-border
 /// edges no link crosses.
 pub fn wall_segments(mesh: &NavMesh) -> Vec<[[f32; 3]; 2]> {
-    let mut walls = Vec::new();
-    for (_, tile) in mesh.tiles() {
-        for (poly, p) in tile.polys().iter().enumerate() {
-            if p.is_off_mesh_connection() {
-                continue;
-            }
-            let Some((corners, n)) = tile.poly_vertices(poly) else {
-                continue;
-            };
-            for edge in 0..n {
-                let nei = p.neis[edge];
-                let wall = nei == 0
-                    || (nei & EXT_LINK != 0
-                        && !tile
-                            .poly_links(poly)
-                            .any(|(_, link)| usize::from(link.edge) == edge));
-                if wall {
-                    walls.push([corners[edge], corners[(edge + 1) % n]]);
-                }
-            }
-        }
-    }
-    walls
+    mesh.boundary_edges()
+        .into_iter()
+        .map(|edge| edge.ends)
+        .collect()
 }
 
 /// Squared 2-D distance from `pt` to the line through `p` and `q` (not the segment).

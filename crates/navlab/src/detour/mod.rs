@@ -24,7 +24,7 @@ pub mod query;
 pub mod tile;
 
 pub use load::{load_nav_mesh, nav_mesh_from_bytes};
-pub use nav_mesh::{NavMesh, NavMeshParams};
+pub use nav_mesh::{BoundaryEdge, NavMesh, NavMeshParams};
 pub use nav_mesh_builder::{
     NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data, create_nav_mesh_data_into,
 };

@@ -22,6 +22,15 @@ pub struct NavMeshParams {
     pub max_polys: i32,
 }
 
+/// One wall edge of a polygon ([`NavMesh::boundary_edges`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundaryEdge {
+    /// The polygon the edge belongs to.
+    pub poly: PolyRef,
+    /// The edge's end points, in the polygon's vertex order.
+    pub ends: [Vec3; 2],
+}
+
 /// The most tile bits Sample_TileMesh gives a navmesh (the rest of the 22 go to polygons).
 pub const MAX_TILE_BITS: u32 = 14;
 
@@ -325,6 +334,37 @@ impl NavMesh {
             let tile = slot.tile.as_deref()?;
             Some((self.bits.encode(slot.salt, i as u32, 0), tile))
         })
+    }
+
+    /// Every wall of the ground polygons, in tile-slot and polygon order: edges without a
+    /// neighbour, and tile-border edges no link crosses (what the navmesh's outline is made of).
+    pub fn boundary_edges(&self) -> Vec<BoundaryEdge> {
+        let mut edges = Vec::new();
+        for (tile_ref, tile) in self.tiles() {
+            for (poly, p) in tile.polys().iter().enumerate() {
+                if p.is_off_mesh_connection() {
+                    continue;
+                }
+                let Some((corners, n)) = tile.poly_vertices(poly) else {
+                    continue;
+                };
+                for edge in 0..n {
+                    let nei = p.neis[edge];
+                    let wall = nei == 0
+                        || (nei & EXT_LINK != 0
+                            && !tile
+                                .poly_links(poly)
+                                .any(|(_, link)| usize::from(link.edge) == edge));
+                    if wall {
+                        edges.push(BoundaryEdge {
+                            poly: tile_ref | poly as PolyRef,
+                            ends: [corners[edge], corners[(edge + 1) % n]],
+                        });
+                    }
+                }
+            }
+        }
+        edges
     }
 
     /// Polygons in all loaded tiles, off-mesh connections included.

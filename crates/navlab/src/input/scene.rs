@@ -151,6 +151,38 @@ pub fn spiral_ramp(turns: usize, rise_per_turn: f32) -> TriMesh {
     TriMesh::from_parts(scene.verts, scene.tris).expect("the generated ramp is valid")
 }
 
+/// Width of one lane of [`terraces`] along x, and the void between lanes.
+pub const TERRACE_LANE: f32 = 8.0;
+/// The x distance from one lane of [`terraces`] to the next.
+pub const TERRACE_LANE_PITCH: f32 = 16.0;
+/// Depth of [`terraces`]' top platform along z, where every lane's far block begins (plus its
+/// gap).
+pub const TERRACE_DEPTH: f32 = 8.0;
+
+/// A flat top platform (y = 0, z from 0 to [`TERRACE_DEPTH`]) with one lane per drop, then one
+/// per gap, along x (lane `i` spans x from `i * TERRACE_LANE_PITCH`, [`TERRACE_LANE`] wide):
+/// a drop lane has a block `drop` metres lower right beyond the platform's far edge, a gap lane
+/// a block level with the platform `gap` metres beyond it. Every block stands on nothing (its
+/// sides go down to y = -10) and the lanes are [`TERRACE_LANE_PITCH`] − [`TERRACE_LANE`] apart,
+/// so each lane's edge is a feature of its own: the jump-link builder's test scene.
+pub fn terraces(drops: &[f32], gaps: &[f32]) -> TriMesh {
+    const BOTTOM: f32 = -10.0;
+    let lanes = drops.len() + gaps.len();
+    let mut scene = SceneBuilder::default();
+    let width = (lanes.max(1) - 1) as f32 * TERRACE_LANE_PITCH + TERRACE_LANE;
+    scene.cuboid([0.0, BOTTOM, 0.0], [width, 0.0, TERRACE_DEPTH]);
+    let features = drops
+        .iter()
+        .map(|&d| (d, 0.0))
+        .chain(gaps.iter().map(|&g| (0.0, g)));
+    for (lane, (drop, gap)) in features.enumerate() {
+        let x = lane as f32 * TERRACE_LANE_PITCH;
+        let z = TERRACE_DEPTH + gap;
+        scene.cuboid([x, BOTTOM, z], [x + TERRACE_LANE, -drop, z + TERRACE_DEPTH]);
+    }
+    TriMesh::from_parts(scene.verts, scene.tris).expect("the generated terraces are valid")
+}
+
 /// `triangles` triangles with corners drawn uniformly in the cube `0..extent` on every axis,
 /// seeded: arbitrary slopes, windings, overlaps and slivers.
 pub fn random_soup(seed: u64, triangles: usize, extent: f32) -> TriMesh {
