@@ -696,3 +696,279 @@ impl Finder<'_> {
         out.links.len() - 1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bake::solo::Build;
+    use crate::detour::query::Status;
+    use crate::input::obj::TriMesh;
+    use crate::input::scene::{self, TERRACE_DEPTH, TERRACE_LANE, TERRACE_LANE_PITCH};
+
+    const DROPS: [f32; 3] = [0.5, 1.5, 3.0];
+    const GAPS: [f32; 3] = [1.0, 2.0, 4.0];
+
+    fn terraces_input() -> InputGeom {
+        InputGeom::from_mesh(scene::terraces(&DROPS, &GAPS)).unwrap()
+    }
+
+    fn links_for(input: &InputGeom, settings: &BuildSettings) -> (Build, JumpLinks) {
+        let build = Build::from_input(input, settings.clone()).unwrap();
+        let links = find_jump_links(
+            build.nav_mesh.as_deref().unwrap(),
+            &build.heightfield_filtered,
+            settings,
+        );
+        (build, links)
+    }
+
+    /// The terrace lane whose x range (with its void half way to the next) holds `x`.
+    fn lane_of(x: f32) -> usize {
+        ((x + (TERRACE_LANE_PITCH - TERRACE_LANE) * 0.5) / TERRACE_LANE_PITCH).floor() as usize
+    }
+
+    /// Each lane's links' kinds, and each lane's rejections of samples on the top platform's
+    /// far edge (looking across that lane's feature).
+    fn by_lane(links: &JumpLinks) -> (Vec<Vec<LinkKind>>, Vec<Vec<Rejection>>) {
+        let lanes = DROPS.len() + GAPS.len();
+        let mut kinds = vec![Vec::new(); lanes];
+        for (link, &kind) in links.links.iter().zip(&links.kinds) {
+            kinds[lane_of(link.start[0])].push(kind);
+        }
+        let mut rejections = vec![Vec::new(); lanes];
+        for sample in &links.samples {
+            let x = sample.start[0];
+            let on_far_edge = (sample.start[2] - (TERRACE_DEPTH - 0.8)).abs() < 0.3;
+            let in_lane = (x - lane_of(x) as f32 * TERRACE_LANE_PITCH).clamp(1.0, 7.0)
+                == x - lane_of(x) as f32 * TERRACE_LANE_PITCH;
+            if let Err(reason) = sample.outcome
+                && on_far_edge
+                && in_lane
+            {
+                rejections[lane_of(x)].push(reason);
+            }
+        }
+        (kinds, rejections)
+    }
+
+    #[test]
+    fn terraces_get_links_exactly_where_the_defaults_allow() {
+        let settings = BuildSettings::default();
+        let (_, links) = links_for(&terraces_input(), &settings);
+        let (kinds, rejections) = by_lane(&links);
+        let summary = links.summary();
+        // 0.5 m: walked, no edge and no link.
+        assert!(kinds[0].is_empty(), "{summary}");
+        // 1.5 m: climb-downs, one way, to the block 1.5 m down.
+        assert!(!kinds[1].is_empty(), "{summary}");
+        assert!(kinds[1].iter().all(|&k| k == LinkKind::ClimbDown));
+        // 3 m: deeper than jumpClimbDownMax and jumpMaxDown (2.5).
+        assert!(kinds[2].is_empty(), "{summary}");
+        assert!(rejections[2].contains(&Rejection::TooDeep), "{summary}");
+        // Gaps of 1 and 2 m: jumps; 4 m: beyond jumpMaxDistance (3).
+        assert!(!kinds[3].is_empty() && kinds[3].iter().all(|&k| k == LinkKind::Jump));
+        assert!(!kinds[4].is_empty() && kinds[4].iter().all(|&k| k == LinkKind::Jump));
+        assert!(kinds[5].is_empty(), "{summary}");
+        assert!(rejections[5].contains(&Rejection::TooFar), "{summary}");
+        for (link, &kind) in links.links.iter().zip(&links.kinds) {
+            assert_eq!((link.area, link.flags), (5, 8));
+            assert_eq!(link.radius, settings.agent_radius);
+            let drop = link.start[1] - link.end[1];
+            match lane_of(link.start[0]) {
+                1 => assert!(!link.bidirectional && (drop - 1.5).abs() < 0.3, "{link:?}"),
+                _ => assert!(link.bidirectional && drop.abs() < 0.3, "{link:?} {kind:?}"),
+            }
+        }
+        // The 8 m lanes give one link per 2 m of edge, not one per sample.
+        assert!(kinds[1].len() <= 4 && kinds[3].len() <= 4, "{summary}");
+        assert!(summary.starts_with(&format!("jump links: {} made", links.links.len())));
+    }
+
+    #[test]
+    fn settings_move_the_limits() {
+        let farther = BuildSettings {
+            jump_max_distance: 5.0,
+            ..BuildSettings::default()
+        };
+        let (_, links) = links_for(&terraces_input(), &farther);
+        let (kinds, _) = by_lane(&links);
+        assert!(!kinds[5].is_empty() && kinds[5].iter().all(|&k| k == LinkKind::Jump));
+        let deeper = BuildSettings {
+            jump_climb_down_max: 3.5,
+            ..BuildSettings::default()
+        };
+        let (_, links) = links_for(&terraces_input(), &deeper);
+        let (kinds, _) = by_lane(&links);
+        assert!(!kinds[2].is_empty() && kinds[2].iter().all(|&k| k == LinkKind::ClimbDown));
+    }
+
+    #[test]
+    fn a_path_across_a_gap_takes_its_link_and_none_without_the_jump_flag() {
+        let settings = BuildSettings::default();
+        let mut input = terraces_input();
+        let (mut build, links) = links_for(&input, &settings);
+        input.geom_set.off_mesh_connections = links.links.clone();
+        build
+            .update_authored(settings.clone(), &input.geom_set)
+            .unwrap();
+        let nav_mesh = build.nav_mesh.as_deref().unwrap();
+        let mut query = NavMeshQuery::new(nav_mesh, 2048).unwrap();
+        // From the top platform to the block across lane 4's 2 m gap.
+        let x = 4.0 * TERRACE_LANE_PITCH + TERRACE_LANE * 0.5;
+        let from = [x, 0.0, TERRACE_DEPTH * 0.5];
+        let to = [x, 0.0, TERRACE_DEPTH + 2.0 + TERRACE_DEPTH * 0.5];
+        let path = |filter: &QueryFilter, query: &mut NavMeshQuery| {
+            let extents = [2.0, 4.0, 2.0];
+            let (_, start) = query.find_nearest_poly(&from, &extents, filter);
+            let (_, end) = query.find_nearest_poly(&to, &extents, filter);
+            let mut polys = [0; 256];
+            let (status, n) = query.find_path(
+                start.poly_ref,
+                end.poly_ref,
+                &start.point,
+                &end.point,
+                filter,
+                &mut polys,
+            );
+            (status, polys[..n].to_vec(), end.poly_ref)
+        };
+        let (status, polys, end) = path(&QueryFilter::default(), &mut query);
+        assert!(!status.has_detail(Status::PARTIAL_RESULT));
+        assert_eq!(polys.last(), Some(&end));
+        let off_mesh = |r: &PolyRef| nav_mesh.off_mesh_connection_by_ref(*r).is_some();
+        assert!(polys.iter().any(off_mesh), "{polys:?}");
+        let walk_only = QueryFilter::with_flags(0xffff, sample_areas::flags::JUMP);
+        let (status, polys, end) = path(&walk_only, &mut query);
+        assert!(status.has_detail(Status::PARTIAL_RESULT), "{polys:?}");
+        assert_ne!(polys.last(), Some(&end));
+        assert!(!polys.iter().any(off_mesh));
+    }
+
+    /// A tiny seeded generator for the property test.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn unit(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        fn within(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * self.unit()
+        }
+    }
+
+    /// Axis-aligned boxes as min and max corners.
+    type Boxes = Vec<([f32; 3], [f32; 3])>;
+
+    /// The boxes [`scene::terraces`] is made of, written out again here so that the landings
+    /// are checked against the geometry itself, not the builder's heightfield.
+    fn terrace_boxes(drops: &[f32], gaps: &[f32]) -> Boxes {
+        let lanes = drops.len() + gaps.len();
+        let width = (lanes - 1) as f32 * TERRACE_LANE_PITCH + TERRACE_LANE;
+        let mut boxes = vec![([0.0, -10.0, 0.0], [width, 0.0, TERRACE_DEPTH])];
+        let features = drops.iter().map(|&d| (d, 0.0));
+        for (lane, (drop, gap)) in features.chain(gaps.iter().map(|&g| (0.0, g))).enumerate() {
+            let x = lane as f32 * TERRACE_LANE_PITCH;
+            let z = TERRACE_DEPTH + gap;
+            boxes.push(([x, -10.0, z], [x + TERRACE_LANE, -drop, z + TERRACE_DEPTH]));
+        }
+        boxes
+    }
+
+    /// `base` with `boxes` added as closed cuboids.
+    fn with_boxes(base: TriMesh, boxes: &[([f32; 3], [f32; 3])]) -> TriMesh {
+        let (mut verts, mut tris) = (base.verts.clone(), base.tris.clone());
+        for &(lo, hi) in boxes {
+            let first = (verts.len() / 3) as i32;
+            for corner in 0..8 {
+                let pick = |axis: usize| {
+                    if corner >> axis & 1 == 1 {
+                        hi[axis]
+                    } else {
+                        lo[axis]
+                    }
+                };
+                verts.extend([pick(0), pick(1), pick(2)]);
+            }
+            // Corner bits: 1 = x, 2 = y, 4 = z; each face wound outward.
+            let faces = [
+                [0, 4, 6, 2],
+                [1, 3, 7, 5],
+                [0, 1, 5, 4],
+                [2, 6, 7, 3],
+                [0, 2, 3, 1],
+                [4, 5, 7, 6],
+            ];
+            for [a, b, c, d] in faces {
+                tris.extend([a, b, c, a, c, d].map(|i| first + i));
+            }
+        }
+        TriMesh::from_parts(verts, tris).unwrap()
+    }
+
+    #[test]
+    fn random_terraces_never_land_in_a_wall_or_under_a_low_ceiling() {
+        let settings = BuildSettings::default();
+        let mut random = Lcg(28);
+        let mut made = 0;
+        for case in 0..24 {
+            let drops: Vec<f32> = (0..2).map(|_| random.within(0.3, 3.5)).collect();
+            let gaps: Vec<f32> = (0..2).map(|_| random.within(0.5, 4.0)).collect();
+            let mut boxes = terrace_boxes(&drops, &gaps);
+            // Slabs over the far blocks, some too low to stand under, some low over the gap.
+            let mut extra = Vec::new();
+            for lane in 0..4 {
+                let x = lane as f32 * TERRACE_LANE_PITCH + random.within(0.0, 4.0);
+                let (drop, gap) = if lane < 2 {
+                    (drops[lane], 0.0)
+                } else {
+                    (0.0, gaps[lane - 2])
+                };
+                let bottom = -drop + random.within(0.5, 3.0);
+                let z = TERRACE_DEPTH + random.within(-1.0, gap + 2.0);
+                extra.push((
+                    [x, bottom, z],
+                    [
+                        x + random.within(1.0, 4.0),
+                        bottom + 0.3,
+                        z + random.within(0.5, 3.0),
+                    ],
+                ));
+            }
+            boxes.extend_from_slice(&extra);
+            let mesh = with_boxes(scene::terraces(&drops, &gaps), &extra);
+            let input = InputGeom::from_mesh(mesh).unwrap();
+            let (build, links) = links_for(&input, &settings);
+            let nav_mesh = build.nav_mesh.as_deref().unwrap();
+            let query = NavMeshQuery::new(nav_mesh, 64).unwrap();
+            made += links.links.len();
+            for link in &links.links {
+                let [x, y, z] = link.end;
+                for &(lo, hi) in &boxes {
+                    let r = settings.agent_radius * 0.5;
+                    let over = x > lo[0] - r && x < hi[0] + r && z > lo[2] - r && z < hi[2] + r;
+                    // The navmesh surface lies within the ground tolerance of the geometry.
+                    let tolerance = settings.jump_ground_tolerance;
+                    let inside = over && y > lo[1] + tolerance && y < hi[1] - tolerance;
+                    assert!(!inside, "case {case}: {link:?} lands inside {lo:?}..{hi:?}");
+                    let low = over && lo[1] > y + 0.01 && lo[1] < y + settings.agent_height;
+                    assert!(!low, "case {case}: {link:?} lands under {lo:?}..{hi:?}");
+                }
+                for end in [link.start, link.end] {
+                    let extents = [0.05, settings.jump_ground_tolerance, 0.05];
+                    let (_, nearest) =
+                        query.find_nearest_poly(&end, &extents, &QueryFilter::default());
+                    assert!(
+                        nearest.poly_ref != 0,
+                        "case {case}: {end:?} is off the navmesh"
+                    );
+                }
+            }
+        }
+        assert!(made > 24, "the random terraces made {made} links");
+    }
+}
