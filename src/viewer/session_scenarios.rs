@@ -839,3 +839,223 @@ fn explain_says_why_a_spot_is_not_walkable() {
     assert_ne!(after["sentence"], said["sentence"], "{after:#}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The tester's preset for a straight path from `start` to `end`.
+fn straight_path_preset(
+    start: [f32; 3],
+    end: [f32; 3],
+) -> crate::viewer::tools::test_nav_mesh::TesterPreset {
+    crate::viewer::tools::test_nav_mesh::TesterPreset {
+        mode: crate::viewer::tools::test_nav_mesh::TesterMode::PathfindStraight,
+        start: Some(start),
+        end: Some(end),
+    }
+}
+
+/// How far the tester's straight path ends from `end` (metres), from a state's `toolState`.
+fn straight_path_miss(state: &Value, end: [f32; 3]) -> f32 {
+    let corners = state["toolState"]["straightPath"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let Some(last) = corners.last() else {
+        return f32::INFINITY;
+    };
+    let last: Vec<f32> = last
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as f32)
+        .collect();
+    (0..3)
+        .map(|i| (last[i] - end[i]).powi(2))
+        .sum::<f32>()
+        .sqrt()
+}
+
+/// Jump Links on a terrace level: Build links adds jump and climb-down links as one edit, the
+/// tester's path across a 2 m gap takes one, Ctrl+Z takes them away (and the path with them),
+/// redo brings them back, key 9 saves them in the `.gset`, and the set opens with them.
+#[test]
+fn jump_links_are_built_walked_undone_and_saved() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("jump-links");
+    let mesh = dir.join("terraces.obj");
+    let terraces = navlab::input::scene::terraces(&[0.5, 1.5, 3.0], &[1.0, 2.0, 4.0]);
+    std::fs::write(&mesh, navlab::input::scene::obj_text(&terraces)).unwrap();
+    // Lane 4 is the 2 m gap: its far block begins 2 m beyond the platform's edge.
+    let x =
+        4.0 * navlab::input::scene::TERRACE_LANE_PITCH + navlab::input::scene::TERRACE_LANE / 2.0;
+    let (start, end) = ([x, 0.0, 4.0], [x, 0.0, 14.0]);
+    let script = "{\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/before.json\"}\n\
+                  {\"click\": \"Jump Links\"}\n\
+                  {\"click\": \"Build links\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/links.png\"}\n\
+                  {\"state\": \"{dir}/built.json\"}\n\
+                  {\"click\": \"Test Navmesh\"}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"state\": \"{dir}/crossed.json\"}\n\
+                  {\"key_down\": \"Control\"}\n\
+                  {\"key\": \"z\"}\n\
+                  {\"key_up\": \"Control\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"state\": \"{dir}/undone.json\"}\n\
+                  {\"key_down\": \"Control\"}\n\
+                  {\"key_down\": \"Shift\"}\n\
+                  {\"key\": \"z\"}\n\
+                  {\"key_up\": \"Shift\"}\n\
+                  {\"key_up\": \"Control\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"key\": \"9\"}\n\
+                  {\"wait_frames\": 2}\n";
+    let options = ViewerOptions {
+        mesh: Some(mesh.clone()),
+        tester: Some(straight_path_preset(start, end)),
+        ..ViewerOptions::default()
+    };
+    let last = play(&dir, options, script);
+    let before = read_json(&dir.join("before.json"));
+    assert!(
+        straight_path_miss(&before, end) > 1.0,
+        "no way across without a link: {before:#}"
+    );
+    let built = read_json(&dir.join("built.json"));
+    let made = built["toolState"]["made"].as_u64().unwrap();
+    assert!(
+        made >= 2,
+        "a link per jumpable gap and climbable drop at least: {built:#}"
+    );
+    assert_eq!(built["offMeshLinks"], made, "{built:#}");
+    assert!(
+        built["toolState"]["rejected"]
+            .as_object()
+            .is_some_and(|r| !r.is_empty()),
+        "{built:#}"
+    );
+    let crossed = read_json(&dir.join("crossed.json"));
+    assert!(straight_path_miss(&crossed, end) < 0.5, "{crossed:#}");
+    assert!(
+        crossed["toolState"]["offMeshCorners"].as_u64().unwrap() >= 1,
+        "{crossed:#}"
+    );
+    let undone = read_json(&dir.join("undone.json"));
+    assert_eq!(undone["offMeshLinks"], 0, "{undone:#}");
+    assert!(straight_path_miss(&undone, end) > 1.0, "{undone:#}");
+    assert_eq!(last["offMeshLinks"], made, "{last:#}");
+    let saved = dir.join("terraces.gset");
+    assert!(saved.exists(), "key 9 saved the set beside the mesh");
+    let reopened = play(
+        &dir,
+        ViewerOptions {
+            mesh: Some(saved),
+            ..ViewerOptions::default()
+        },
+        "{\"wait_build\": true}\n",
+    );
+    assert_eq!(reopened["offMeshLinks"], made, "{reopened:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// How many of a state's logged errors mention `text`.
+fn logged(state: &Value, text: &str) -> usize {
+    state["logErrors"].as_array().map_or(0, |lines| {
+        lines
+            .iter()
+            .filter(|l| l.as_str().is_some_and(|l| l.contains(text)))
+            .count()
+    })
+}
+
+/// Split Overlapping Regions on the spiral ramp: the build without it logs Recast's
+/// "overlapping regions"; ticking the box rebuilds with no new complaint, and the tester's path
+/// climbs from the floor to the landing three turns up.
+#[test]
+fn splitting_overlapping_regions_keeps_the_whole_spiral_ramp() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("split-regions");
+    // The ramp leaves the floor at angle 0 (+x) and lands, 12 m up, a quarter turn past three.
+    let (start, end) = ([12.0, 0.0, -12.0], [3.5, 12.0, 3.5]);
+    let script = "{\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/before.json\"}\n\
+                  {\"click\": \"Split Overlapping Regions\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"screenshot\": \"{dir}/split.png\"}\n";
+    let options = ViewerOptions {
+        mesh: Some(assets().join("Meshes/spiral_ramp.obj")),
+        tester: Some(straight_path_preset(start, end)),
+        ..ViewerOptions::default()
+    };
+    let after = play(&dir, options, script);
+    let before = read_json(&dir.join("before.json"));
+    assert_eq!(before["settings"]["splitOverlappingRegions"], false);
+    assert!(logged(&before, "overlapping regions") >= 1, "{before:#}");
+    assert_eq!(
+        after["settings"]["splitOverlappingRegions"], true,
+        "{after:#}"
+    );
+    assert!(
+        after["builds"].as_u64() > before["builds"].as_u64(),
+        "{after:#}"
+    );
+    assert_eq!(
+        logged(&after, "overlapping regions"),
+        logged(&before, "overlapping regions"),
+        "the split build logs no overlap: {after:#}"
+    );
+    assert_eq!(
+        logged(&after, "Bad triangulation"),
+        logged(&before, "Bad triangulation"),
+        "{after:#}"
+    );
+    assert!(straight_path_miss(&after, end) < 0.5, "{after:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Long-Range Links in Tile Mesh with 32-cell tiles: the reference authoring set's third link
+/// spans tiles that are not neighbours, so Detour leaves it loose and the tester walks round;
+/// ticking the box joins it and the path takes it.
+#[test]
+fn long_range_links_join_a_link_across_far_tiles() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("long-links");
+    let gset = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/reference/authoring/nav_test_authoring.gset");
+    let (start, end) = (
+        [-19.206_18, -2.369133, 24.802742],
+        [-22.759071, -2.369453, 2.003946],
+    );
+    let script = "{\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/before.json\"}\n\
+                  {\"click\": \"Long-Range Links\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n";
+    let options = ViewerOptions {
+        mesh: Some(gset),
+        tile_size: Some(32),
+        tester: Some(straight_path_preset(start, end)),
+        ..ViewerOptions::default()
+    };
+    let after = play(&dir, options, script);
+    let before = read_json(&dir.join("before.json"));
+    assert_eq!(before["sample"], "Tile Mesh", "{before:#}");
+    assert_eq!(before["toolState"]["offMeshCorners"], 0, "{before:#}");
+    assert!(
+        after["toolState"]["offMeshCorners"].as_u64().unwrap() >= 2,
+        "{after:#}"
+    );
+    assert!(straight_path_miss(&after, end) < 0.5, "{after:#}");
+    let length = |state: &Value| state["toolState"]["pathLength"].as_f64().unwrap();
+    assert!(length(&after) < length(&before), "{before:#}\n{after:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

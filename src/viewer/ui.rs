@@ -674,6 +674,15 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32
         1.0,
         "Merged Region Size",
     );
+    setting_checkbox(
+        ui,
+        &mut s.split_overlapping_regions,
+        "Split Overlapping Regions",
+    )
+    .on_hover_text(
+        "Beyond RecastDemo: cut a region that overlaps itself in height (a spiral ramp) \
+         into pieces, so no part of it is lost",
+    );
     ui.strong("Partitioning");
     for (partition, label) in
         PartitionType::ALL
@@ -714,6 +723,11 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32
         0.0..=16.0,
         1.0,
         "Max Sample Error",
+    );
+    ui.strong("Navmesh");
+    setting_checkbox(ui, &mut s.long_range_links, "Long-Range Links").on_hover_text(
+        "Beyond RecastDemo: off-mesh links whose ends lie in tiles that are not neighbours \
+         are kept and joined (Detour drops them)",
     );
 }
 

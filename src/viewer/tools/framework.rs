@@ -490,13 +490,13 @@ mod tests {
     }
 
     #[test]
-    fn each_sample_lists_its_recastdemo_tools_then_pick_and_explain() {
+    fn each_sample_lists_its_recastdemo_tools_then_navlabs_own() {
         let mut app = App::new();
         app.add_plugins(ToolsPlugin);
         let tools = app.world_mut().remove_resource::<Tools>().unwrap();
         for sample in Sample::ALL {
             let mut expected = recastdemo_tools(sample).to_vec();
-            expected.extend(["Pick", "Explain"]);
+            expected.extend(["Pick", "Explain", "Jump Links"]);
             assert_eq!(names(&tools, sample), expected, "{}", sample.label());
         }
     }

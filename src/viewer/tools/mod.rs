@@ -3,9 +3,9 @@
 //! and a retained overlay ([`ToolOutput::overlay`]) for what RecastDemo fills in (polygons,
 //! paths). The framework is [`framework`]; each tool has a file of its own ([`test_nav_mesh`],
 //! [`prune`], [`off_mesh_links`], [`convex_volumes`], [`create_tiles`], [`crowds`], [`temp_obstacles`],
-//! [`highlight_tile_cache`], [`pick`], [`explain`]). Test Navmesh comes first, RecastDemo's tool after a build.
-//! As in RecastDemo, each sample lists only its own tools ([`Tools::listed`]), Navlab's own
-//! (Pick, Explain) after them.
+//! [`highlight_tile_cache`], [`pick`], [`explain`], [`jump_links`]). Test Navmesh comes first, RecastDemo's
+//! tool after a build. As in RecastDemo, each sample lists only its own tools ([`Tools::listed`]),
+//! Navlab's own (Pick, Explain, Jump Links) after them.
 
 pub mod convex_volumes;
 pub mod create_tiles;
@@ -13,6 +13,7 @@ pub mod crowds;
 pub mod explain;
 mod framework;
 pub mod highlight_tile_cache;
+pub mod jump_links;
 pub mod off_mesh_links;
 pub mod pick;
 pub mod prune;
@@ -26,6 +27,7 @@ use create_tiles::CreateTilesToolPlugin;
 use crowds::CrowdToolPlugin;
 use explain::ExplainToolPlugin;
 use highlight_tile_cache::HighlightTileCacheToolPlugin;
+use jump_links::JumpLinkToolPlugin;
 use off_mesh_links::OffMeshLinkToolPlugin;
 use pick::PickToolPlugin;
 use prune::PruneToolPlugin;
@@ -53,6 +55,7 @@ impl Plugin for ToolsPlugin {
             HighlightTileCacheToolPlugin,
             PickToolPlugin,
             ExplainToolPlugin,
+            JumpLinkToolPlugin,
         ));
     }
 }

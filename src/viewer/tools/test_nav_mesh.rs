@@ -876,6 +876,28 @@ impl Tool for TestNavMeshTool {
         Some((self.start?, self.end?, self.filter()))
     }
 
+    /// The query's ends and what it found: a session checks that a path reaches its end and
+    /// which off-mesh links it takes.
+    fn session_state(&self) -> Option<serde_json::Value> {
+        let outcome = &self.outcome;
+        let corners: Vec<[f32; 3]> = outcome.straight_path.iter().map(|p| p.pos).collect();
+        let off_mesh_corners = outcome
+            .straight_path
+            .iter()
+            .filter(|p| p.flags & STRAIGHTPATH_OFFMESH_CONNECTION != 0)
+            .count();
+        Some(serde_json::json!({
+            "mode": self.mode.label(),
+            "start": self.start,
+            "end": self.end,
+            "polys": outcome.polys.len(),
+            "pathLength": self.path_length(),
+            "straightPath": corners,
+            "offMeshCorners": off_mesh_corners,
+            "smoothPathEnd": outcome.smooth_path.last(),
+        }))
+    }
+
     fn name(&self) -> &'static str {
         "Test Navmesh"
     }
