@@ -45,3 +45,12 @@ done
 "$navlab" view --test-mode pathfind-straight --test-start=-20,0,-20 --test-end=18,0,18 --headless \
     --session screenshots/sessions/tuning-profiles.jsonl
 "$navlab" view --headless --session screenshots/sessions/tuning-explain.jsonl
+# Issue 28: jump links, split overlapping regions, long-range links.
+"$navlab" view assets/Meshes/terraces.obj --headless --session screenshots/sessions/jump-links.jsonl
+"$navlab" view assets/Meshes/spiral_ramp.obj --draw compact-regions --headless \
+    --session screenshots/sessions/split-overlapping-regions.jsonl
+if [ -f "$gset" ]; then
+    "$navlab" view "$gset" --tile-size 32 --test-mode pathfind-straight \
+        --test-start=-19.206181,-2.369133,24.802742 --test-end=-22.759071,-2.369453,2.003946 \
+        --headless --session screenshots/sessions/long-range-links.jsonl
+fi

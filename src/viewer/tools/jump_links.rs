@@ -92,9 +92,8 @@ impl JumpLinkTool {
         geom_set
             .off_mesh_connections
             .retain(|link| !self.added.contains(link));
-        geom_set
-            .off_mesh_connections
-            .extend(found.links.iter().cloned());
+        // Links already in the set (found again from the far side, or made by hand) stay once.
+        found.append_to(&mut geom_set);
         self.added = found.links.clone();
         out.authored = Some(geom_set);
         out.overlay = Some(self.overlay_of(&found));
