@@ -14,7 +14,7 @@ use crate::detour::query::{NavMeshQuery, QueryFilter};
 use crate::detour::{NavMesh, PolyRef};
 use crate::error::Result;
 use crate::input::InputGeom;
-use crate::input::geomset::OffMeshConnection;
+use crate::input::geomset::{GeomSet, OffMeshConnection};
 use crate::recast::context::BuildContext;
 use crate::recast::heightfield::Heightfield;
 use crate::recast::{NULL_AREA, rasterize};
@@ -144,6 +144,22 @@ impl JumpLinks {
             .collect()
     }
 
+    /// Appends the links to `geom_set`'s authored links, after those it has, leaving out any
+    /// it already holds (a set saved with its links and baked with jump links again). Returns
+    /// how many were added.
+    pub fn append_to(&self, geom_set: &mut GeomSet) -> usize {
+        let before = geom_set.off_mesh_connections.len();
+        for link in &self.links {
+            let held = geom_set.off_mesh_connections[..before]
+                .iter()
+                .any(|old| same_place(old.start, link.start) && same_place(old.end, link.end));
+            if !held {
+                geom_set.off_mesh_connections.push(link.clone());
+            }
+        }
+        geom_set.off_mesh_connections.len() - before
+    }
+
     /// One line: links made by kind, samples rejected by reason.
     pub fn summary(&self) -> String {
         let count = |kind| self.kinds.iter().filter(|&&k| k == kind).count();
@@ -247,6 +263,12 @@ fn edge_samples(ends: [[f32; 3]; 2], spacing: f32) -> Vec<[f32; 3]> {
             lerp(a, b, t)
         })
         .collect()
+}
+
+/// Whether two link ends are the same place, allowing for the rounding of a `.gset` round
+/// trip.
+fn same_place(a: [f32; 3], b: [f32; 3]) -> bool {
+    a.iter().zip(&b).all(|(p, q)| (p - q).abs() <= 1e-3)
 }
 
 fn lerp(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
@@ -510,6 +532,10 @@ impl Finder<'_> {
                     top > hi + tolerance && bottom < start[1] + s.agent_height
                 });
             if blocked_above && ground_at.is_none() {
+                if d - cliff > s.jump_max_distance {
+                    // Out of reach anyway: what lies before it decides.
+                    break;
+                }
                 return Err(Rejection::TooHigh);
             }
             match self.solid.floor_at_or_below(x, z, hi + tolerance) {
