@@ -1,4 +1,4 @@
-//! Automatic jump and climb-down links ([jump-links.md](../../../../docs/jump-links.md)): the
+//! Automatic jump and climb-down links (`docs/jump-links.md`): the
 //! navmesh's boundary edges are sampled, each sample looks outward across the edge for ground
 //! to land on, an agent-sized trajectory is traced against the heightfield's solid spans, and
 //! neighbouring samples that land alike become one off-mesh link (area and flags jump).
@@ -166,13 +166,13 @@ impl JumpLinks {
         let rejected = self.rejected();
         let total: usize = rejected.iter().map(|&(_, n)| n).sum();
         let mut line = format!(
-            "jump links: {} made ({} jumps, {} climb-downs) from {} samples on {} edges; {} samples rejected",
+            "jump links: {} made ({}, {}) from {} on {}; {} rejected",
             self.links.len(),
-            count(LinkKind::Jump),
-            count(LinkKind::ClimbDown),
-            self.samples.len(),
-            self.edges.len(),
-            total
+            counted(count(LinkKind::Jump), "jump"),
+            counted(count(LinkKind::ClimbDown), "climb-down"),
+            counted(self.samples.len(), "sample"),
+            counted(self.edges.len(), "edge"),
+            counted(total, "sample")
         );
         let reasons: Vec<String> = rejected
             .iter()
@@ -265,6 +265,15 @@ fn edge_samples(ends: [[f32; 3]; 2], spacing: f32) -> Vec<[f32; 3]> {
         .collect()
 }
 
+/// `count` and `noun`, plural unless one.
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 /// Whether two link ends are the same place, allowing for the rounding of a `.gset` round
 /// trip.
 fn same_place(a: [f32; 3], b: [f32; 3]) -> bool {
@@ -300,27 +309,26 @@ struct Solid<'a> {
 impl Solid<'_> {
     /// The world-space extents (bottom, top) of the spans in the column under `x`, `z`, bottom
     /// to top; none outside the grid.
-    fn spans(&self, x: f32, z: f32) -> Vec<(f32, f32)> {
+    fn spans(&self, x: f32, z: f32) -> impl Iterator<Item = (f32, f32)> + '_ {
         let hf = self.hf;
         let cx = ((x - hf.bmin[0]) / hf.cs).floor();
         let cz = ((z - hf.bmin[2]) / hf.cs).floor();
-        if !(cx >= 0.0 && cz >= 0.0 && cx < hf.width as f32 && cz < hf.height as f32) {
-            return Vec::new();
-        }
-        hf.column(cx as i32, cz as i32)
+        let inside = cx >= 0.0 && cz >= 0.0 && cx < hf.width as f32 && cz < hf.height as f32;
+        inside
+            .then(|| hf.column(cx as i32, cz as i32))
+            .into_iter()
+            .flatten()
             .map(|span| {
                 (
                     hf.bmin[1] + f32::from(span.smin) * hf.ch,
                     hf.bmin[1] + f32::from(span.smax) * hf.ch,
                 )
             })
-            .collect()
     }
 
     /// The highest span top at or below `y` in the column under `x`, `z`.
     fn floor_at_or_below(&self, x: f32, z: f32, y: f32) -> Option<f32> {
         self.spans(x, z)
-            .into_iter()
             .map(|(_, top)| top)
             .filter(|&top| top <= y)
             .reduce(f32::max)
@@ -329,7 +337,6 @@ impl Solid<'_> {
     /// Whether solid fills any of the open height range `lo..hi` in the column under `x`, `z`.
     fn occupied(&self, x: f32, z: f32, lo: f32, hi: f32) -> bool {
         self.spans(x, z)
-            .into_iter()
             .any(|(bottom, top)| bottom < hi && top > lo)
     }
 }
@@ -527,10 +534,10 @@ impl Finder<'_> {
         let mut d = cliff;
         while d <= horizon {
             let [x, z] = at(d);
-            let blocked_above =
-                self.solid.spans(x, z).into_iter().any(|(bottom, top)| {
-                    top > hi + tolerance && bottom < start[1] + s.agent_height
-                });
+            let blocked_above = self
+                .solid
+                .spans(x, z)
+                .any(|(bottom, top)| top > hi + tolerance && bottom < start[1] + s.agent_height);
             if blocked_above && ground_at.is_none() {
                 if d - cliff > s.jump_max_distance {
                     // Out of reach anyway: what lies before it decides.
@@ -617,8 +624,7 @@ impl Finder<'_> {
         if self
             .solid
             .spans(x, z)
-            .iter()
-            .any(|&(bottom, top)| bottom < y - tolerance && top > y + tolerance)
+            .any(|(bottom, top)| bottom < y - tolerance && top > y + tolerance)
         {
             return Err(Rejection::InWall);
         }
