@@ -307,15 +307,26 @@ struct Solid<'a> {
 }
 
 impl Solid<'_> {
-    /// The world-space extents (bottom, top) of the spans in the column under `x`, `z`, bottom
-    /// to top; none outside the grid.
-    fn spans(&self, x: f32, z: f32) -> impl Iterator<Item = (f32, f32)> + '_ {
+    /// Whether `x`, `z` lies over the grid.
+    fn covers(&self, x: f32, z: f32) -> bool {
+        self.cell(x, z).is_some()
+    }
+
+    /// The grid cell under `x`, `z`, if it is on the grid.
+    fn cell(&self, x: f32, z: f32) -> Option<(i32, i32)> {
         let hf = self.hf;
         let cx = ((x - hf.bmin[0]) / hf.cs).floor();
         let cz = ((z - hf.bmin[2]) / hf.cs).floor();
         let inside = cx >= 0.0 && cz >= 0.0 && cx < hf.width as f32 && cz < hf.height as f32;
-        inside
-            .then(|| hf.column(cx as i32, cz as i32))
+        inside.then_some((cx as i32, cz as i32))
+    }
+
+    /// The world-space extents (bottom, top) of the spans in the column under `x`, `z`, bottom
+    /// to top; none outside the grid.
+    fn spans(&self, x: f32, z: f32) -> impl Iterator<Item = (f32, f32)> + '_ {
+        let hf = self.hf;
+        self.cell(x, z)
+            .map(|(cx, cz)| hf.column(cx, cz))
             .into_iter()
             .flatten()
             .map(|span| {
@@ -441,12 +452,18 @@ impl Finder<'_> {
         // The rim the erosion left between the edge and the drop: the agent's radius, a cell
         // the ledge filter takes, and the contour simplification's error.
         let rim = s.agent_radius + s.cell_size * (2.0 + s.edge_max_error);
-        let mut d = self.step;
+        // Distances are counted in steps, not summed, so that they grow exactly however far
+        // the walk goes (it ends at the grid's edge at the latest).
+        let mut steps = 1u64;
         let cliff = loop {
+            let d = steps as f32 * self.step;
             if d > rim {
                 return Err(Rejection::NoDrop);
             }
             let [x, z] = at(d);
+            if !self.solid.covers(x, z) {
+                break d;
+            }
             if self
                 .solid
                 .occupied(x, z, start[1] + climb, start[1] + s.agent_height)
@@ -454,7 +471,7 @@ impl Finder<'_> {
                 return Err(Rejection::Wall);
             }
             match self.solid.floor_at_or_below(x, z, start[1] + climb) {
-                Some(floor) if floor >= start[1] - climb => d += self.step,
+                Some(floor) if floor >= start[1] - climb => steps += 1,
                 _ => break d,
             }
         };
@@ -488,8 +505,11 @@ impl Finder<'_> {
         hi: f32,
     ) -> Option<(PolyRef, [f32; 3])> {
         let tolerance = self.s.jump_ground_tolerance;
-        let mut d = from;
-        while d <= to {
+        for step in 0u64.. {
+            let d = from + step as f32 * self.step;
+            if d > to {
+                break;
+            }
             let [x, z] = at(d);
             let floor = self.solid.floor_at_or_below(x, z, hi + tolerance)?;
             if floor < lo - tolerance {
@@ -498,7 +518,6 @@ impl Finder<'_> {
             if let Some(found) = self.navmesh_point([x, floor, z]) {
                 return Some(found);
             }
-            d += self.step;
         }
         None
     }
@@ -531,9 +550,17 @@ impl Finder<'_> {
         let horizon = cliff + 2.0 * s.jump_max_distance + rim;
         let mut deeper = false;
         let mut ground_at = None;
-        let mut d = cliff;
-        while d <= horizon {
+        for step in 0u64.. {
+            let d = cliff + step as f32 * self.step;
+            if d > horizon {
+                break;
+            }
             let [x, z] = at(d);
+            // The line has left the grid for good: no ground lies farther (this also bounds
+            // the walk whatever jumpMaxDistance is).
+            if !self.solid.covers(x, z) {
+                break;
+            }
             let blocked_above = self
                 .solid
                 .spans(x, z)
@@ -564,7 +591,6 @@ impl Finder<'_> {
                 }
                 None => ground_at = None,
             }
-            d += self.step;
         }
         Err(if deeper {
             Rejection::TooDeep
@@ -832,6 +858,19 @@ mod tests {
         let (_, links) = links_for(&terraces_input(), &deeper);
         let (kinds, _) = by_lane(&links);
         assert!(!kinds[2].is_empty() && kinds[2].iter().all(|&k| k == LinkKind::ClimbDown));
+    }
+
+    #[test]
+    fn any_reach_ends_at_the_grid_edge() {
+        let boundless = BuildSettings {
+            jump_max_distance: 1e30,
+            jump_max_down: 1e30,
+            jump_sample_spacing: 0.01,
+            ..BuildSettings::default()
+        };
+        let (_, links) = links_for(&terraces_input(), &boundless);
+        let (kinds, _) = by_lane(&links);
+        assert!(!kinds[5].is_empty(), "{}", links.summary());
     }
 
     #[test]
