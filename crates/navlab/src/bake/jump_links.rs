@@ -416,11 +416,10 @@ impl Finder<'_> {
         let mut normal = [dz / length, -dx / length];
         let centre = self
             .nav_mesh
-            .tile_and_poly_by_ref(poly)
+            .poly_location(poly)
             .ok()
-            .and_then(|(tile, _)| {
-                let (_, index) = self.nav_mesh.poly_location(poly).ok()?;
-                let (corners, n) = tile.poly_vertices(index)?;
+            .and_then(|(slot, index)| {
+                let (corners, n) = self.nav_mesh.tile(slot)?.poly_vertices(index)?;
                 let sum = corners[..n]
                     .iter()
                     .fold([0.0f32; 2], |acc, c| [acc[0] + c[0], acc[1] + c[2]]);
@@ -665,14 +664,13 @@ impl Finder<'_> {
 
     /// Whether `b` is among `a`'s linked neighbours.
     fn neighbours(&self, a: PolyRef, b: PolyRef) -> bool {
-        let Ok((tile, index)) = self
-            .nav_mesh
+        self.nav_mesh
             .poly_location(a)
-            .map(|(slot, index)| (self.nav_mesh.tile(slot), index))
-        else {
-            return false;
-        };
-        tile.is_some_and(|tile| tile.poly_links(index).any(|(_, link)| link.neighbour == b))
+            .ok()
+            .and_then(|(slot, index)| Some((self.nav_mesh.tile(slot)?, index)))
+            .is_some_and(|(tile, index)| {
+                tile.poly_links(index).any(|(_, link)| link.neighbour == b)
+            })
     }
 
     /// Whether the agent's body (from its climb height over its feet to its full height)
