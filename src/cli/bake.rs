@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use navlab::bake::export::{self, AreaMesh, ExportOptions};
+use navlab::bake::jump_links;
 use navlab::bake::profiles::{AgentProfile, ProfileBuilds, build_profiles_timed, check_profiles};
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Retention};
@@ -99,6 +100,11 @@ pub struct BakeArgs {
     /// name). Solo builds share one rasterization.
     #[arg(long = "profile", value_name = "NAME=RADIUS,HEIGHT,CLIMB,SLOPE")]
     profiles: Vec<String>,
+    /// Find jump and climb-down links along the navmesh's edges and bake them in as off-mesh
+    /// links (area 5, flags 8), after any the input has; the same as `--set jumpLinks=true`
+    /// (docs/jump-links.md).
+    #[arg(long)]
+    jump_links: bool,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -236,6 +242,12 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     for assignment in &args.overrides {
         settings.set(assignment)?;
     }
+    if args.jump_links {
+        settings.jump_links = true;
+    }
+    if settings.jump_links {
+        check_jump_links(args, &profiles)?;
+    }
     if !quiet {
         for warning in input.mesh.warnings.lines() {
             eprintln!("warning: {warning}");
@@ -259,10 +271,9 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             }
         }
     }
-    if let Some(out) = &args.save_gset {
-        settings
-            .geom_set_to_save(&input, args.tile_size, out)?
-            .save(out)?;
+    // With jump links the set is saved once they are in it.
+    if !settings.jump_links {
+        save_gset(args, &input, &settings)?;
     }
     if args.output.is_some() && settings.verts_per_poly as usize > VERTS_PER_POLYGON {
         return Err(too_many_verts_for_detour(
@@ -274,21 +285,90 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         return bake_profiles(args, &input, &settings, &profiles, export_options);
     }
     let outputs = BuildOutputs::of(args);
+    let mut input = input;
     if let Some(tile_size) = args.tile_size {
         return bake_tiled(args, &input, settings, tile_size, export_options, &outputs);
     }
     // Nothing draws the intermediate stages here: free each as soon as the next one has run.
-    let build = Build::from_input_keeping(&input, settings, Retention::Final)?;
+    let mut build = Build::from_input_keeping(&input, settings, Retention::Final)?;
     if !quiet {
         print_log(build.context.entries(), true);
         for line in build.timing_report() {
             println!("{line}");
         }
-        if let Some(nav_mesh) = &build.nav_mesh {
-            print_loose_links(nav_mesh, &input.geom_set);
-        }
+    }
+    if build.settings.jump_links {
+        let nav_mesh = build.nav_mesh.as_deref().ok_or_else(|| {
+            too_many_verts_for_detour(build.settings.verts_per_poly, JUMP_LINKS_CONSEQUENCE)
+        })?;
+        add_jump_links(args, &mut input, nav_mesh, &build.settings)?;
+        let settings = build.settings.clone();
+        build.update_authored(settings, &input.geom_set)?;
+    }
+    if !quiet && let Some(nav_mesh) = &build.nav_mesh {
+        print_loose_links(nav_mesh, &input.geom_set);
     }
     write_solo_outputs(args, &build, &outputs, export_options)
+}
+
+/// Why jump links need a Detour navmesh.
+const JUMP_LINKS_CONSEQUENCE: &str = "so no jump links can be found (jumpLinks)";
+
+/// Refuses jump links where one bake cannot find them for all it writes: per profile (each
+/// agent jumps differently) and in a part of a split bake (parts would disagree at their
+/// borders).
+fn check_jump_links(args: &BakeArgs, profiles: &[AgentProfile]) -> Result<()> {
+    let refused = if !profiles.is_empty() {
+        Some(("with --profile", "bake each agent alone with its settings"))
+    } else if args.tiles.is_some() {
+        Some((
+            "with --tiles",
+            "links are found on the whole navmesh; bake it whole, or save the links with --save-gset first and split that set",
+        ))
+    } else {
+        None
+    };
+    match refused {
+        Some((value, reason)) => Err(NavlabError::InvalidSetting {
+            name: "jumpLinks",
+            value: value.into(),
+            reason: reason.into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes `--save-gset`, when asked.
+fn save_gset(args: &BakeArgs, input: &InputGeom, settings: &BuildSettings) -> Result<()> {
+    if let Some(out) = &args.save_gset {
+        settings
+            .geom_set_to_save(input, args.tile_size, out)?
+            .save(out)?;
+    }
+    Ok(())
+}
+
+/// Finds the jump links of `nav_mesh`, appends them to `input`'s authored links, prints the
+/// summary and writes `--save-gset`. The caller rebuilds the navmesh with them.
+fn add_jump_links(
+    args: &BakeArgs,
+    input: &mut InputGeom,
+    nav_mesh: &navlab::detour::NavMesh,
+    settings: &BuildSettings,
+) -> Result<()> {
+    let heightfield = jump_links::obstacle_heightfield(input, settings)?;
+    let links = jump_links::find_jump_links(nav_mesh, &heightfield, settings);
+    let added = links.append_to(&mut input.geom_set);
+    if !args.quiet {
+        println!("{}", links.summary());
+        if added < links.links.len() {
+            println!(
+                "jump links: {} already in the input",
+                links.links.len() - added
+            );
+        }
+    }
+    save_gset(args, input, settings)
 }
 
 /// Writes a solo build's navmesh, exports and stage summary to `outputs`.
@@ -563,7 +643,17 @@ fn bake_tiled(
         progress.set_position(done as u64);
     });
     progress.finish_and_clear();
-    let build = built?;
+    let mut build = built?;
+    let with_links;
+    let input = if build.settings.jump_links {
+        let mut linked = input.clone();
+        add_jump_links(args, &mut linked, &build.nav_mesh, &build.settings)?;
+        build.update_authored(&linked)?;
+        with_links = linked;
+        &with_links
+    } else {
+        input
+    };
     let elapsed = started.elapsed();
     if !args.quiet {
         print_log(build.tiles.iter().flat_map(|t| t.context.entries()), false);

@@ -1,4 +1,4 @@
-//! Automatic jump and climb-down links ([jump-links.md](../../../../docs/jump-links.md)): the
+//! Automatic jump and climb-down links (`docs/jump-links.md`): the
 //! navmesh's boundary edges are sampled, each sample looks outward across the edge for ground
 //! to land on, an agent-sized trajectory is traced against the heightfield's solid spans, and
 //! neighbouring samples that land alike become one off-mesh link (area and flags jump).
@@ -14,7 +14,7 @@ use crate::detour::query::{NavMeshQuery, QueryFilter};
 use crate::detour::{NavMesh, PolyRef};
 use crate::error::Result;
 use crate::input::InputGeom;
-use crate::input::geomset::OffMeshConnection;
+use crate::input::geomset::{GeomSet, OffMeshConnection};
 use crate::recast::context::BuildContext;
 use crate::recast::heightfield::Heightfield;
 use crate::recast::{NULL_AREA, rasterize};
@@ -144,19 +144,35 @@ impl JumpLinks {
             .collect()
     }
 
+    /// Appends the links to `geom_set`'s authored links, after those it has, leaving out any
+    /// it already holds (a set saved with its links and baked with jump links again). Returns
+    /// how many were added.
+    pub fn append_to(&self, geom_set: &mut GeomSet) -> usize {
+        let before = geom_set.off_mesh_connections.len();
+        for link in &self.links {
+            let held = geom_set.off_mesh_connections[..before]
+                .iter()
+                .any(|old| same_place(old.start, link.start) && same_place(old.end, link.end));
+            if !held {
+                geom_set.off_mesh_connections.push(link.clone());
+            }
+        }
+        geom_set.off_mesh_connections.len() - before
+    }
+
     /// One line: links made by kind, samples rejected by reason.
     pub fn summary(&self) -> String {
         let count = |kind| self.kinds.iter().filter(|&&k| k == kind).count();
         let rejected = self.rejected();
         let total: usize = rejected.iter().map(|&(_, n)| n).sum();
         let mut line = format!(
-            "jump links: {} made ({} jumps, {} climb-downs) from {} samples on {} edges; {} samples rejected",
+            "jump links: {} made ({}, {}) from {} on {}; {} rejected",
             self.links.len(),
-            count(LinkKind::Jump),
-            count(LinkKind::ClimbDown),
-            self.samples.len(),
-            self.edges.len(),
-            total
+            counted(count(LinkKind::Jump), "jump"),
+            counted(count(LinkKind::ClimbDown), "climb-down"),
+            counted(self.samples.len(), "sample"),
+            counted(self.edges.len(), "edge"),
+            counted(total, "sample")
         );
         let reasons: Vec<String> = rejected
             .iter()
@@ -249,6 +265,21 @@ fn edge_samples(ends: [[f32; 3]; 2], spacing: f32) -> Vec<[f32; 3]> {
         .collect()
 }
 
+/// `count` and `noun`, plural unless one.
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// Whether two link ends are the same place, allowing for the rounding of a `.gset` round
+/// trip.
+fn same_place(a: [f32; 3], b: [f32; 3]) -> bool {
+    a.iter().zip(&b).all(|(p, q)| (p - q).abs() <= 1e-3)
+}
+
 fn lerp(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
     [
         a[0] + (b[0] - a[0]) * t,
@@ -276,29 +307,39 @@ struct Solid<'a> {
 }
 
 impl Solid<'_> {
-    /// The world-space extents (bottom, top) of the spans in the column under `x`, `z`, bottom
-    /// to top; none outside the grid.
-    fn spans(&self, x: f32, z: f32) -> Vec<(f32, f32)> {
+    /// Whether `x`, `z` lies over the grid.
+    fn covers(&self, x: f32, z: f32) -> bool {
+        self.cell(x, z).is_some()
+    }
+
+    /// The grid cell under `x`, `z`, if it is on the grid.
+    fn cell(&self, x: f32, z: f32) -> Option<(i32, i32)> {
         let hf = self.hf;
         let cx = ((x - hf.bmin[0]) / hf.cs).floor();
         let cz = ((z - hf.bmin[2]) / hf.cs).floor();
-        if !(cx >= 0.0 && cz >= 0.0 && cx < hf.width as f32 && cz < hf.height as f32) {
-            return Vec::new();
-        }
-        hf.column(cx as i32, cz as i32)
+        let inside = cx >= 0.0 && cz >= 0.0 && cx < hf.width as f32 && cz < hf.height as f32;
+        inside.then_some((cx as i32, cz as i32))
+    }
+
+    /// The world-space extents (bottom, top) of the spans in the column under `x`, `z`, bottom
+    /// to top; none outside the grid.
+    fn spans(&self, x: f32, z: f32) -> impl Iterator<Item = (f32, f32)> + '_ {
+        let hf = self.hf;
+        self.cell(x, z)
+            .map(|(cx, cz)| hf.column(cx, cz))
+            .into_iter()
+            .flatten()
             .map(|span| {
                 (
                     hf.bmin[1] + f32::from(span.smin) * hf.ch,
                     hf.bmin[1] + f32::from(span.smax) * hf.ch,
                 )
             })
-            .collect()
     }
 
     /// The highest span top at or below `y` in the column under `x`, `z`.
     fn floor_at_or_below(&self, x: f32, z: f32, y: f32) -> Option<f32> {
         self.spans(x, z)
-            .into_iter()
             .map(|(_, top)| top)
             .filter(|&top| top <= y)
             .reduce(f32::max)
@@ -307,7 +348,6 @@ impl Solid<'_> {
     /// Whether solid fills any of the open height range `lo..hi` in the column under `x`, `z`.
     fn occupied(&self, x: f32, z: f32, lo: f32, hi: f32) -> bool {
         self.spans(x, z)
-            .into_iter()
             .any(|(bottom, top)| bottom < hi && top > lo)
     }
 }
@@ -376,11 +416,10 @@ impl Finder<'_> {
         let mut normal = [dz / length, -dx / length];
         let centre = self
             .nav_mesh
-            .tile_and_poly_by_ref(poly)
+            .poly_location(poly)
             .ok()
-            .and_then(|(tile, _)| {
-                let (_, index) = self.nav_mesh.poly_location(poly).ok()?;
-                let (corners, n) = tile.poly_vertices(index)?;
+            .and_then(|(slot, index)| {
+                let (corners, n) = self.nav_mesh.tile(slot)?.poly_vertices(index)?;
                 let sum = corners[..n]
                     .iter()
                     .fold([0.0f32; 2], |acc, c| [acc[0] + c[0], acc[1] + c[2]]);
@@ -412,12 +451,18 @@ impl Finder<'_> {
         // The rim the erosion left between the edge and the drop: the agent's radius, a cell
         // the ledge filter takes, and the contour simplification's error.
         let rim = s.agent_radius + s.cell_size * (2.0 + s.edge_max_error);
-        let mut d = self.step;
+        // Distances are counted in steps, not summed, so that they grow exactly however far
+        // the walk goes (it ends at the grid's edge at the latest).
+        let mut steps = 1u64;
         let cliff = loop {
+            let d = steps as f32 * self.step;
             if d > rim {
                 return Err(Rejection::NoDrop);
             }
             let [x, z] = at(d);
+            if !self.solid.covers(x, z) {
+                break d;
+            }
             if self
                 .solid
                 .occupied(x, z, start[1] + climb, start[1] + s.agent_height)
@@ -425,7 +470,7 @@ impl Finder<'_> {
                 return Err(Rejection::Wall);
             }
             match self.solid.floor_at_or_below(x, z, start[1] + climb) {
-                Some(floor) if floor >= start[1] - climb => d += self.step,
+                Some(floor) if floor >= start[1] - climb => steps += 1,
                 _ => break d,
             }
         };
@@ -459,8 +504,11 @@ impl Finder<'_> {
         hi: f32,
     ) -> Option<(PolyRef, [f32; 3])> {
         let tolerance = self.s.jump_ground_tolerance;
-        let mut d = from;
-        while d <= to {
+        for step in 0u64.. {
+            let d = from + step as f32 * self.step;
+            if d > to {
+                break;
+            }
             let [x, z] = at(d);
             let floor = self.solid.floor_at_or_below(x, z, hi + tolerance)?;
             if floor < lo - tolerance {
@@ -469,7 +517,6 @@ impl Finder<'_> {
             if let Some(found) = self.navmesh_point([x, floor, z]) {
                 return Some(found);
             }
-            d += self.step;
         }
         None
     }
@@ -502,14 +549,26 @@ impl Finder<'_> {
         let horizon = cliff + 2.0 * s.jump_max_distance + rim;
         let mut deeper = false;
         let mut ground_at = None;
-        let mut d = cliff;
-        while d <= horizon {
+        for step in 0u64.. {
+            let d = cliff + step as f32 * self.step;
+            if d > horizon {
+                break;
+            }
             let [x, z] = at(d);
-            let blocked_above =
-                self.solid.spans(x, z).into_iter().any(|(bottom, top)| {
-                    top > hi + tolerance && bottom < start[1] + s.agent_height
-                });
+            // The line has left the grid for good: no ground lies farther (this also bounds
+            // the walk whatever jumpMaxDistance is).
+            if !self.solid.covers(x, z) {
+                break;
+            }
+            let blocked_above = self
+                .solid
+                .spans(x, z)
+                .any(|(bottom, top)| top > hi + tolerance && bottom < start[1] + s.agent_height);
             if blocked_above && ground_at.is_none() {
+                if d - cliff > s.jump_max_distance {
+                    // Out of reach anyway: what lies before it decides.
+                    break;
+                }
                 return Err(Rejection::TooHigh);
             }
             match self.solid.floor_at_or_below(x, z, hi + tolerance) {
@@ -531,7 +590,6 @@ impl Finder<'_> {
                 }
                 None => ground_at = None,
             }
-            d += self.step;
         }
         Err(if deeper {
             Rejection::TooDeep
@@ -591,8 +649,7 @@ impl Finder<'_> {
         if self
             .solid
             .spans(x, z)
-            .iter()
-            .any(|&(bottom, top)| bottom < y - tolerance && top > y + tolerance)
+            .any(|(bottom, top)| bottom < y - tolerance && top > y + tolerance)
         {
             return Err(Rejection::InWall);
         }
@@ -607,14 +664,13 @@ impl Finder<'_> {
 
     /// Whether `b` is among `a`'s linked neighbours.
     fn neighbours(&self, a: PolyRef, b: PolyRef) -> bool {
-        let Ok((tile, index)) = self
-            .nav_mesh
+        self.nav_mesh
             .poly_location(a)
-            .map(|(slot, index)| (self.nav_mesh.tile(slot), index))
-        else {
-            return false;
-        };
-        tile.is_some_and(|tile| tile.poly_links(index).any(|(_, link)| link.neighbour == b))
+            .ok()
+            .and_then(|(slot, index)| Some((self.nav_mesh.tile(slot)?, index)))
+            .is_some_and(|(tile, index)| {
+                tile.poly_links(index).any(|(_, link)| link.neighbour == b)
+            })
     }
 
     /// Whether the agent's body (from its climb height over its feet to its full height)
@@ -800,6 +856,19 @@ mod tests {
         let (_, links) = links_for(&terraces_input(), &deeper);
         let (kinds, _) = by_lane(&links);
         assert!(!kinds[2].is_empty() && kinds[2].iter().all(|&k| k == LinkKind::ClimbDown));
+    }
+
+    #[test]
+    fn any_reach_ends_at_the_grid_edge() {
+        let boundless = BuildSettings {
+            jump_max_distance: 1e30,
+            jump_max_down: 1e30,
+            jump_sample_spacing: 0.01,
+            ..BuildSettings::default()
+        };
+        let (_, links) = links_for(&terraces_input(), &boundless);
+        let (kinds, _) = by_lane(&links);
+        assert!(!kinds[5].is_empty(), "{}", links.summary());
     }
 
     #[test]
