@@ -126,9 +126,46 @@ fn split_regions_cover_the_whole_spiral_ramp() {
         assert!(!log_has(&build.context, message), "{message}");
     }
     assert!(log_has(&build.context, "overlapped themselves cut into"));
+    assert_pieces_do_not_overlap(&build.regions);
     let nav = build.nav_mesh.as_ref().unwrap();
     assert_eq!(uncovered_spans(&build.regions, nav), Vec::<[f32; 3]>::new());
     assert!(climbs_the_ramp(nav));
+}
+
+/// The viewer's default scene: its spiral staircase makes one overlapping watershed region.
+#[test]
+fn split_regions_cover_the_default_scene() {
+    let input = InputGeom::from_mesh(scene::default_scene()).unwrap();
+    let off = Build::from_input(&input, settings(PartitionType::Watershed, false)).unwrap();
+    assert!(log_has(
+        &off.context,
+        "rcBuildRegions: 1 overlapping regions."
+    ));
+    assert!(!uncovered_spans(&off.regions, off.nav_mesh.as_ref().unwrap()).is_empty());
+    let on = Build::from_input(&input, settings(PartitionType::Watershed, true)).unwrap();
+    assert!(!log_has(&on.context, "overlapping regions"));
+    assert!(!log_has(&on.context, "Bad triangulation"));
+    assert_pieces_do_not_overlap(&on.regions);
+    let nav = on.nav_mesh.as_ref().unwrap();
+    assert_eq!(uncovered_spans(&on.regions, nav), Vec::<[f32; 3]>::new());
+}
+
+/// No column holds two spans of one region, and no id is above `max_regions`.
+fn assert_pieces_do_not_overlap(chf: &CompactHeightfield) {
+    for c in &chf.cells {
+        let column = &chf.spans[c.index as usize..(c.index + c.count) as usize];
+        for (k, span) in column.iter().enumerate() {
+            if span.reg == 0 {
+                continue;
+            }
+            assert!(span.reg <= chf.max_regions, "region {}", span.reg);
+            assert!(
+                column[k + 1..].iter().all(|other| other.reg != span.reg),
+                "region {} twice in a column",
+                span.reg
+            );
+        }
+    }
 }
 
 /// One tile over the whole ramp has the solo build's overlapping region; the solo build's spans
