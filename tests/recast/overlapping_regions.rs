@@ -116,6 +116,7 @@ fn recast_loses_part_of_the_spiral_ramp() {
         lost * 10 > walkable,
         "only {lost} of {walkable} walkable spans lost"
     );
+    assert!(!climbs_the_ramp(nav));
 }
 
 #[test]
