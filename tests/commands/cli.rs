@@ -281,3 +281,31 @@ fn settings_warnings_are_printed() {
     assert!(stderr.contains("warning: agentMaxClimb:"), "{stderr}");
     assert!(stderr.contains("warning: agentRadius:"), "{stderr}");
 }
+
+/// `--set splitOverlappingRegions=true` on a spiral ramp: Recast's warnings go, solo and tiled.
+#[test]
+fn split_overlapping_regions_silences_the_spiral_ramp() {
+    let dir = temp_dir("split-overlapping");
+    let mesh = dir.join("spiral_ramp.obj");
+    let ramp = navlab::input::scene::spiral_ramp(3, 4.0);
+    std::fs::write(&mesh, navlab::input::scene::obj_text(&ramp)).unwrap();
+    for tiles in [&[][..], &["--tile-size", "96"]] {
+        for split in [false, true] {
+            let mut command = navlab();
+            command.arg("bake").arg(&mesh).args(tiles);
+            if split {
+                command.args(["--set", "splitOverlappingRegions=true"]);
+            }
+            let output = command.output().unwrap();
+            assert!(output.status.success());
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            for warning in [
+                "warning: rcBuildRegions: 1 overlapping regions.",
+                "warning: rcBuildPolyMesh: Bad triangulation",
+            ] {
+                assert_eq!(stderr.contains(warning), !split, "{tiles:?}: {stderr}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -14,6 +14,7 @@ mod geomset;
 mod gltf_io;
 mod heightfield_layers;
 mod incremental_rebuild;
+mod overlapping_regions;
 mod parallel_solo;
 mod partitioned_mesh;
 mod poly_mesh;

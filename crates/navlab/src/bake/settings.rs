@@ -8,7 +8,7 @@ use crate::error::{NavlabError, Result};
 use crate::input::InputGeom;
 use crate::input::geomset::GeomSetSettings;
 use crate::recast::config::{Config, calc_grid_size};
-use crate::recast::region::PartitionType;
+use crate::recast::region::{PartitionType, RegionOptions};
 
 /// Default limit on voxel grid cells (width × height) before a build is refused.
 pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
@@ -269,6 +269,13 @@ impl BuildSettings {
             }
         }
         Ok(())
+    }
+
+    /// The region builders' options beyond Recast these settings ask for.
+    pub fn region_options(&self) -> RegionOptions {
+        RegionOptions {
+            split_overlapping: self.split_overlapping_regions,
+        }
     }
 
     /// Derives the voxel-unit config over the given bounds, as `Sample_SoloMesh::build` does.

@@ -797,20 +797,24 @@ impl Build {
             Stage::Regions => {
                 let chf = Arc::make_mut(&mut self.regions);
                 clear_regions(chf);
+                let options = self.settings.region_options();
                 match self.settings.partition_type {
-                    PartitionType::Watershed => region::build_regions(
+                    PartitionType::Watershed => region::build_regions_with(
                         ctx,
                         chf,
                         0,
                         cfg.min_region_area,
                         cfg.merge_region_area,
+                        options,
+                        |_, _| {},
                     )?,
-                    PartitionType::Monotone => region::build_regions_monotone(
+                    PartitionType::Monotone => region::build_regions_monotone_with(
                         ctx,
                         chf,
                         0,
                         cfg.min_region_area,
                         cfg.merge_region_area,
+                        options,
                     )?,
                     PartitionType::Layers => {
                         region::build_layer_regions(ctx, chf, 0, cfg.min_region_area)?

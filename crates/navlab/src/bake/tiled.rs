@@ -765,20 +765,23 @@ fn run_tile_pipeline(
     match settings.partition_type {
         PartitionType::Watershed => {
             distance_field::build_distance_field(ctx, &mut chf)?;
-            region::build_regions(
+            region::build_regions_with(
                 ctx,
                 &mut chf,
                 cfg.border_size,
                 cfg.min_region_area,
                 cfg.merge_region_area,
+                settings.region_options(),
+                |_, _| {},
             )?;
         }
-        PartitionType::Monotone => region::build_regions_monotone(
+        PartitionType::Monotone => region::build_regions_monotone_with(
             ctx,
             &mut chf,
             cfg.border_size,
             cfg.min_region_area,
             cfg.merge_region_area,
+            settings.region_options(),
         )?,
         PartitionType::Layers => {
             region::build_layer_regions(ctx, &mut chf, cfg.border_size, cfg.min_region_area)?

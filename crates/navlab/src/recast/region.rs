@@ -9,7 +9,11 @@
 //! - Layers does the monotone sweep and then joins regions into non-overlapping layers.
 //!
 //! Results go to `CompactSpan::reg` (with [`BORDER_REG`] set on tile-border regions) and
-//! `CompactHeightfield::max_regions`.
+//! `CompactHeightfield::max_regions`. With [`RegionOptions::split_overlapping`] the watershed
+//! and monotone builders then cut regions that overlap themselves in height (`split`), which
+//! Recast does not.
+
+mod split;
 
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -112,6 +116,15 @@ fn check_input(
     }
 }
 
+/// What the watershed and monotone builders do beyond Recast. The default is Recast's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegionOptions {
+    /// After merging, cut every region that has two spans in one column (a spiral ramp's) into
+    /// connected pieces that do not, with new ids; Recast only logs "N overlapping regions",
+    /// and its contours and polygons then lose part of such a region.
+    pub split_overlapping: bool,
+}
+
 /// Builds watershed regions; the distance field must have been built.
 pub fn build_regions(
     ctx: &mut BuildContext,
@@ -139,6 +152,27 @@ pub fn build_regions_observed(
     border_size: i32,
     min_region_area: i32,
     merge_region_area: i32,
+    observer: impl FnMut(u16, &[u16]),
+) -> Result<()> {
+    build_regions_with(
+        ctx,
+        chf,
+        border_size,
+        min_region_area,
+        merge_region_area,
+        RegionOptions::default(),
+        observer,
+    )
+}
+
+/// [`build_regions_observed`] with `options`.
+pub fn build_regions_with(
+    ctx: &mut BuildContext,
+    chf: &mut CompactHeightfield,
+    border_size: i32,
+    min_region_area: i32,
+    merge_region_area: i32,
+    options: RegionOptions,
     mut observer: impl FnMut(u16, &[u16]),
 ) -> Result<()> {
     ctx.start_timer(TimerLabel::BuildRegions);
@@ -146,8 +180,8 @@ pub fn build_regions_observed(
         ctx,
         chf,
         border_size,
-        min_region_area,
-        merge_region_area,
+        (min_region_area, merge_region_area),
+        options,
         &mut observer,
     );
     ctx.stop_timer(TimerLabel::BuildRegions);
@@ -162,6 +196,25 @@ pub fn build_regions_monotone(
     min_region_area: i32,
     merge_region_area: i32,
 ) -> Result<()> {
+    build_regions_monotone_with(
+        ctx,
+        chf,
+        border_size,
+        min_region_area,
+        merge_region_area,
+        RegionOptions::default(),
+    )
+}
+
+/// [`build_regions_monotone`] with `options`.
+pub fn build_regions_monotone_with(
+    ctx: &mut BuildContext,
+    chf: &mut CompactHeightfield,
+    border_size: i32,
+    min_region_area: i32,
+    merge_region_area: i32,
+    options: RegionOptions,
+) -> Result<()> {
     const STAGE: &str = "rcBuildRegionsMonotone";
     ctx.start_timer(TimerLabel::BuildRegions);
     let result = (|| {
@@ -171,9 +224,10 @@ pub fn build_regions_monotone(
         ctx.start_timer(TimerLabel::BuildRegionsFilter);
         let merged =
             merge_and_filter_regions(min_region_area, merge_region_area, next_id, chf, &regs);
-        ctx.stop_timer(TimerLabel::BuildRegionsFilter);
         store_regions(chf, &regs, &merged);
-        Ok(())
+        let split = split_if_asked(ctx, chf, options, STAGE);
+        ctx.stop_timer(TimerLabel::BuildRegionsFilter);
+        split
     })();
     ctx.stop_timer(TimerLabel::BuildRegions);
     result
@@ -286,12 +340,35 @@ struct Assignment {
     dist: u16,
 }
 
+/// Cuts the regions that overlap themselves when `options` ask for it, logging what it did.
+fn split_if_asked(
+    ctx: &mut BuildContext,
+    chf: &mut CompactHeightfield,
+    options: RegionOptions,
+    stage: &'static str,
+) -> Result<()> {
+    if !options.split_overlapping {
+        return Ok(());
+    }
+    match split::split_overlapping_regions(chf)? {
+        None => Err(stage_error(ctx, stage, "Region ID overflow".to_string())),
+        Some(split) if split.regions > 0 => {
+            ctx.progress(format!(
+                "{stage}: {} regions that overlapped themselves cut into {}.",
+                split.regions, split.pieces
+            ));
+            Ok(())
+        }
+        Some(_) => Ok(()),
+    }
+}
+
 fn watershed(
     ctx: &mut BuildContext,
     chf: &mut CompactHeightfield,
     border_size: i32,
-    min_region_area: i32,
-    merge_region_area: i32,
+    (min_region_area, merge_region_area): (i32, i32),
+    options: RegionOptions,
     observer: &mut impl FnMut(u16, &[u16]),
 ) -> Result<()> {
     const STAGE: &str = "rcBuildRegions";
@@ -351,14 +428,14 @@ fn watershed(
     ctx.start_timer(TimerLabel::BuildRegionsFilter);
     let merged =
         merge_and_filter_regions(min_region_area, merge_region_area, region_id, chf, &ws.regs);
-    if merged.overlaps > 0 {
+    if merged.overlaps > 0 && !options.split_overlapping {
         let message = format!("{STAGE}: {} overlapping regions.", merged.overlaps);
         ctx.error(message);
     }
-    ctx.stop_timer(TimerLabel::BuildRegionsFilter);
-
     store_regions(chf, &ws.regs, &merged);
-    Ok(())
+    let split = split_if_asked(ctx, chf, options, STAGE);
+    ctx.stop_timer(TimerLabel::BuildRegionsFilter);
+    split
 }
 
 /// Stack entries per task of a parallel expansion step: smaller stacks (and all stacks on one
