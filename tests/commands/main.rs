@@ -13,5 +13,6 @@ mod cli;
 mod cli_test;
 mod diff;
 mod explain_cli;
+mod long_links_cli;
 mod remote;
 mod tilecache_cli;
