@@ -125,11 +125,10 @@ fn long_range_links_join_the_third_link_through_the_commands() {
             .unwrap()
             .contains(&Value::from(4))
     );
+    // C++ (and the plain file) walks round instead.
     let around = path_of(&plain);
-    assert_ne!(
-        around["findPathStatus"], "0x40000000",
-        "C++ finds no path: {around}"
-    );
+    let flags = around["straightFlags"].as_array().unwrap();
+    assert!(!flags.contains(&Value::from(4)), "{around}");
 
     // The crowd tool's agent walks that line on the saved file and crosses.
     let crowd = dir.join("crowd.json");
