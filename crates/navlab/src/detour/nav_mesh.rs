@@ -1,5 +1,7 @@
 //! The tiled navigation mesh (`dtNavMesh`): tile slots with salted references, a grid lookup,
-//! and the links inside tiles, across tile borders and along off-mesh connections.
+//! and the links inside tiles, across tile borders and along off-mesh connections; opt-in, a
+//! table of off-mesh connections whose ends lie beyond the tiles around their starts
+//! (`docs/long-range-links.md`).
 
 use super::common::{self, Vec3};
 use super::portal_index::{TargetPortals, scan_connecting_polys};
