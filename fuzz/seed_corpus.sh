@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seeds the fuzz corpora from the reference data (default ../tests/data/reference, or
 # $NAVLAB_REFERENCE_DIR):
-#   load_nav_mesh        C++'s "MSET" files;
+#   load_nav_mesh        C++'s "MSET" files, and one with a long-range link block (release binary);
 #   load_compact_nav_mesh  the same files in Navlab's compact format, converted with the release
 #                        binary ($NAVLAB, default ../target/release/navlab) when it is built;
 #   parse_obj            slices of the reference meshes, cut at line ends (whole meshes would
@@ -106,6 +106,9 @@ printf 'cell_size = 0.3\n[settings]\nagentRadious = 1\n' > "$corpus/parse_settin
 
 navlab=${NAVLAB:-$here/../target/release/navlab}
 if [ -x "$navlab" ]; then
+    # The authoring set's tiles with their long-range link block (NLLR) after them.
+    "$navlab" bake --quiet --tile-size 32 --set longRangeLinks=true "$ref/authoring/nav_test_authoring.gset" \
+        -o "$corpus/load_nav_mesh/authoring_long_links.bin" || true
     mkdir -p "$corpus/load_compact_nav_mesh"
     for f in "$corpus"/load_nav_mesh/*; do
         "$navlab" merge "$f" --compact -o "$corpus/load_compact_nav_mesh/$(basename "$f").nlm" || true

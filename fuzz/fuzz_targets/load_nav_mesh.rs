@@ -1,6 +1,6 @@
-//! Fuzzes the "MSET" navmesh loader: any input must give a typed error or a navmesh whose
-//! tiles can be used, drawn (the viewer shows loaded files), removed, added back and saved, and
-//! saving must be stable.
+//! Fuzzes the "MSET" navmesh loader (its long-range link block too): any input must give a
+//! typed error or a navmesh whose tiles can be used, drawn (the viewer shows loaded files),
+//! removed, added back and saved, with or without long-range links, and saving must be stable.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -38,6 +38,18 @@ fuzz_target!(|data: &[u8]| {
         let tile = mesh.remove_tile(r).unwrap();
         assert_eq!(mesh.add_tile(tile, r).unwrap(), r);
     }
+    // Long-range links (a file's NLLR block, or turned on here): the table follows tiles out
+    // and back in, and a save keeps it.
+    let mut long = mesh.clone();
+    long.enable_long_range_links();
+    let links = long.long_links().count();
+    for &r in refs.iter().rev() {
+        let tile = long.remove_tile(r).unwrap();
+        assert_eq!(long.add_tile(tile, r).unwrap(), r);
+    }
+    assert_eq!(long.long_links().count(), links);
+    let reloaded = NavMesh::from_mset_bytes(&long.to_mset_bytes()).expect("a saved navmesh loads");
+    assert_eq!(reloaded.long_links().count(), links);
     // Loading adds tiles in file order, a reload in slot order; from then on a save/load
     // round trip is exact.
     let saved = NavMesh::from_mset_bytes(&mesh.to_mset_bytes())

@@ -57,6 +57,10 @@ pub struct TileCacheArgs {
     /// Write the report as JSON in the reference's schema.
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
+    /// Override one setting by RecastDemo's name, after the input's own: `--set
+    /// longRangeLinks=true` (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    overrides: Vec<String>,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -142,7 +146,10 @@ pub fn run(args: &TileCacheArgs) -> Result<()> {
             eprintln!("warning: {warning}");
         }
     }
-    let settings = BuildSettings::for_input(&input);
+    let mut settings = BuildSettings::for_input(&input);
+    for assignment in &args.overrides {
+        settings.set(assignment)?;
+    }
     let started = Instant::now();
     let geom = args
         .mesh

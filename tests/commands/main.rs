@@ -14,5 +14,6 @@ mod cli_test;
 mod diff;
 mod explain_cli;
 mod jump_links_cli;
+mod long_links_cli;
 mod remote;
 mod tilecache_cli;

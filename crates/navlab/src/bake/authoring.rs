@@ -233,7 +233,8 @@ pub struct LooseLink {
     pub start_joined: bool,
     /// Whether the end lies on the navmesh.
     pub end_joined: bool,
-    /// The end lies beyond the tiles next to the start's, where Detour never looks.
+    /// The end lies beyond the tiles next to the start's, where Detour never looks (and the
+    /// navmesh has no long-range links, which would).
     pub end_beyond_neighbour_tiles: bool,
 }
 
@@ -252,7 +253,7 @@ impl std::fmt::Display for LooseLink {
         if self.end_beyond_neighbour_tiles {
             write!(
                 f,
-                " (its end is more than one tile from its start: Detour joins a link only to the tiles around its start's; use larger tiles or a shorter link)"
+                " (its end is more than one tile from its start: Detour joins a link only to the tiles around its start's; use larger tiles, a shorter link or longRangeLinks = true)"
             )?;
         }
         Ok(())
@@ -298,6 +299,7 @@ pub fn loose_links(nav_mesh: &NavMesh, geom_set: &GeomSet) -> Vec<LooseLink> {
                 end_beyond_neighbour_tiles: start_joined
                     && !end_joined
                     && nav_mesh.max_tiles() > 1
+                    && !nav_mesh.long_range_links_enabled()
                     && ((start.0 - end.0).abs() > 1 || (start.1 - end.1).abs() > 1),
             }
         })

@@ -57,6 +57,12 @@ pub fn merge_parts(parts: &[(PathBuf, NavMesh)]) -> Result<NavMesh> {
         }
     }
     let mut merged = NavMesh::new(params)?;
+    if parts
+        .iter()
+        .any(|(_, part)| part.long_range_links_enabled())
+    {
+        merged.enable_long_range_links();
+    }
     for (tile, _) in tiles {
         merged.add_tile(tile.with_links_cleared(), 0)?;
     }

@@ -438,12 +438,24 @@ pub struct LostTileColumn {
 pub fn build_initial_nav_mesh(
     cache: &TileCache,
     nav_params: NavMeshParams,
+    grid: (i32, i32),
+    scratch: Option<&mut ScratchAllocator>,
+    builder: &mut LayerTileBuilder,
+    progress: Option<&BuildProgress>,
+) -> Result<(NavMesh, Vec<LostTileColumn>)> {
+    let nav_mesh = NavMesh::new(nav_params)?;
+    fill_initial_nav_mesh(nav_mesh, cache, grid, scratch, builder, progress)
+}
+
+/// [`build_initial_nav_mesh`] into `nav_mesh` (empty, made with the cache's parameters).
+fn fill_initial_nav_mesh(
+    mut nav_mesh: NavMesh,
+    cache: &TileCache,
     (tiles_x, tiles_y): (i32, i32),
     mut scratch: Option<&mut ScratchAllocator>,
     builder: &mut LayerTileBuilder,
     progress: Option<&BuildProgress>,
 ) -> Result<(NavMesh, Vec<LostTileColumn>)> {
-    let mut nav_mesh = NavMesh::new(nav_params)?;
     let mut failed = Vec::new();
     let total = (tiles_x.max(0) * tiles_y.max(0)) as usize;
     if let Some(progress) = progress {
@@ -507,7 +519,8 @@ pub fn build_tile_cache_and_nav_mesh(
 ) -> Result<(TileCache, NavMeshParams, NavMesh, Vec<LostTileColumn>)> {
     let grid = tile_grid(input, settings, tile_size)?;
     let (cache, nav_params) = build_tile_cache(input, settings, tile_size, progress)?;
+    let nav_mesh = crate::bake::tiled::tiled_nav_mesh(nav_params, settings)?;
     let (nav_mesh, non_success) =
-        build_initial_nav_mesh(&cache, nav_params, grid, Some(scratch), builder, progress)?;
+        fill_initial_nav_mesh(nav_mesh, &cache, grid, Some(scratch), builder, progress)?;
     Ok((cache, nav_params, nav_mesh, non_success))
 }

@@ -248,6 +248,7 @@ impl TiledBuild {
         }
         let params =
             NavMeshParams::for_tile_grid(bmin, tile_size, settings.cell_size, tiles_x, tiles_y);
+        let nav_mesh = tiled_nav_mesh(params, &settings)?;
         let mut build = Self {
             settings,
             bmin,
@@ -257,7 +258,7 @@ impl TiledBuild {
             tiles_x,
             tiles_y,
             tiles: Vec::new(),
-            nav_mesh: NavMesh::new(params)?,
+            nav_mesh,
             border_cells,
         };
 
@@ -531,6 +532,16 @@ impl TiledBuild {
         self.geom_set = input.geom_set.clone();
         Ok(touched)
     }
+}
+
+/// An empty navmesh for a tiled build's tiles, its long-range link table on when the settings
+/// ask for it ([`BuildSettings::long_range_links`]).
+pub fn tiled_nav_mesh(params: NavMeshParams, settings: &BuildSettings) -> Result<NavMesh> {
+    let mut nav_mesh = NavMesh::new(params)?;
+    if settings.long_range_links {
+        nav_mesh.enable_long_range_links();
+    }
+    Ok(nav_mesh)
 }
 
 /// Cell (`x`, `y`) of a tile grid over `bounds` with tiles `tile_world` wide, over the full

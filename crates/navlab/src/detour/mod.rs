@@ -24,7 +24,7 @@ pub mod query;
 pub mod tile;
 
 pub use load::{load_nav_mesh, nav_mesh_from_bytes};
-pub use nav_mesh::{BoundaryEdge, NavMesh, NavMeshParams};
+pub use nav_mesh::{BoundaryEdge, LongLink, NavMesh, NavMeshParams};
 pub use nav_mesh_builder::{
     NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data, create_nav_mesh_data_into,
 };
@@ -180,6 +180,10 @@ pub enum DetourError {
         /// The version the file has.
         found: i32,
     },
+    /// A navmesh file's long-range link block (after the tiles) that is malformed or lists
+    /// other links than its tiles hold.
+    #[error("long-range link block: {0}")]
+    BadLongLinkBlock(String),
     /// A compact navmesh file's tiles could not be compressed or decompressed.
     #[error("compact navmesh tiles: {0}")]
     Compression(String),

@@ -1,5 +1,7 @@
 //! The tiled navigation mesh (`dtNavMesh`): tile slots with salted references, a grid lookup,
-//! and the links inside tiles, across tile borders and along off-mesh connections.
+//! and the links inside tiles, across tile borders and along off-mesh connections; opt-in, a
+//! table of off-mesh connections whose ends lie beyond the tiles around their starts
+//! (`docs/long-range-links.md`).
 
 use super::common::{self, Vec3};
 use super::portal_index::{TargetPortals, scan_connecting_polys};
@@ -143,6 +145,28 @@ pub struct NavMesh {
     /// the navmesh is made or changed (copies share it until either changes), so that what
     /// a crowd checked on it is known to still hold when the crowd is put back on it.
     stamp: u64,
+    /// The long-range link table ([`NavMesh::enable_long_range_links`]); `None` (the default,
+    /// and C++'s behaviour) keeps every link within the tiles around its start.
+    long_links: Option<Vec<LongLinkEntry>>,
+}
+
+/// An off-mesh connection whose end lies beyond the tiles around its start's: Detour never
+/// joins such an end, a navmesh with long-range links on does ([`NavMesh::long_links`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LongLink {
+    /// Grid x, y and layer of the tile that holds the connection (the one its start lies in).
+    pub start_tile: (i32, i32, i32),
+    /// The connection's index among that tile's off-mesh connections.
+    pub connection: u16,
+    /// Grid x and y of the cell its end lies in: it lands on any tile (layer) there.
+    pub end_cell: (i32, i32),
+}
+
+/// A [`LongLink`] with the slot of its start tile, which holds it while that tile is loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LongLinkEntry {
+    start_slot: usize,
+    link: LongLink,
 }
 
 /// The next [`NavMesh::stamp`].
@@ -233,6 +257,7 @@ impl NavMesh {
             lookup: vec![NONE; lookup_size as usize],
             next_free: if max_tiles > 0 { 0 } else { NONE },
             stamp: fresh_stamp(),
+            long_links: None,
         })
     }
 
@@ -611,6 +636,9 @@ impl NavMesh {
                 self.connect_tiles(index, other, Some(side));
             }
         }
+        if self.long_links.is_some() {
+            self.join_long_links_of(index);
+        }
         Ok(self.bits.encode(self.slots[index].salt, index as u32, 0))
     }
 
@@ -746,6 +774,10 @@ impl NavMesh {
             }
         }
 
+        if self.long_links.is_some() {
+            self.unjoin_long_links_of(index, (x, y));
+        }
+
         let slot = &mut self.slots[index];
         let tile = slot.tile.take().ok_or(DetourError::InvalidTileRef(r))?;
         slot.salt = (slot.salt + 1) & bits.salt_mask;
@@ -755,6 +787,166 @@ impl NavMesh {
         slot.next = self.next_free;
         self.next_free = target;
         Ok(tile)
+    }
+}
+
+/// Long-range links: off-mesh connections whose ends lie beyond the tiles around their
+/// starts, which C++ Detour never joins (recastnavigation #639).
+impl NavMesh {
+    /// Turns the long-range link table on: from now on every off-mesh connection whose end
+    /// lies in a tile that is neither its start's nor a neighbour of it is joined to that
+    /// tile whenever both are loaded, whatever order they come and go in. Links of tiles
+    /// already loaded are joined now. Off by default, as in C++; there is no turning it off.
+    pub fn enable_long_range_links(&mut self) {
+        if self.long_links.is_some() {
+            return;
+        }
+        self.stamp = fresh_stamp();
+        self.long_links = Some(Vec::new());
+        let loaded: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].tile.is_some())
+            .collect();
+        for &index in &loaded {
+            self.record_long_links_of(index);
+        }
+        for entry in self.long_links.clone().unwrap_or_default() {
+            self.join_long_link_ends(entry);
+        }
+    }
+
+    /// Whether [`NavMesh::enable_long_range_links`] was called.
+    pub fn long_range_links_enabled(&self) -> bool {
+        self.long_links.is_some()
+    }
+
+    /// The long links of the loaded tiles, joined or waiting for their end's tile, in the
+    /// order their tiles were added; empty when the table is off.
+    pub fn long_links(&self) -> impl Iterator<Item = LongLink> + '_ {
+        self.long_links.iter().flatten().map(|entry| entry.link)
+    }
+
+    /// The grid cell a connection's end lies in, when that is beyond the tiles around the
+    /// cell (`x`, `y`) of its start's tile.
+    fn far_end_cell(&self, (x, y): (i32, i32), end: &Vec3) -> Option<(i32, i32)> {
+        let cell = self.calc_tile_loc(end);
+        let reach = |a: i32, b: i32| (i64::from(a) - i64::from(b)).abs();
+        (reach(cell.0, x) > 1 || reach(cell.1, y) > 1).then_some(cell)
+    }
+
+    /// Puts the long links of the tile in slot `index` into the table; returns how many.
+    fn record_long_links_of(&mut self, index: usize) -> usize {
+        let Some(tile) = self.slots[index].tile.as_deref() else {
+            return 0;
+        };
+        let h = tile.header();
+        let entries: Vec<LongLinkEntry> = tile
+            .off_mesh_cons
+            .iter()
+            .enumerate()
+            .filter_map(|(k, con)| {
+                let end_cell = self.far_end_cell((h.x, h.y), &con.pos[1])?;
+                Some(LongLinkEntry {
+                    start_slot: index,
+                    link: LongLink {
+                        start_tile: (h.x, h.y, h.layer),
+                        connection: k as u16,
+                        end_cell,
+                    },
+                })
+            })
+            .collect();
+        let count = entries.len();
+        if let Some(table) = &mut self.long_links {
+            table.extend(entries);
+        }
+        count
+    }
+
+    /// The tile just added in slot `index`: its own long links recorded and joined to the
+    /// tiles at their ends, and the table's links ending at its cell joined to it.
+    fn join_long_links_of(&mut self, index: usize) {
+        let Some(tile) = self.slots[index].tile.as_deref() else {
+            return;
+        };
+        let cell = (tile.header().x, tile.header().y);
+        let recorded = self.record_long_links_of(index);
+        let table = self.long_links.as_deref().unwrap_or_default();
+        let own = table.len() - recorded;
+        let arriving: Vec<LongLinkEntry> = table[..own]
+            .iter()
+            .filter(|entry| entry.link.end_cell == cell)
+            .copied()
+            .collect();
+        let outgoing = table[own..].to_vec();
+        for entry in outgoing {
+            self.join_long_link_ends(entry);
+        }
+        for entry in arriving {
+            self.join_long_link(entry, index);
+        }
+    }
+
+    /// Joins a long link to every tile loaded at its end's cell.
+    fn join_long_link_ends(&mut self, entry: LongLinkEntry) {
+        let mut found = [0usize; MAX_NEIS];
+        let (x, y) = entry.link.end_cell;
+        let count = self.tiles_at_into(x, y, &mut found);
+        for &end in &found[..count] {
+            self.join_long_link(entry, end);
+        }
+    }
+
+    /// Lands a long link's end on the tile in slot `end` as Detour lands a neighbour's
+    /// (`connectExtOffMeshLinks`), the links' sides pointing from each tile towards the other.
+    fn join_long_link(&mut self, entry: LongLinkEntry, end: usize) {
+        let (start_base, end_base) = (
+            self.poly_ref_base(entry.start_slot),
+            self.poly_ref_base(end),
+        );
+        if let Ok([start_slot, end_slot]) = self.slots.get_disjoint_mut([entry.start_slot, end])
+            && let (Some(start_tile), Some(end_tile)) =
+                (start_slot.tile.as_deref_mut(), end_slot.tile.as_deref_mut())
+            && let Some(con) = start_tile
+                .off_mesh_cons
+                .get(usize::from(entry.link.connection))
+        {
+            let sides = (con.side, opposite_tile(con.side));
+            let k = usize::from(entry.link.connection);
+            let mut pair = TilePair::Distinct(end_tile, start_tile);
+            land_connection_end(&mut pair, k, end_base, start_base, sides);
+        }
+    }
+
+    /// Before the tile in slot `index` at cell `cell` leaves: its long links leave the table
+    /// and the tiles at their ends drop the links back to it; the tiles whose long links end
+    /// at its cell drop their links into it (and keep the entries, to join again).
+    fn unjoin_long_links_of(&mut self, index: usize, cell: (i32, i32)) {
+        let Some(table) = self.long_links.take() else {
+            return;
+        };
+        let (leaving, staying): (Vec<LongLinkEntry>, Vec<LongLinkEntry>) = table
+            .into_iter()
+            .partition(|entry| entry.start_slot == index);
+        let mut partners: Vec<usize> = staying
+            .iter()
+            .filter(|entry| entry.link.end_cell == cell)
+            .map(|entry| entry.start_slot)
+            .collect();
+        let mut found = [0usize; MAX_NEIS];
+        for entry in &leaving {
+            let (x, y) = entry.link.end_cell;
+            let count = self.tiles_at_into(x, y, &mut found);
+            partners.extend_from_slice(&found[..count]);
+        }
+        partners.sort_unstable();
+        partners.dedup();
+        let bits = self.bits;
+        for partner in partners.into_iter().filter(|&p| p != index) {
+            if let Some(tile) = self.slots[partner].tile.as_deref_mut() {
+                unconnect_links(tile, index as u32, bits);
+            }
+        }
+        self.long_links = Some(staying);
     }
 }
 
@@ -899,45 +1091,58 @@ fn connect_ext_off_mesh_links(
 ) {
     let opposite_side = side.map_or(0xff, opposite_tile);
     for k in 0..pair.second().off_mesh_cons.len() {
-        let target = pair.second();
-        let con = target.off_mesh_cons[k];
-        if con.side != opposite_side {
+        if pair.second().off_mesh_cons[k].side != opposite_side {
             continue;
         }
-        let con_poly = usize::from(con.poly);
-        // Connections whose start could not be placed are left out.
-        if target.polys[con_poly].first_link == NULL_LINK {
-            continue;
-        }
-        let climb = target.header.walkable_climb;
-        let Some((land, nearest)) = land_off_mesh_end(pair.first(), &con.pos[1], con.rad, climb)
-        else {
-            continue;
+        let sides = (opposite_side, side.unwrap_or(0xff));
+        land_connection_end(&mut pair, k, tile_base, target_base, sides);
+    }
+}
+
+/// Lands the end of the second tile's off-mesh connection `k` on the first tile, if a polygon
+/// lies there within its radius: a link from the connection to the landing polygon (with
+/// `sides.0`), and one back (with `sides.1`) when the connection is bidirectional.
+fn land_connection_end(
+    pair: &mut TilePair,
+    k: usize,
+    tile_base: PolyRef,
+    target_base: PolyRef,
+    (forward_side, back_side): (u8, u8),
+) {
+    let target = pair.second();
+    let con = target.off_mesh_cons[k];
+    let con_poly = usize::from(con.poly);
+    // Connections whose start could not be placed are left out.
+    if target.polys[con_poly].first_link == NULL_LINK {
+        return;
+    }
+    let climb = target.header.walkable_climb;
+    let Some((land, nearest)) = land_off_mesh_end(pair.first(), &con.pos[1], con.rad, climb) else {
+        return;
+    };
+    let target = pair.second();
+    let v = usize::from(target.polys[con_poly].verts[1]);
+    target.verts[v] = nearest;
+    target.refresh_resolved_vertex(v);
+    if let Some(idx) = target.alloc_link() {
+        let link = Link {
+            neighbour: tile_base | land as u32,
+            edge: 1,
+            side: forward_side,
+            ..Link::default()
         };
-        let target = pair.second();
-        let v = usize::from(target.polys[con_poly].verts[1]);
-        target.verts[v] = nearest;
-        target.refresh_resolved_vertex(v);
-        if let Some(idx) = target.alloc_link() {
+        target.push_link(con_poly, idx, link);
+    }
+    if con.flags & OFFMESH_CON_BIDIR != 0 {
+        let tile = pair.first();
+        if let Some(idx) = tile.alloc_link() {
             let link = Link {
-                neighbour: tile_base | land as u32,
-                edge: 1,
-                side: opposite_side,
+                neighbour: target_base | u32::from(con.poly),
+                edge: 0xff,
+                side: back_side,
                 ..Link::default()
             };
-            target.push_link(con_poly, idx, link);
-        }
-        if con.flags & OFFMESH_CON_BIDIR != 0 {
-            let tile = pair.first();
-            if let Some(idx) = tile.alloc_link() {
-                let link = Link {
-                    neighbour: target_base | u32::from(con.poly),
-                    edge: 0xff,
-                    side: side.unwrap_or(0xff),
-                    ..Link::default()
-                };
-                tile.push_link(land, idx, link);
-            }
+            tile.push_link(land, idx, link);
         }
     }
 }

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | 4 | magic `NLMZ` |
 //! | 4 | version, 1 |
-//! | 4 | flags: bit 0 set when the link slots are stored (see below) |
+//! | 4 | flags: bit 0 set when the link slots are stored (see below), bit 1 when the navmesh has long-range links (`docs/long-range-links.md`) |
 //! | 4 | tile count `n` |
 //! | 28 | `dtNavMeshParams`: origin x y z, tile width, tile height (f32), max tiles, max polys (i32) |
 //! | 12 × n | per tile: its reference, its data size in MSET, its stored size (u32 each) |
@@ -47,6 +47,9 @@ const MAX_LINKS_PER_POLY: u64 = 3 * VERTS_PER_POLYGON as u64 + 2;
 
 /// Flag: the tiles keep their link slots.
 const LINKS_STORED: u32 = 1;
+/// Flag: the navmesh has long-range links ([`NavMesh::enable_long_range_links`]), which the
+/// loader turns on before adding the tiles (they hold the links' connections).
+const LONG_RANGE_LINKS: u32 = 2;
 const FILE_HEADER_SIZE: usize = 44;
 const TILE_ENTRY_SIZE: usize = 12;
 /// zstd's level: a tiled city's tiles repeat far apart, which 19's larger window finds (the
@@ -89,7 +92,7 @@ impl NavMesh {
             });
         }
         let flags = word(8);
-        if flags & !LINKS_STORED != 0 {
+        if flags & !(LINKS_STORED | LONG_RANGE_LINKS) != 0 {
             return Err(DetourError::BadCount {
                 field: "flags",
                 value: flags.into(),
@@ -152,6 +155,9 @@ impl NavMesh {
         }
         let tiles = decompress(frame, stored)?;
         let mut mesh = NavMesh::new(params)?;
+        if flags & LONG_RANGE_LINKS != 0 {
+            mesh.enable_long_range_links();
+        }
         let mut offset = 0usize;
         let mut tile_data = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
@@ -196,7 +202,15 @@ struct TileEntry {
 fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourError> {
     let mut out = COMPACT_MAGIC.to_vec();
     put_u32(&mut out, COMPACT_VERSION);
-    put_u32(&mut out, if links_stored { LINKS_STORED } else { 0 });
+    let long_links = if mesh.long_links().next().is_some() {
+        LONG_RANGE_LINKS
+    } else {
+        0
+    };
+    put_u32(
+        &mut out,
+        long_links | if links_stored { LINKS_STORED } else { 0 },
+    );
     put_u32(&mut out, mesh.tile_count() as u32);
     let p = mesh.params();
     for v in [p.orig[0], p.orig[1], p.orig[2], p.tile_width, p.tile_height] {

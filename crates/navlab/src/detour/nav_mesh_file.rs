@@ -4,10 +4,22 @@
 //! `dtNavMeshParams`), then per tile its reference, its byte size and its data. The demo
 //! writes raw structs, so its files are in the writer's byte order; ours are always
 //! little-endian, which is what the demo writes on x86 and ARM.
+//!
+//! A navmesh with long-range links (`NavMesh::enable_long_range_links`) has one more block
+//! after the tiles, which C++'s loader, reading exactly the tiles the header counts, never
+//! sees (layout in `docs/long-range-links.md`):
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 4 | magic `NLLR` |
+//! | 4 | version, 1 |
+//! | 4 | bytes that follow: 4 + 24 × `n` |
+//! | 4 | link count `n` |
+//! | 24 × `n` | per link (sorted): start tile x, y, layer (i32), connection index (u32), end cell x, y (i32) |
 
 use std::path::{Path, PathBuf};
 
-use super::nav_mesh::{NavMesh, NavMeshParams};
+use super::nav_mesh::{LongLink, NavMesh, NavMeshParams};
 use super::tile::{MeshTile, f32_at, i32_at, put_f32, put_i32, put_u32};
 use super::{DetourError, TileRef};
 use crate::file::FileError;
@@ -21,6 +33,13 @@ pub const NAVMESHSET_VERSION: i32 = 1;
 pub const COMPACT_MAGIC: [u8; 4] = *b"NLMZ";
 const SET_HEADER_SIZE: usize = 40;
 const TILE_HEADER_SIZE: usize = 8;
+/// The long-range link block's magic, after the tiles.
+pub const LONG_LINK_MAGIC: [u8; 4] = *b"NLLR";
+/// The long-range link block's version.
+pub const LONG_LINK_VERSION: u32 = 1;
+/// Magic, version and length.
+const LONG_LINK_HEADER_SIZE: usize = 12;
+const LONG_LINK_SIZE: usize = 24;
 
 impl NavMesh {
     /// The navmesh as `Sample::saveAll` writes it: every loaded tile in slot order.
@@ -42,6 +61,23 @@ impl NavMesh {
             put_i32(&mut out, data.len() as i32);
             out.extend_from_slice(&data);
         }
+        let mut links: Vec<LongLink> = self.long_links().collect();
+        if !links.is_empty() {
+            links.sort_unstable();
+            out.extend_from_slice(&LONG_LINK_MAGIC);
+            put_u32(&mut out, LONG_LINK_VERSION);
+            put_u32(&mut out, (4 + links.len() * LONG_LINK_SIZE) as u32);
+            put_u32(&mut out, links.len() as u32);
+            for link in links {
+                let (x, y, layer) = link.start_tile;
+                for v in [x, y, layer] {
+                    put_i32(&mut out, v);
+                }
+                put_u32(&mut out, link.connection.into());
+                put_i32(&mut out, link.end_cell.0);
+                put_i32(&mut out, link.end_cell.1);
+            }
+        }
         out
     }
 
@@ -51,8 +87,10 @@ impl NavMesh {
     ///
     /// Every size is checked against the bytes that remain before anything is allocated, and
     /// each tile is fully validated ([`MeshTile::from_bytes`]), so hostile input yields an
-    /// error, never a panic or a large allocation. Bytes after the last tile are ignored, as
-    /// the demo ignores them.
+    /// error, never a panic or a large allocation. A long-range link block after the last
+    /// tile turns the navmesh's table on before the tiles are added (so their links join as
+    /// when they were baked) and must list exactly the long links the tiles hold; other bytes
+    /// after the last tile are ignored, as the demo ignores them.
     pub fn from_mset_bytes(data: &[u8]) -> Result<NavMesh, DetourError> {
         if data.len() < SET_HEADER_SIZE {
             return Err(DetourError::Truncated {
@@ -77,7 +115,14 @@ impl NavMesh {
             max_tiles: i32_at(data, 32),
             max_polys: i32_at(data, 36),
         };
+        let long_links = match tiles_end(data, num_tiles) {
+            Some(end) => read_long_link_block(&data[end..])?,
+            None => None,
+        };
         let mut mesh = NavMesh::new(params)?;
+        if long_links.is_some() {
+            mesh.enable_long_range_links();
+        }
         let mut offset = SET_HEADER_SIZE;
         for index in 0..usize::try_from(num_tiles).unwrap_or(0) {
             let in_tile = |source: DetourError| DetourError::FileTile {
@@ -116,8 +161,94 @@ impl NavMesh {
             mesh.add_tile(tile, tile_ref).map_err(in_tile)?;
             offset += TILE_HEADER_SIZE + size;
         }
+        if let Some(listed) = long_links {
+            let mut held: Vec<LongLink> = mesh.long_links().collect();
+            held.sort_unstable();
+            if held != listed {
+                return Err(DetourError::BadLongLinkBlock(format!(
+                    "it lists {} links, but the tiles hold {} others ({} in all)",
+                    listed.len(),
+                    held.iter()
+                        .filter(|l| listed.binary_search(l).is_err())
+                        .count(),
+                    held.len()
+                )));
+            }
+        }
         Ok(mesh)
     }
+}
+
+/// Where the `num_tiles` tiles of an MSET file end, when all of them are present and none
+/// stops the list early; `None` leaves the errors to the loader's tile loop.
+fn tiles_end(data: &[u8], num_tiles: i32) -> Option<usize> {
+    let mut offset = SET_HEADER_SIZE;
+    for _ in 0..num_tiles.max(0) {
+        let rest = data.get(offset..)?;
+        if rest.len() < TILE_HEADER_SIZE {
+            return None;
+        }
+        let size = usize::try_from(i32_at(rest, 4)).ok()?;
+        if i32_at(rest, 0) == 0 || size == 0 || rest.len() - TILE_HEADER_SIZE < size {
+            return None;
+        }
+        offset += TILE_HEADER_SIZE + size;
+    }
+    Some(offset)
+}
+
+/// The sorted links of the long-range link block at the start of `rest`, if one is there.
+fn read_long_link_block(rest: &[u8]) -> Result<Option<Vec<LongLink>>, DetourError> {
+    if !rest.starts_with(&LONG_LINK_MAGIC) {
+        return Ok(None);
+    }
+    let bad = |message: String| DetourError::BadLongLinkBlock(message);
+    if rest.len() < LONG_LINK_HEADER_SIZE + 4 {
+        return Err(bad(format!(
+            "{} bytes, fewer than its 16-byte header",
+            rest.len()
+        )));
+    }
+    let word = |at: usize| i32_at(rest, at) as u32;
+    if word(4) != LONG_LINK_VERSION {
+        return Err(bad(format!(
+            "version {}, this navlab reads {LONG_LINK_VERSION}",
+            word(4)
+        )));
+    }
+    let length = u64::from(word(8));
+    let count = u64::from(word(12));
+    let present = (rest.len() - LONG_LINK_HEADER_SIZE) as u64;
+    if length > present {
+        return Err(bad(format!(
+            "it claims {length} bytes but only {present} are left"
+        )));
+    }
+    if length != 4 + count * LONG_LINK_SIZE as u64 {
+        return Err(bad(format!(
+            "{count} links take {} bytes, but it claims {length}",
+            4 + count * LONG_LINK_SIZE as u64
+        )));
+    }
+    let body = &rest[LONG_LINK_HEADER_SIZE + 4..LONG_LINK_HEADER_SIZE + length as usize];
+    let mut links = Vec::with_capacity(count as usize);
+    for (index, entry) in body.chunks_exact(LONG_LINK_SIZE).enumerate() {
+        let connection = u16::try_from(i32_at(entry, 12) as u32).map_err(|_| {
+            bad(format!(
+                "link {index} names connection {}",
+                i32_at(entry, 12) as u32
+            ))
+        })?;
+        links.push(LongLink {
+            start_tile: (i32_at(entry, 0), i32_at(entry, 4), i32_at(entry, 8)),
+            connection,
+            end_cell: (i32_at(entry, 16), i32_at(entry, 20)),
+        });
+    }
+    if !links.is_sorted() {
+        return Err(bad("its links are not in order".into()));
+    }
+    Ok(Some(links))
 }
 
 /// Writes `mesh` to `path` as an "MSET" file, whole or not at all.

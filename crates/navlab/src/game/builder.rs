@@ -311,7 +311,11 @@ impl NavMeshBuilder {
         let grid = tile_grid(&input, &self.settings, tile_size)?;
         let (cache, nav_params) = build_tile_cache(&input, &self.settings, tile_size, None)?;
         let mut builder = LayerTileBuilder::new();
-        let (nav, _) = build_initial_nav_mesh(&cache, nav_params, grid, None, &mut builder, None)?;
+        let (mut nav, _) =
+            build_initial_nav_mesh(&cache, nav_params, grid, None, &mut builder, None)?;
+        if self.settings.long_range_links {
+            nav.enable_long_range_links();
+        }
         let mut obstacles =
             Obstacles::new(cache.params().max_obstacles).map_err(|e| NavlabError::Stage {
                 stage: "tile cache obstacles",
