@@ -615,10 +615,19 @@ fn unknown_key_message(key: &str, is_table: bool) -> String {
     }
     match BuildSettings::nearest_setting_name(key) {
         Some(name) => format!("unknown setting `{shown}`; did you mean `{name}`?"),
-        None => format!(
-            "unknown setting `{shown}`; the settings are {}",
-            SETTING_NAMES.join(", ")
-        ),
+        None => {
+            // The jump-link builder's eight tuning keys are named by their prefix, to keep the
+            // line short enough to read.
+            let names: Vec<&str> = SETTING_NAMES
+                .into_iter()
+                .filter(|name| !name.starts_with("jump") || *name == "jumpLinks")
+                .collect();
+            format!(
+                "unknown setting `{shown}`; the settings are {} and the jump-link builder's \
+                 jump… keys (docs/jump-links.md)",
+                names.join(", ")
+            )
+        }
     }
 }
 
