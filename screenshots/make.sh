@@ -51,6 +51,6 @@ done
     --session screenshots/sessions/split-overlapping-regions.jsonl
 if [ -f "$gset" ]; then
     "$navlab" view "$gset" --tile-size 32 --test-mode pathfind-straight \
-        --test-start=-19.206181,-2.369133,24.802742 --test-end=-22.759071,-2.369453,2.003946 \
+        --test-start=-17.7,-2.37,26.3 --test-end=-21.26,-2.37,3.5 \
         --headless --session screenshots/sessions/long-range-links.jsonl
 fi

@@ -1209,6 +1209,7 @@ impl ViewerState<'_, '_> {
             value["tiles"] = json!({
                 "present": present.iter().filter(|&&p| p).count(),
                 "total": present.len(),
+                "longLinks": tiled.nav_mesh.long_links().count(),
             });
         }
         if let Some(view) = &state.temp_obstacles {
