@@ -638,11 +638,7 @@ fn test_navmesh_paths_are_bright_lines() {
     }
     let dir = scratch("path-lines");
     let options = ViewerOptions {
-        tester: Some(crate::viewer::tools::test_nav_mesh::TesterPreset {
-            mode: crate::viewer::tools::test_nav_mesh::TesterMode::PathfindStraight,
-            start: Some([-20.0, 0.0, -20.0]),
-            end: Some([18.0, 0.0, 18.0]),
-        }),
+        tester: Some(straight_path_preset([-20.0, 0.0, -20.0], [18.0, 0.0, 18.0])),
         ..ViewerOptions::default()
     };
     // The read-out gives Detour's status in words (its hex is in a hover).
@@ -745,11 +741,7 @@ fn three_agent_profiles_build_side_by_side() {
                   {\"screenshot\": \"{dir}/profiles.png\"}\n";
     // The tester's start and end are the reachability matrix's seeds.
     let options = ViewerOptions {
-        tester: Some(crate::viewer::tools::test_nav_mesh::TesterPreset {
-            mode: crate::viewer::tools::test_nav_mesh::TesterMode::PathfindStraight,
-            start: Some([-20.0, 0.0, -20.0]),
-            end: Some([18.0, 0.0, 18.0]),
-        }),
+        tester: Some(straight_path_preset([-20.0, 0.0, -20.0], [18.0, 0.0, 18.0])),
         ..ViewerOptions::default()
     };
     let end = play(&dir, options, script);
@@ -973,7 +965,7 @@ fn logged(state: &Value, text: &str) -> usize {
 }
 
 /// Split Overlapping Regions on the spiral ramp: the build without it logs Recast's
-/// "overlapping regions"; ticking the box rebuilds with no new complaint, and the tester's path
+/// "overlapping regions"; ticking the box rebuilds with no such complaint, and the tester's path
 /// climbs from the floor to the landing three turns up.
 #[test]
 fn splitting_overlapping_regions_keeps_the_whole_spiral_ramp() {

@@ -75,18 +75,23 @@ impl JumpLinkTool {
         };
         let settings = self.tuning(ctx).clone();
         let state = ctx.state;
+        // The builder reads only where the solid spans are, which the filters leave as they are:
+        // the build's filtered heightfield serves, read in place, when the build kept it.
+        let rasterized;
         let heightfield = match state.stage_build() {
-            Some(build) if build.holds_intermediates() => Ok(build.heightfield_rasterized()),
-            _ => obstacle_heightfield(&state.scene.input, &settings),
+            Some(build) if build.holds_intermediates() => &*build.heightfield_filtered,
+            _ => match obstacle_heightfield(&state.scene.input, &settings) {
+                Ok(heightfield) => {
+                    rasterized = heightfield;
+                    &rasterized
+                }
+                Err(err) => {
+                    out.log.push(format!("Jump links: {err}"));
+                    return;
+                }
+            },
         };
-        let heightfield = match heightfield {
-            Ok(heightfield) => heightfield,
-            Err(err) => {
-                out.log.push(format!("Jump links: {err}"));
-                return;
-            }
-        };
-        let found = find_jump_links(nav_mesh, &heightfield, &settings);
+        let found = find_jump_links(nav_mesh, heightfield, &settings);
         out.log.push(found.summary());
         let mut geom_set = state.scene.input.geom_set.clone();
         geom_set

@@ -9,6 +9,7 @@
 
 use crate::bake::sample_areas;
 use crate::bake::settings::BuildSettings;
+use crate::bake::solo::rasterize_mesh;
 use crate::detour::islands::Islands;
 use crate::detour::query::{NavMeshQuery, QueryFilter};
 use crate::detour::{NavMesh, PolyRef};
@@ -17,7 +18,6 @@ use crate::input::InputGeom;
 use crate::input::geomset::{GeomSet, OffMeshConnection};
 use crate::recast::context::BuildContext;
 use crate::recast::heightfield::Heightfield;
-use crate::recast::{NULL_AREA, rasterize};
 
 /// What a link asks of the agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -192,25 +192,7 @@ impl JumpLinks {
 pub fn obstacle_heightfield(input: &InputGeom, settings: &BuildSettings) -> Result<Heightfield> {
     let (bmin, bmax) = input.nav_mesh_bounds()?;
     let cfg = settings.to_config(bmin, bmax)?;
-    let mut hf = Heightfield::try_new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch)?;
-    let mesh = &input.mesh;
-    let mut ctx = BuildContext::new();
-    let mut areas = vec![NULL_AREA; mesh.tri_count()];
-    rasterize::mark_walkable_triangles(
-        &mut ctx,
-        cfg.walkable_slope_angle,
-        &mesh.verts,
-        &mesh.tris,
-        &mut areas,
-    )?;
-    rasterize::rasterize_triangles_parallel(
-        &mut ctx,
-        &mesh.verts,
-        &mesh.tris,
-        &areas,
-        &mut hf,
-        cfg.walkable_climb,
-    )?;
+    let (hf, _) = rasterize_mesh(&mut BuildContext::new(), &cfg, &input.mesh)?;
     Ok(hf)
 }
 

@@ -232,6 +232,34 @@ pub(crate) fn mark_triangle_areas(
     }
 }
 
+/// `mesh` rasterized over `cfg`'s grid as the Rasterize stage does it: the heightfield and the
+/// area each triangle was rasterized with.
+pub(crate) fn rasterize_mesh(
+    ctx: &mut BuildContext,
+    cfg: &Config,
+    mesh: &TriMesh,
+) -> Result<(Heightfield, Vec<u8>)> {
+    let mut hf = Heightfield::try_new(cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch)?;
+    let mut areas = vec![crate::recast::NULL_AREA; mesh.tri_count()];
+    mark_triangle_areas(
+        ctx,
+        cfg.walkable_slope_angle,
+        mesh,
+        &mesh.tris,
+        None,
+        &mut areas,
+    )?;
+    rasterize::rasterize_triangles_parallel(
+        ctx,
+        &mesh.verts,
+        &mesh.tris,
+        &areas,
+        &mut hf,
+        cfg.walkable_climb,
+    )?;
+    Ok((hf, areas))
+}
+
 /// A heightfield rasterized outside a build, for [`Build::from_rasterized`].
 #[derive(Debug)]
 pub(crate) struct Rasterized {
@@ -685,29 +713,7 @@ impl Build {
                         time_elsewhere = given.time;
                         (given.heightfield, given.triangle_areas)
                     }
-                    None => {
-                        let mut hf = Heightfield::try_new(
-                            cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch,
-                        )?;
-                        let mut areas = vec![crate::recast::NULL_AREA; self.mesh.tri_count()];
-                        mark_triangle_areas(
-                            ctx,
-                            cfg.walkable_slope_angle,
-                            &self.mesh,
-                            &self.mesh.tris,
-                            None,
-                            &mut areas,
-                        )?;
-                        rasterize::rasterize_triangles_parallel(
-                            ctx,
-                            &self.mesh.verts,
-                            &self.mesh.tris,
-                            &areas,
-                            &mut hf,
-                            cfg.walkable_climb,
-                        )?;
-                        (hf, areas)
-                    }
+                    None => rasterize_mesh(ctx, cfg, &self.mesh)?,
                 };
                 self.triangle_areas = areas;
                 let (rasterized, rasterized_walkable) = hf.span_counts();
