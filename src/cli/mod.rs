@@ -1,7 +1,8 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
 //! test-case file; `navlab crowd` walks a crowd over one; `navlab diff` builds with two sets of
 //! settings and shows what changed; `navlab explain` says why a spot is or is not walkable;
-//! `navlab merge` joins partial bakes; `navlab tilecache` runs the Temp Obstacles sample with
+//! `navlab merge` joins partial bakes; `navlab gen` writes generated scenes (`gen world`, the
+//! open world split bakes are tried on); `navlab tilecache` runs the Temp Obstacles sample with
 //! obstacles; `navlab view` (and `navlab` alone) opens the viewer when built with the `viewer`
 //! feature. One file per command.
 
@@ -9,6 +10,7 @@ mod bake;
 mod crowd;
 mod diff;
 mod explain;
+mod generate;
 mod merge;
 mod outputs;
 mod remote;
@@ -56,6 +58,9 @@ enum Command {
     /// Say why a spot is or is not walkable: the stage and setting that removed it, the
     /// value measured and the value that would keep it.
     Explain(explain::ExplainArgs),
+    /// Write a generated scene as OBJ: `gen world` is an open world of many square kilometres
+    /// for split bakes, and prints the tile grid a bake of it makes.
+    Gen(generate::GenArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(Box<view::ViewArgs>),
 }
@@ -84,6 +89,7 @@ pub fn run() -> ExitCode {
         Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::Remote(args)) => remote::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
+        Some(Command::Gen(args)) => generate::run(&args),
         Some(Command::View(args)) => view::run(*args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -59,7 +59,13 @@ fn city_obj(dir: &Path) -> PathBuf {
 
 /// Bakes `mesh` whole and in the four quarters of its `tiles_x` x `tiles_y` grid, merges the
 /// quarters in order and reversed, and checks both merges and the compact files.
-fn split_and_merge(dir: &Path, mesh: &Path, tile_size: &str, tiles_x: i32, tiles_y: i32) {
+pub(crate) fn split_and_merge(
+    dir: &Path,
+    mesh: &Path,
+    tile_size: &str,
+    tiles_x: i32,
+    tiles_y: i32,
+) {
     let whole = dir.join("whole.bin");
     succeeds(&[
         "bake",

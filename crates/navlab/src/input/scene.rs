@@ -1,7 +1,8 @@
 //! Generated scenes: the viewer's built-in scene (so Navlab ships no third-party assets), a
 //! large city grid for benchmarks, the hostile shapes the robustness tests and memory
 //! measurements use (a stack of floors, random triangle soups), and the sample levels' rolling
-//! terrain and spiral ramp (`examples/write_scene.rs` writes them all to `assets/Meshes/`).
+//! terrain and spiral ramp (`examples/write_scene.rs` writes them all to `assets/Meshes/`),
+//! and an open [`world`] of many square kilometres made of them (`navlab gen world`).
 //!
 //! The default scene is laid out so that every stage and filter has something to show with
 //! RecastDemo's default settings (cell 0.3, agent height 2.0, radius 0.6, climb 0.9, slope 45°):
@@ -17,6 +18,10 @@
 //! | low tables | south-west | floor under them too low: the low-height filter |
 //! | low ceiling | south | a 1.4 m canopy on pillars: floor under it filtered |
 //! | spiral staircase | south-east | overlapping layers, thin steps, a tall column |
+
+mod world;
+
+pub use world::{WORLD_GRID_STEP, WORLD_MAX_SIZE, WORLD_MIN_SIZE, world};
 
 use crate::input::obj::TriMesh;
 
@@ -118,6 +123,13 @@ pub fn terrain(size: f32, cells: usize) -> TriMesh {
         let hills = ((TAU * x / 50.0).sin() * (TAU * z / 50.0).sin()).max(0.0);
         (rolling + 10.0 * hills.powi(3)) * scale
     };
+    let (verts, tris) = height_field(size, cells, height);
+    TriMesh::from_parts(verts, tris).expect("the generated terrain is valid")
+}
+
+/// The vertices and triangles of a square height field `size` metres wide from the origin, of
+/// `cells` × `cells` squares (two triangles each), with `height(x, z)` at each grid point.
+fn height_field(size: f32, cells: usize, height: impl Fn(f32, f32) -> f32) -> (Vec<f32>, Vec<i32>) {
     let step = size / cells as f32;
     let row = cells + 1;
     let mut verts = Vec::with_capacity(row * row * 3);
@@ -136,7 +148,7 @@ pub fn terrain(size: f32, cells: usize) -> TriMesh {
             tris.extend_from_slice(&[a, d, c, a, c, b]);
         }
     }
-    TriMesh::from_parts(verts, tris).expect("the generated terrain is valid")
+    (verts, tris)
 }
 
 /// A ramp winding `turns` times around a central column, rising `rise_per_turn` metres a turn,
