@@ -9,7 +9,7 @@ use support::detour as detour_common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use navlab::bake::sample_areas::{apply_area_flags, sample_area_flags};
-use navlab::detour::{NavMesh, create_nav_mesh_data};
+use navlab::detour::{NavMesh, RefWidth, create_nav_mesh_data};
 
 fn detour(c: &mut Criterion) {
     for mesh in common::MESHES {
@@ -27,7 +27,11 @@ fn detour(c: &mut Criterion) {
         });
         c.bench_function(&format!("create_and_add_tile/{mesh}"), |b| {
             b.iter(|| {
-                NavMesh::new_solo(create_nav_mesh_data(&params).expect("tile")).expect("init")
+                NavMesh::new_solo(
+                    create_nav_mesh_data(&params).expect("tile"),
+                    RefWidth::Bits32,
+                )
+                .expect("init")
             })
         });
     }

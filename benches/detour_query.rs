@@ -8,6 +8,7 @@ mod support;
 use support::queries as query_common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use navlab::detour::PolyRef;
 use navlab::detour::query::{NavMeshQuery, QueryFilter, StraightPathPoint};
 use navlab_app::demo::tester::POLY_PICK_EXT;
 use navlab_app::demo::workloads::{QueryCase, generate_path_pairs, run_paths, run_queries};
@@ -60,7 +61,7 @@ fn detour_query(c: &mut Criterion) {
         c.bench_function(&format!("query/{name}/find_nearest_poly"), |b| {
             b.iter(|| query.find_nearest_poly(&p.raw_start, &POLY_PICK_EXT, &filter))
         });
-        let mut path = [0u32; 256];
+        let mut path: [PolyRef; 256] = [0; 256];
         c.bench_function(&format!("query/{name}/find_path"), |b| {
             b.iter(|| {
                 query.find_path(

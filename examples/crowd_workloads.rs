@@ -14,11 +14,11 @@ use std::time::Instant;
 
 use navlab::crowd::agent::CrowdAgent;
 use navlab::crowd::crowd::Crowd;
-use navlab::detour::NavMesh;
 use navlab::detour::common::Vec3;
 use navlab::detour::load_nav_mesh;
 use navlab::detour::query::NavMeshQuery;
 use navlab::detour::query::geometry::vdist_2d;
+use navlab::detour::{NavMesh, PolyRef};
 use navlab_app::demo::crowd_scenario::{ScenarioSettings, demo_crowd_of};
 use navlab_app::demo::text::{TestFile, TestKind};
 use navlab_app::demo::workloads::generate_path_pairs;
@@ -30,7 +30,7 @@ const STEPS: usize = 600;
 const CHECKPOINT_STEPS: [usize; 5] = [0, 10, 100, 300, 600];
 
 /// Where each agent starts and goes: (start, target poly, target point).
-type Agents = Vec<(Vec3, u32, Vec3)>;
+type Agents = Vec<(Vec3, PolyRef, Vec3)>;
 
 /// The agents of workload `name`, and the crowd size it uses.
 fn agents(name: &str, nav: &NavMesh, reference: &Path) -> Result<(Agents, usize), String> {

@@ -8,6 +8,7 @@
 
 use std::time::Instant;
 
+use navlab::detour::RefWidth;
 use navlab::detour::nav_mesh_compact::save_compact_nav_mesh;
 use navlab::detour::{
     MeshTile, NavMesh, NavMeshCreateParams, NavMeshParams, VERTS_PER_POLYGON, create_nav_mesh_data,
@@ -65,6 +66,7 @@ fn main() {
         tile_height: extent,
         max_tiles: 4,
         max_polys: 1 << 16,
+        ref_width: RefWidth::Bits32,
     })
     .expect("navmesh");
     mesh.add_tile(facing_tile(0, polys), 0).expect("tile 0");

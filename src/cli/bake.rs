@@ -105,6 +105,11 @@ pub struct BakeArgs {
     /// (docs/jump-links.md).
     #[arg(long)]
     jump_links: bool,
+    /// Polygon reference width, 32 (C++ Detour's default) or 64 (the files of a
+    /// `DT_POLYREF64` build, and room for 2²⁸ tiles; the same as `--set polyRefs=64`;
+    /// docs/poly-refs.md).
+    #[arg(long, value_name = "32|64", value_parser = super::parse_poly_refs)]
+    poly_refs: Option<u32>,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -244,6 +249,9 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     }
     if args.jump_links {
         settings.jump_links = true;
+    }
+    if let Some(bits) = args.poly_refs {
+        settings.poly_refs = bits;
     }
     if settings.jump_links {
         check_jump_links(args, &profiles)?;

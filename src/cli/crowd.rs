@@ -70,9 +70,14 @@ pub struct CrowdArgs {
     /// Print the milliseconds per update of each phase (and put them in the JSON).
     #[arg(long)]
     profile: bool,
-    /// Walk on this navmesh file (RecastDemo's all-tiles format) instead of building one.
-    #[arg(long)]
+    /// Walk on this navmesh file (RecastDemo's all-tiles format, either reference width)
+    /// instead of building one.
+    #[arg(long, conflicts_with = "poly_refs")]
     navmesh: Option<PathBuf>,
+    /// Polygon reference width of the navmesh built, 32 (C++ Detour's default) or 64 (a
+    /// `DT_POLYREF64` build's; the same as `--set polyRefs=64`; docs/poly-refs.md).
+    #[arg(long, value_name = "32|64", value_parser = super::parse_poly_refs)]
+    poly_refs: Option<u32>,
     /// Write the run as JSON in the reference's schema (which records whether a second run on
     /// a fresh crowd matched the first, so the scenario runs twice).
     #[arg(long)]
@@ -145,7 +150,7 @@ fn navmesh_for(
             ),
         )
     })?;
-    let source = load_source(path, None, file, text)?;
+    let source = load_source(path, None, file, text, args.poly_refs)?;
     files.input_geom("the mesh", &source.input).check()?;
     let subject = source.build(sample)?;
     Ok((subject.nav, sample.name().to_string(), subject.build))

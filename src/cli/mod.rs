@@ -136,3 +136,15 @@ fn command_line_error(err: &clap::Error) -> String {
     let text = lines.join(" ");
     text.strip_prefix("error: ").unwrap_or(&text).to_owned()
 }
+
+/// `--poly-refs`' parser: a polygon reference width Detour has, 32 or 64 bits.
+fn parse_poly_refs(text: &str) -> std::result::Result<u32, String> {
+    match text.trim() {
+        "32" => Ok(32),
+        "64" => Ok(64),
+        _ => Err(format!(
+            "`{}` is not a reference width: 32 or 64",
+            navlab::warnings::excerpt(text, 20)
+        )),
+    }
+}

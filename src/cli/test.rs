@@ -46,9 +46,14 @@ pub struct TestArgs {
     /// The sample to build instead of the one the file names: "Solo Mesh" or "Tile Mesh".
     #[arg(long)]
     sample: Option<String>,
-    /// Query this navmesh file (RecastDemo's all-tiles format) instead of building one.
-    #[arg(long, conflicts_with_all = ["mesh", "sample"])]
+    /// Query this navmesh file (RecastDemo's all-tiles format, either reference width)
+    /// instead of building one.
+    #[arg(long, conflicts_with_all = ["mesh", "sample", "poly_refs"])]
     navmesh: Option<PathBuf>,
+    /// Polygon reference width of the navmesh built, 32 (C++ Detour's default) or 64 (a
+    /// `DT_POLYREF64` build's; the same as `--set polyRefs=64`; docs/poly-refs.md).
+    #[arg(long, value_name = "32|64", value_parser = super::parse_poly_refs)]
+    poly_refs: Option<u32>,
     /// Also run the whole list this many times through `run_queries` (the tester's path and
     /// raycast queries, for benchmarks and callgrind) and print the time per pass.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -189,7 +194,13 @@ pub fn run(args: &TestArgs) -> Result<()> {
                     )
                 })?,
             };
-            let source = load_source(&args.cases, args.mesh.as_deref(), &file, &text)?;
+            let source = load_source(
+                &args.cases,
+                args.mesh.as_deref(),
+                &file,
+                &text,
+                args.poly_refs,
+            )?;
             files.input_geom("the mesh", &source.input).check()?;
             (source.build(sample)?, Some(source))
         }
@@ -308,6 +319,7 @@ pub(super) fn load_source(
     mesh: Option<&Path>,
     file: &TestFile,
     text: &str,
+    poly_refs: Option<u32>,
 ) -> Result<Source> {
     let path = match mesh {
         Some(path) => path.to_owned(),
@@ -320,7 +332,10 @@ pub(super) fn load_source(
         })?,
     };
     let input = InputGeom::load(&path)?;
-    let settings = BuildSettings::for_input(&input);
+    let mut settings = BuildSettings::for_input(&input);
+    if let Some(bits) = poly_refs {
+        settings.poly_refs = bits;
+    }
     Ok(Source { input, settings })
 }
 

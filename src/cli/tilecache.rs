@@ -61,6 +61,11 @@ pub struct TileCacheArgs {
     /// longRangeLinks=true` (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     overrides: Vec<String>,
+    /// Polygon reference width of the navmesh, 32 (C++ Detour's default) or 64 (a
+    /// `DT_POLYREF64` build's; the same as `--set polyRefs=64`). The tile-cache file holds no
+    /// references and is the same either way.
+    #[arg(long, value_name = "32|64", value_parser = super::parse_poly_refs)]
+    poly_refs: Option<u32>,
     /// Print nothing but errors.
     #[arg(long)]
     quiet: bool,
@@ -149,6 +154,9 @@ pub fn run(args: &TileCacheArgs) -> Result<()> {
     let mut settings = BuildSettings::for_input(&input);
     for assignment in &args.overrides {
         settings.set(assignment)?;
+    }
+    if let Some(bits) = args.poly_refs {
+        settings.poly_refs = bits;
     }
     let started = Instant::now();
     let geom = args

@@ -11,7 +11,7 @@ use crate::demo::text::{JsonF32, RefJson, TestFile, TestKind, TestLine, flat_poi
 use navlab::detour::common::vlerp;
 use navlab::detour::query::StraightPathPoint;
 use navlab::detour::query::{NavMeshQuery, QueryFilter, Status};
-use navlab::detour::{NavMesh, PolyRef};
+use navlab::detour::{NavMesh, PolyRef, RefWidth};
 
 /// The whole report (`*_results.json`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -23,7 +23,27 @@ pub struct TestCaseReport {
     pub num_tests: usize,
     /// How the navmesh was built and queried.
     pub settings: String,
+    /// Whether the navmesh's references are 64-bit, as C++ built with `DT_POLYREF64`.
+    #[serde(rename = "DT_POLYREF64")]
+    pub poly_ref64: bool,
+    /// How the references split into salt, tile and polygon bits.
+    pub ref_bits: RefBits,
     pub results: Vec<TestResult>,
+}
+
+/// Salt, tile and polygon bits of a navmesh's references.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct RefBits {
+    pub salt: u32,
+    pub tile: u32,
+    pub poly: u32,
+}
+
+impl RefBits {
+    pub fn of(nav: &NavMesh) -> RefBits {
+        let (salt, tile, poly) = nav.ref_bits();
+        RefBits { salt, tile, poly }
+    }
 }
 
 /// A raycast's `t`: the string `"FLT_MAX"` when nothing was hit, else the number.
@@ -126,6 +146,8 @@ pub fn run_test_case(
         geom: file.geom_file_name.clone(),
         num_tests: file.tests.len(),
         settings: settings.to_string(),
+        poly_ref64: nav.ref_width() == RefWidth::Bits64,
+        ref_bits: RefBits::of(nav),
         results,
     })
 }

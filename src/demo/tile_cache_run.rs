@@ -208,7 +208,7 @@ pub struct TileReport {
     pub x: i32,
     pub y: i32,
     pub layer: i32,
-    pub tile_ref: u32,
+    pub tile_ref: navlab::detour::TileRef,
     pub salt: u32,
     pub poly_count: usize,
     pub vert_count: usize,
@@ -658,7 +658,7 @@ fn phase_report(nav_mesh: &NavMesh) -> PhaseReport {
         .map(|(r, tile)| {
             let (salt, index, _) = nav_mesh.decode_poly_id(r);
             let h = tile.header();
-            let data = tile.to_bytes();
+            let data = tile.to_bytes(nav_mesh.ref_width());
             TileReport {
                 tile_index: index,
                 x: h.x,

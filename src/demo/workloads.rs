@@ -304,7 +304,8 @@ pub struct PathOutcome<'r> {
 }
 
 /// The check hashes of workload P, fed one pair at a time: FNV-1a 64 of every path
-/// reference (u32 little-endian) and of every straight-path point (3 × f32 little-endian),
+/// reference (little-endian, in its navmesh's width: a 32-bit navmesh's references fit 32
+/// bits, a 64-bit one's never do) and of every straight-path point (3 × f32 little-endian),
 /// in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PathHashes {
@@ -324,7 +325,10 @@ impl Default for PathHashes {
 impl PathHashes {
     pub fn add(&mut self, outcome: &PathOutcome<'_>) {
         for r in outcome.path {
-            self.path_refs = fnv1a64(self.path_refs, &r.to_le_bytes());
+            self.path_refs = match u32::try_from(*r) {
+                Ok(narrow) => fnv1a64(self.path_refs, &narrow.to_le_bytes()),
+                Err(_) => fnv1a64(self.path_refs, &r.to_le_bytes()),
+            };
         }
         for c in outcome.straight.iter().flat_map(|p| p.pos) {
             self.straight_points = fnv1a64(self.straight_points, &c.to_le_bytes());

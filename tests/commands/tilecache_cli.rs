@@ -10,6 +10,7 @@ use std::process::Command;
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::temp_obstacles::build_initial_nav_mesh;
 use navlab::bake::temp_obstacles::{DEFAULT_TILE_SIZE, MAX_OBSTACLES, build_tile_cache, tile_grid};
+use navlab::detour::RefWidth;
 use navlab::detour::{NavMesh, NavMeshParams, OffMeshConnectionParams};
 use navlab::input::InputGeom;
 use navlab::tile_cache::builder::{LayerTileBuilder, ObstacleShape};
@@ -151,7 +152,7 @@ fn tilecache_cli_writes_cpps_files_and_report() {
     let (_, tile) = initial.tiles().next().unwrap();
     assert_eq!(
         first["dataFnv1a64"],
-        navlab_app::demo::tile_cache_run::fnv1a64(&tile.to_bytes())
+        navlab_app::demo::tile_cache_run::fnv1a64(&tile.to_bytes(RefWidth::Bits32))
     );
     std::fs::remove_dir_all(&out).unwrap();
 }

@@ -7,6 +7,7 @@ use navlab::detour::{NavMesh, NavMeshParams};
 use navlab_app::demo::crowd_scenario::demo_crowd_of;
 
 use crate::counting_allocator::live_bytes as live;
+use navlab::detour::RefWidth;
 
 #[test]
 fn the_estimate_is_within_a_few_percent_of_a_new_crowds_heap() {
@@ -17,6 +18,7 @@ fn the_estimate_is_within_a_few_percent_of_a_new_crowds_heap() {
         tile_height: 10.0,
         max_tiles: 1,
         max_polys: 1,
+        ref_width: RefWidth::Bits32,
     })
     .expect("a navmesh");
     for agents in [1, 128, 5_000, 16_384, 40_000] {

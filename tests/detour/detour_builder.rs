@@ -6,6 +6,7 @@ use crate::support::detour as detour_common;
 
 use detour_common::{build_solo_tile, fnv1a64, hash_of, off_mesh_from_gset, reference_file};
 use navlab::detour::{MeshTile, NavMesh, NavMeshCreateParams, NavMeshParams, create_nav_mesh_data};
+use navlab::detour::{RefWidth, TileRef};
 use navlab::recast::MESH_NULL_IDX;
 
 /// Sizes for every solo build; the bytes themselves are compared with C++'s files below.
@@ -16,15 +17,16 @@ fn tile_data_sizes_equal_cpp_for_every_solo_build() {
             let Some(dump) = common::solo(mesh, partition) else {
                 return;
             };
-            let bytes = build_solo_tile(&dump, &[]).to_bytes();
+            let bytes = build_solo_tile(&dump, &[]).to_bytes(RefWidth::Bits32);
             let what = format!("{mesh} {partition}");
             assert_eq!(
                 bytes.len() as u64,
                 dump["detour"]["navDataSize"].as_u64().unwrap(),
                 "{what}: tile size"
             );
-            let reloaded = MeshTile::from_bytes(&bytes).expect("built tile passes validation");
-            assert_eq!(reloaded.to_bytes(), bytes, "{what}: reload");
+            let reloaded = MeshTile::from_bytes(&bytes, RefWidth::Bits32)
+                .expect("built tile passes validation");
+            assert_eq!(reloaded.to_bytes(RefWidth::Bits32), bytes, "{what}: reload");
         }
     }
 }
@@ -41,7 +43,7 @@ fn tile_data_hashes_equal_reference_hashes() {
             let Some(dump) = common::solo(mesh, partition) else {
                 return;
             };
-            let bytes = build_solo_tile(&dump, &[]).to_bytes();
+            let bytes = build_solo_tile(&dump, &[]).to_bytes(RefWidth::Bits32);
             assert_eq!(
                 fnv1a64(&bytes),
                 hash_of(&dump["detour"]["navDataFnv1a64_before_addTile"]),
@@ -57,7 +59,7 @@ fn nav_test_tile_bytes_equal_cpp_before_add_tile() {
         return;
     };
     let reference = reference_file("navmesh/nav_test_solo_tiledata_before_addTile.bin").unwrap();
-    let ours = build_solo_tile(&dump, &[]).to_bytes();
+    let ours = build_solo_tile(&dump, &[]).to_bytes(RefWidth::Bits32);
     common::assert_slices_eq("tile bytes", &ours, &reference);
 }
 
@@ -68,7 +70,8 @@ fn solo_navmesh_files_are_byte_identical() {
             return;
         };
         let reference = reference_file(&format!("navmesh/{mesh}_solo.bin")).unwrap();
-        let nav_mesh = NavMesh::new_solo(build_solo_tile(&dump, &[])).expect("solo init");
+        let nav_mesh =
+            NavMesh::new_solo(build_solo_tile(&dump, &[]), RefWidth::Bits32).expect("solo init");
         common::assert_slices_eq(mesh, &nav_mesh.to_mset_bytes(), &reference);
     }
 }
@@ -83,13 +86,13 @@ fn off_mesh_connections_build_and_link_as_cpp() {
     assert_eq!(off_mesh.len(), 3);
     let tile = build_solo_tile(&dump, &off_mesh);
     assert_eq!(
-        tile.data_size() as u64,
+        tile.data_size(RefWidth::Bits32) as u64,
         dump["detour"]["navDataSize"].as_u64().unwrap()
     );
     assert_eq!(tile.off_mesh_connections().len(), 3);
 
     let reference = reference_file("authoring/nav_test_authoring_solo.bin").unwrap();
-    let nav_mesh = NavMesh::new_solo(tile).expect("solo init");
+    let nav_mesh = NavMesh::new_solo(tile, RefWidth::Bits32).expect("solo init");
     common::assert_slices_eq("authoring file", &nav_mesh.to_mset_bytes(), &reference);
 }
 
@@ -149,13 +152,13 @@ fn builder_state(saved: &[u8]) -> Vec<u8> {
 }
 
 /// The tiles of an MSET file: (tile ref, data).
-fn file_tiles(file: &[u8]) -> Vec<(u32, &[u8])> {
+fn file_tiles(file: &[u8]) -> Vec<(TileRef, &[u8])> {
     let int = |at: usize| i32::from_le_bytes(file[at..at + 4].try_into().unwrap());
     let mut tiles = Vec::new();
     let mut at = 40;
     for _ in 0..int(8) {
         let size = int(at + 4) as usize;
-        tiles.push((int(at) as u32, &file[at + 8..at + 8 + size]));
+        tiles.push((TileRef::from(int(at) as u32), &file[at + 8..at + 8 + size]));
         at += 8 + size;
     }
     tiles
@@ -191,6 +194,7 @@ fn tiled_navmeshes_from_cpp_tiles_link_and_save_identically() {
             tile_height: p["tileHeight"].as_f64().unwrap() as f32,
             max_tiles: p["maxTiles"].as_i64().unwrap() as i32,
             max_polys: p["maxPolys"].as_i64().unwrap() as i32,
+            ref_width: RefWidth::Bits32,
         };
         let mut nav_mesh = NavMesh::new(params).unwrap();
         let tiles = file_tiles(&file);
@@ -200,7 +204,7 @@ fn tiled_navmeshes_from_cpp_tiles_link_and_save_identically() {
         );
         for (tile_ref, saved) in tiles {
             let data = builder_state(saved);
-            let tile = MeshTile::from_bytes(&data).unwrap();
+            let tile = MeshTile::from_bytes(&data, RefWidth::Bits32).unwrap();
             let (x, y) = (tile.header().x, tile.header().y);
             let expected = dump["tiles"]
                 .as_array()
@@ -230,8 +234,13 @@ fn tile_grid_params_follow_sample_tile_mesh() {
     };
     let int = |key: &str| dump[key].as_i64().unwrap() as i32;
     let orig = common::as_vec3(&dump["navMeshParams"]["orig"]);
-    let params =
-        NavMeshParams::for_tile_grid(orig, int("tileSize"), 0.3, int("tilesX"), int("tilesY"));
+    let params = NavMeshParams::for_tile_grid(
+        orig,
+        int("tileSize"),
+        0.3,
+        (int("tilesX"), int("tilesY")),
+        RefWidth::Bits32,
+    );
     assert_eq!(params.max_tiles, int("maxTiles"));
     assert_eq!(params.max_polys, int("maxPolysPerTile"));
     assert_eq!(
@@ -253,7 +262,7 @@ fn tiles_without_detail_meshes_equal_cpp() {
     let (cs, ch) = (0.3f32, 0.2f32);
     for (_, saved) in file_tiles(&file) {
         let reference = builder_state(saved);
-        let tile = MeshTile::from_bytes(&reference).unwrap();
+        let tile = MeshTile::from_bytes(&reference, RefWidth::Bits32).unwrap();
         let h = tile.header();
         assert!(tile.bv_tree().is_empty() && tile.detail_verts().is_empty());
         let quantize = |v: f32, origin: f32, size: f32| ((v - origin) / size).round() as u16;
@@ -308,7 +317,9 @@ fn tiles_without_detail_meshes_equal_cpp() {
             ch,
             build_bv_tree: false,
         };
-        let rebuilt = create_nav_mesh_data(&params).unwrap().to_bytes();
+        let rebuilt = create_nav_mesh_data(&params)
+            .unwrap()
+            .to_bytes(RefWidth::Bits32);
         common::assert_slices_eq(
             &format!("tile-cache tile ({}, {}, {})", h.x, h.y, h.layer),
             &rebuilt,

@@ -5,6 +5,7 @@ use crate::support as common;
 use crate::support::detour as detour_common;
 
 use detour_common::{exercise, reference_file};
+use navlab::detour::RefWidth;
 use navlab::detour::{DetourError, MeshTile, NavMesh, NavMeshParams};
 
 /// Every C++ "MSET" file in the reference.
@@ -114,7 +115,7 @@ fn tile_slots_and_limits_are_enforced() {
     let Some(solo) = reference_file("navmesh/nav_test_solo.bin") else {
         return;
     };
-    let tile = MeshTile::from_bytes(&solo[48..]).unwrap();
+    let tile = MeshTile::from_bytes(&solo[48..], RefWidth::Bits32).unwrap();
     let params = NavMeshParams {
         max_tiles: 1,
         max_polys: 128,
@@ -134,9 +135,9 @@ fn tile_slots_and_limits_are_enforced() {
     })
     .unwrap();
     mesh.add_tile(tile.clone(), 0).unwrap();
-    let mut moved = tile.to_bytes();
+    let mut moved = tile.to_bytes(RefWidth::Bits32);
     moved[8] = 1; // header x
-    let moved = MeshTile::from_bytes(&moved).unwrap();
+    let moved = MeshTile::from_bytes(&moved, RefWidth::Bits32).unwrap();
     assert_eq!(
         mesh.add_tile(moved.clone(), 0),
         Err(DetourError::NoFreeTileSlot { max_tiles: 1 })
@@ -155,9 +156,9 @@ fn tile_slots_and_limits_are_enforced() {
         mesh.add_tile(tile.clone(), 0).unwrap(),
         mesh.encode_poly_id(1, 0, 0)
     );
-    let mut third = tile.to_bytes();
+    let mut third = tile.to_bytes(RefWidth::Bits32);
     third[8] = 2;
-    let third = MeshTile::from_bytes(&third).unwrap();
+    let third = MeshTile::from_bytes(&third, RefWidth::Bits32).unwrap();
     assert_eq!(
         mesh.add_tile(third, mesh.encode_poly_id(1, 16_000, 0)),
         Err(DetourError::TileSlotUnavailable { index: 16_000 })

@@ -6,6 +6,7 @@
 use crate::support::queries as query_common;
 
 use navlab::detour::NavMesh;
+use navlab::detour::PolyRef;
 use navlab::detour::query::path_follow::{fixup_shortcuts, get_steer_target};
 use navlab::detour::query::{
     FINDPATH_ANY_ANGLE, MAX_NODES, NavMeshQuery, NeighbourPoly, QueryFilter, RAYCAST_USE_COSTS,
@@ -15,7 +16,7 @@ use navlab::detour::query::{
 const INVALID: Status = Status::from_bits(Status::FAILURE.bits() | Status::INVALID_PARAM.bits());
 
 /// A valid polygon and a point on it.
-fn some_poly(nav: &NavMesh) -> (u32, [f32; 3]) {
+fn some_poly(nav: &NavMesh) -> (PolyRef, [f32; 3]) {
     let (tile_ref, tile) = nav.tiles().next().expect("a tile");
     let (verts, nv) = tile.poly_vertices(0).expect("poly 0");
     let c = verts[..nv]
@@ -26,11 +27,11 @@ fn some_poly(nav: &NavMesh) -> (u32, [f32; 3]) {
 
 /// References that name nothing: 0, a tile slot past the grid, a wrong salt, a poly index
 /// past the tile.
-fn bad_refs(nav: &NavMesh, good: u32) -> Vec<u32> {
+fn bad_refs(nav: &NavMesh, good: PolyRef) -> Vec<PolyRef> {
     let (salt, tile, _) = nav.decode_poly_id(good);
     vec![
         0,
-        u32::MAX,
+        PolyRef::MAX,
         nav.encode_poly_id(salt + 1, tile, 0),
         nav.encode_poly_id(salt, tile, 0xfff),
         good ^ 0x8000_0000,
@@ -44,7 +45,7 @@ fn check_all_queries(nav: &NavMesh) {
     let nan = [f32::NAN, 0.0, 0.0];
     let inf = [0.0, f32::INFINITY, 0.0];
     let ext = [2.0, 4.0, 2.0];
-    let mut path = [0u32; 16];
+    let mut path: [PolyRef; 16] = [0; 16];
     let mut straight = [StraightPathPoint::default(); 16];
     let mut visited = [VisitedPoly::default(); 16];
     let mut neighbours = [NeighbourPoly::default(); 16];
@@ -334,7 +335,7 @@ fn stale_references_after_a_tile_is_replaced() {
     let filter = QueryFilter::default();
     let mut q = NavMeshQuery::new(&nav, 512).expect("query");
     let (_, p) = some_poly(&nav);
-    let mut path = [0u32; 8];
+    let mut path: [PolyRef; 8] = [0; 8];
     assert_eq!(
         q.find_path(stale, stale, &p, &p, &filter, &mut path).0,
         INVALID
@@ -358,7 +359,7 @@ fn node_pool_sizes() {
     let (a, pa) = some_poly(&nav);
     let b = a + 100;
     let (_, pb, _) = q.closest_point_on_poly(b, &pa);
-    let mut path = [0u32; 8];
+    let mut path: [PolyRef; 8] = [0; 8];
     let (s, n) = q.find_path(a, b, &pa, &pb, &filter, &mut path);
     assert!(s.has_detail(Status::OUT_OF_NODES) && s.has_detail(Status::PARTIAL_RESULT));
     assert_eq!(&path[..n], [a]);

@@ -8,6 +8,7 @@ use crate::support::queries as query_common;
 use std::sync::OnceLock;
 
 use navlab::detour::NavMesh;
+use navlab::detour::PolyRef;
 use navlab::detour::query::{
     FINDPATH_ANY_ANGLE, NavMeshQuery, NeighbourPoly, QueryFilter, STRAIGHTPATH_ALL_CROSSINGS,
     Status, StraightPathPoint, VisitedPoly, WallSegment,
@@ -30,7 +31,7 @@ fn meshes() -> &'static [NavMesh] {
 }
 
 /// A random polygon and point on it, from a seed.
-fn random_start(q: &NavMeshQuery<'_>, seed: u32) -> (u32, [f32; 3]) {
+fn random_start(q: &NavMeshQuery<'_>, seed: u32) -> (PolyRef, [f32; 3]) {
     let mut x = seed;
     let mut rand = move || {
         x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -49,7 +50,7 @@ fn point_in(nav: &NavMesh, u: [f32; 3]) -> [f32; 3] {
     })
 }
 
-fn linked(nav: &NavMesh, a: u32, b: u32) -> bool {
+fn linked(nav: &NavMesh, a: PolyRef, b: PolyRef) -> bool {
     let Ok((tile, _)) = nav.tile_and_poly_by_ref(a) else {
         return false;
     };
@@ -58,7 +59,7 @@ fn linked(nav: &NavMesh, a: u32, b: u32) -> bool {
 }
 
 /// Whether `p` lies on polygon `r` in xz, up to `tolerance`.
-fn on_poly(q: &NavMeshQuery<'_>, r: u32, p: &[f32; 3], tolerance: f32) -> bool {
+fn on_poly(q: &NavMeshQuery<'_>, r: PolyRef, p: &[f32; 3], tolerance: f32) -> bool {
     let (status, c) = q.closest_point_on_poly_boundary(r, p);
     status.is_success() && (c[0] - p[0]).hypot(c[2] - p[2]) <= tolerance
 }
@@ -77,7 +78,7 @@ proptest! {
         let mut q = NavMeshQuery::new(nav, 2048).unwrap();
         let (s_ref, s_pos) = random_start(&q, a);
         let (e_ref, e_pos) = random_start(&q, b);
-        let mut path = vec![0u32; max_path];
+        let mut path = vec![PolyRef::default(); max_path];
         let (status, n) = q.find_path(s_ref, e_ref, &s_pos, &e_pos, &filter, &mut path);
         prop_assert!(status.is_success());
         prop_assert!(n >= 1 && n <= max_path);
@@ -151,7 +152,7 @@ proptest! {
         let (start_ref, start_pos) = random_start(&q, a);
         let s = navlab::detour::query::NearestPoly { poly_ref: start_ref, point: start_pos, is_over_poly: true };
         let end = point_in(nav, b);
-        let mut path = [0u32; 64];
+        let mut path: [PolyRef; 64] = [0; 64];
         let (status, hit) = q.raycast(s.poly_ref, &s.point, &end, &filter, &mut path);
         prop_assert!(!status.is_failure());
         prop_assert!(hit.t == f32::MAX || (0.0..=1.0).contains(&hit.t), "t = {}", hit.t);
@@ -174,7 +175,7 @@ proptest! {
         prop_assert!(visited[..n].windows(2).all(|w| w[0].cost <= w[1].cost));
         for v in &visited[1..n] {
             prop_assert!(visited[..n].iter().any(|p| p.poly_ref == v.parent_ref));
-            let mut back = [0u32; 64];
+            let mut back: [PolyRef; 64] = [0; 64];
             let (ps, pn) = q.get_path_from_dijkstra_search(v.poly_ref, &mut back);
             prop_assert!(ps.is_success() && back[0] == s.poly_ref && back[pn - 1] == v.poly_ref);
         }
@@ -208,11 +209,11 @@ proptest! {
         let q = NavMeshQuery::new(nav, 64).unwrap();
         let center = point_in(nav, a);
         let ext = [extent, 40.0, extent];
-        let mut collected = vec![0u32; 4096];
+        let mut collected = vec![PolyRef::default(); 4096];
         let (status, n) = q.query_polygons(&center, &ext, &filter, &mut collected);
         prop_assert!(status.is_success());
         let mut batched = Vec::new();
-        let status = q.query_polygons_with(&center, &ext, &filter, &mut |tile: &navlab::detour::MeshTile, refs: &[u32]| {
+        let status = q.query_polygons_with(&center, &ext, &filter, &mut |tile: &navlab::detour::MeshTile, refs: &[PolyRef]| {
             assert!(!refs.is_empty() && refs.len() <= 32);
             for &r in refs {
                 let t = nav.tile_by_ref(r).expect("live tile");
@@ -234,14 +235,14 @@ proptest! {
         mesh in 0usize..3,
         p in prop::array::uniform3(any::<f32>()),
         e in prop::array::uniform3(any::<f32>()),
-        r in any::<u32>(),
+        r in any::<PolyRef>(),
         radius in any::<f32>(),
         buffer in 0usize..8,
     ) {
         let Some(nav) = meshes().get(mesh) else { return Ok(()) };
         let filter = QueryFilter::default();
         let mut q = NavMeshQuery::new(nav, 64).unwrap();
-        let mut path = vec![0u32; buffer];
+        let mut path = vec![PolyRef::default(); buffer];
         let mut straight = vec![StraightPathPoint::default(); buffer];
         let _ = q.find_nearest_poly(&p, &e, &filter);
         let _ = q.query_polygons(&p, &e, &filter, &mut path);

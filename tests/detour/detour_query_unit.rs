@@ -3,6 +3,7 @@
 //! the pieces the reference tests do not isolate (status text, `%.9g`, test-file parsing,
 //! the other corridor merges).
 
+use navlab::detour::PolyRef;
 use navlab::detour::query::geometry::random_point_in_convex_poly;
 use navlab::detour::query::path_follow::{
     in_range, merge_corridor_end_moved, merge_corridor_start_moved, merge_corridor_start_shortcut,
@@ -38,7 +39,7 @@ fn random_point_in_convex_poly_with_s_one() {
 }
 
 /// A corridor merge case: path buffer, npath, visited, expected result, expected buffer.
-type MergeCase<'a> = (&'a [u32], usize, &'a [u32], usize, &'a [u32]);
+type MergeCase<'a> = (&'a [PolyRef], usize, &'a [PolyRef], usize, &'a [PolyRef]);
 
 /// Tests_DetourPathCorridor.cpp, `dtMergeCorridorStartMoved`.
 #[test]

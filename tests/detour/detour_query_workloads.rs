@@ -4,6 +4,7 @@
 
 use crate::support::queries as query_common;
 
+use navlab::detour::PolyRef;
 use navlab::detour::query::{NavMeshQuery, QueryFilter, QueryOptions};
 use navlab_app::demo::text::TestKind;
 use navlab_app::demo::workloads::{
@@ -63,11 +64,11 @@ fn check_queries(name: &str) {
             .map(|x| x.as_f64().unwrap() as f32)
             .collect()
     };
-    let refs = |v: &Value| -> Vec<u32> {
+    let refs = |v: &Value| -> Vec<PolyRef> {
         v.as_array()
             .unwrap()
             .iter()
-            .map(|x| x.as_u64().unwrap() as u32)
+            .map(|x| x.as_u64().unwrap())
             .collect()
     };
     let tester = w["verification"]["checked_against"]["tester_json"]

@@ -130,7 +130,7 @@ fn invalid_seeds_flood_nothing() {
         return;
     };
     let mut reachable = Reachable::new(&mesh);
-    for seed in [0, 0xdead_beef, u32::MAX] {
+    for seed in [0, 0xdead_beef, PolyRef::MAX] {
         assert_eq!(reachable.flood(&mesh, seed), 0);
     }
     assert_eq!(reachable.count(), 0);

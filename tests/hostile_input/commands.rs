@@ -11,6 +11,7 @@ use navlab::input::scene;
 use serde_json::Value;
 
 use crate::files::{TempDir, navlab, one_error_line};
+use navlab::detour::RefWidth;
 
 /// The middle of every polygon of `nav`, tile by tile.
 fn poly_centres(nav: &NavMesh) -> Vec<[f32; 3]> {
@@ -185,6 +186,7 @@ fn empty_navmesh(dir: &TempDir) -> PathBuf {
         tile_height: 9.6,
         max_tiles: 64,
         max_polys: 1024,
+        ref_width: RefWidth::Bits32,
     })
     .unwrap();
     dir.file("empty.bin", nav.to_mset_bytes())

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
+use navlab::detour::RefWidth;
 use navlab::detour::nav_mesh_builder::DetailMeshParams;
 use navlab::detour::query::{
     FINDPATH_ANY_ANGLE, NavMeshQuery, QueryFilter, StraightPathPoint, VisitedPoly,
@@ -116,7 +117,7 @@ fn grid(cells: u16) -> PolyMesh {
 }
 
 fn solo(tile: MeshTile) -> NavMesh {
-    NavMesh::new_solo(tile).expect("navmesh")
+    NavMesh::new_solo(tile, RefWidth::Bits32).expect("navmesh")
 }
 
 /// A navmesh of one tile in a grid whose origin is zero, whatever the tile's bounds.
@@ -128,6 +129,7 @@ fn single(tile: MeshTile) -> NavMesh {
         tile_height: extent,
         max_tiles: 1,
         max_polys: 1 << 16,
+        ref_width: RefWidth::Bits32,
     })
     .unwrap();
     mesh.add_tile(tile, 0).unwrap();
@@ -403,6 +405,7 @@ fn pair_mesh(a: MeshTile, b: MeshTile) -> NavMesh {
         tile_height: extent,
         max_tiles: 4,
         max_polys: 1 << 16,
+        ref_width: RefWidth::Bits32,
     })
     .unwrap();
     mesh.add_tile(a, 0).unwrap();

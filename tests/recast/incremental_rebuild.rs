@@ -8,6 +8,7 @@ use navlab::bake::settings::BuildSettings;
 use navlab::bake::solo::{Build, Stage, earliest_affected_stage};
 use navlab::bake::tiled::{EmptyTile, TiledBuild};
 use navlab::detour::NavMesh;
+use navlab::detour::RefWidth;
 use navlab::recast::region::PartitionType;
 
 fn assert_same_outputs(a: &Build, b: &Build, what: &str) {
@@ -203,8 +204,8 @@ fn assert_same_tiles(a: &TiledBuild, b: &TiledBuild, what: &str) {
                 assert_eq!(oa.poly_mesh, ob.poly_mesh, "{at}: poly mesh");
                 assert_eq!(oa.detail_mesh, ob.detail_mesh, "{at}: detail mesh");
                 assert_eq!(
-                    oa.data.as_ref().map(|d| d.to_bytes()),
-                    ob.data.as_ref().map(|d| d.to_bytes()),
+                    oa.data.as_ref().map(|d| d.to_bytes(RefWidth::Bits32)),
+                    ob.data.as_ref().map(|d| d.to_bytes(RefWidth::Bits32)),
                     "{at}: Detour data"
                 );
             }

@@ -4,6 +4,7 @@ use crate::support as common;
 
 use navlab::bake::settings::BuildSettings;
 use navlab::bake::tiled::{EmptyTile, TiledBuild};
+use navlab::detour::RefWidth;
 use navlab::input::geomset::GeomSet;
 use navlab::input::input_geom::InputGeom;
 use serde_json::Value;
@@ -67,7 +68,10 @@ fn check(reference: &Value, input: &InputGeom, tile_size: i32, expected_file: Op
                 ("detailTris", output.detail_mesh.ntris()),
                 (
                     "navDataSize",
-                    output.data.as_ref().map_or(0, |d| d.data_size()),
+                    output
+                        .data
+                        .as_ref()
+                        .map_or(0, |d| d.data_size(RefWidth::Bits32)),
                 ),
             ];
             for (key, value) in counts {

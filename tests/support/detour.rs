@@ -8,6 +8,7 @@ use navlab::recast::detail_mesh::PolyMeshDetail;
 use serde_json::Value;
 
 use crate::support as common;
+use navlab::detour::{PolyRef, TileRef};
 
 /// FNV-1a 64, the reference's hash of byte arrays.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -120,7 +121,7 @@ pub fn exercise(mesh: &mut NavMesh) {
                     assert!(tile.detail_tri_vertices(i, t).is_some());
                 }
             }
-            let r = tile_ref | i as u32;
+            let r = tile_ref | i as PolyRef;
             assert!(mesh.is_valid_poly_ref(r));
             if poly.is_off_mesh_connection() {
                 mesh.off_mesh_connection_poly_end_points(0, r)
@@ -132,7 +133,7 @@ pub fn exercise(mesh: &mut NavMesh) {
         tile.query_polygons(&h.bmin, &h.bmax, usize::MAX);
         tiles.push(tile_ref);
     }
-    let removed: Vec<(u32, MeshTile)> = tiles
+    let removed: Vec<(TileRef, MeshTile)> = tiles
         .iter()
         .map(|&r| (r, mesh.remove_tile(r).expect("remove a loaded tile")))
         .collect();

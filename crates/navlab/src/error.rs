@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::detour::{DetourError, NavMeshFileError};
+use crate::detour::{DetourError, NavMeshFileError, RefWidth};
 use crate::file::FileError;
 use crate::memory::OutOfMemory;
 
@@ -134,11 +134,9 @@ pub enum NavlabError {
     },
     /// The tile grid has more tiles than a Detour navmesh can address.
     #[error(
-        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh can address; {}",
-        match .min_tile_size {
-            Some(size) => format!("use --tile-size {size} or more"),
-            None => "no tile size up to 4096 is enough: raise cellSize".to_string(),
-        }
+        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh with {ref_width} \
+         polygon references can address; {}",
+        too_many_tiles_advice(*.ref_width, *.min_tile_size)
     )]
     TooManyTiles {
         /// Tiles along x.
@@ -149,6 +147,8 @@ pub enum NavlabError {
         max_tiles: i64,
         /// The smallest tile size that fits, if any does.
         min_tile_size: Option<i32>,
+        /// The width of the navmesh's references.
+        ref_width: RefWidth,
     },
     /// A `--tiles` range that is malformed or does not fit the tile grid.
     #[error("--tiles {range}: {reason}")]
@@ -188,5 +188,21 @@ impl NavlabError {
             NavlabError::Input(crate::input::Error::OutOfMemory(e)) => Some(e),
             _ => None,
         }
+    }
+}
+
+/// What to do about a tile grid too big for the navmesh: 64-bit references first (they
+/// number 2¹⁴ times more tiles), then larger tiles.
+fn too_many_tiles_advice(ref_width: RefWidth, min_tile_size: Option<i32>) -> String {
+    let larger_tiles = match min_tile_size {
+        Some(size) => format!("use --tile-size {size} or more"),
+        None => "no tile size up to 4096 is enough: raise cellSize".to_string(),
+    };
+    match ref_width {
+        RefWidth::Bits32 => format!(
+            "turn on 64-bit polygon references (--poly-refs 64, or polyRefs = 64 in the \
+             settings), or {larger_tiles}"
+        ),
+        RefWidth::Bits64 => larger_tiles,
     }
 }

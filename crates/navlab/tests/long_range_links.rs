@@ -10,7 +10,7 @@ use navlab::bake::temp_obstacles::TempObstaclesBuild;
 use navlab::bake::tiled::TiledBuild;
 use navlab::crowd::agent::AgentState;
 use navlab::detour::query::{NavMeshQuery, QueryFilter, Status};
-use navlab::detour::{LongLink, MeshTile, NavMesh, NavMeshParams, TileRef};
+use navlab::detour::{LongLink, MeshTile, NavMesh, NavMeshParams, RefWidth, TileRef};
 use navlab::game::{AgentParams, Crowd, QueryError, WaypointKind};
 use navlab::input::InputGeom;
 
@@ -316,12 +316,14 @@ fn load_like_cpp(data: &[u8]) -> (NavMesh, usize) {
         tile_height: float(28),
         max_tiles: word(32),
         max_polys: word(36),
+        ref_width: RefWidth::Bits32,
     };
     let mut nav = NavMesh::new(params).unwrap();
     let mut offset = 40;
     for _ in 0..word(8) {
-        let (tile_ref, size) = (word(offset) as u32, word(offset + 4) as usize);
-        let tile = MeshTile::from_bytes(&data[offset + 8..offset + 8 + size]).unwrap();
+        let (tile_ref, size) = (u64::from(word(offset) as u32), word(offset + 4) as usize);
+        let tile =
+            MeshTile::from_bytes(&data[offset + 8..offset + 8 + size], RefWidth::Bits32).unwrap();
         nav.add_tile(tile, tile_ref).unwrap();
         offset += 8 + size;
     }

@@ -82,7 +82,11 @@ impl BuildSummary {
         self.walkable_area = islands.total_area();
         self.islands = islands.islands;
         self.tiles = nav_mesh.tile_count();
-        self.bytes = nav_mesh.tiles().map(|(_, tile)| tile.data_size()).sum();
+        let width = nav_mesh.ref_width();
+        self.bytes = nav_mesh
+            .tiles()
+            .map(|(_, tile)| tile.data_size(width))
+            .sum();
     }
 }
 
@@ -730,7 +734,12 @@ mod tests {
             difference < 0.1 * solo.walkable_area,
             "{summary:?} {solo:?}"
         );
-        let bytes: usize = tiled.nav_mesh.tiles().map(|(_, t)| t.data_size()).sum();
+        let width = tiled.nav_mesh.ref_width();
+        let bytes: usize = tiled
+            .nav_mesh
+            .tiles()
+            .map(|(_, t)| t.data_size(width))
+            .sum();
         assert_eq!(summary.bytes, bytes);
     }
 }

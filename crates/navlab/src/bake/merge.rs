@@ -13,8 +13,8 @@ use crate::detour::{MeshTile, NavMesh, NavMeshParams};
 use crate::error::{NavlabError, Result};
 
 /// Merges `parts` (each a file name and the navmesh loaded from it). Refuses zero parts,
-/// parts whose navmesh parameters differ (naming both files and the field) and a tile found in
-/// two parts (naming the tile and both files).
+/// parts whose navmesh parameters or reference widths differ (naming both files and the
+/// field) and a tile found in two parts (naming the tile and both files).
 pub fn merge_parts(parts: &[(PathBuf, NavMesh)]) -> Result<NavMesh> {
     let Some((first_path, first)) = parts.first() else {
         return Err(NavlabError::MergeParts(
@@ -23,6 +23,16 @@ pub fn merge_parts(parts: &[(PathBuf, NavMesh)]) -> Result<NavMesh> {
     };
     let params = *first.params();
     for (path, part) in &parts[1..] {
+        if part.ref_width() != params.ref_width {
+            return Err(NavlabError::MergeParts(format!(
+                "{} has {} polygon references and {} {} ones: bake every part with the same \
+                 --poly-refs",
+                first_path.display(),
+                params.ref_width,
+                path.display(),
+                part.ref_width()
+            )));
+        }
         if let Some((field, a, b)) = differing_param(&params, part.params()) {
             return Err(NavlabError::MergeParts(format!(
                 "{} and {} are not parts of one bake: navmesh parameter {field} is {a} in the \

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::detour::RefWidth;
 use crate::error::{NavlabError, Result};
 use crate::input::InputGeom;
 use crate::input::geomset::GeomSetSettings;
@@ -18,7 +19,7 @@ pub const DEFAULT_MAX_GRID_CELLS: i64 = 64 * 1024 * 1024;
 pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 
 /// Every key a settings file may have: the fields of [`BuildSettings`], as RecastDemo names them.
-pub const SETTING_NAMES: [&str; 30] = [
+pub const SETTING_NAMES: [&str; 31] = [
     "cellSize",
     "cellHeight",
     "agentHeight",
@@ -40,6 +41,7 @@ pub const SETTING_NAMES: [&str; 30] = [
     "maxGridCells",
     "splitOverlappingRegions",
     "longRangeLinks",
+    "polyRefs",
     "jumpLinks",
     "jumpGroundTolerance",
     "jumpClimbDownMin",
@@ -109,6 +111,10 @@ pub struct BuildSettings {
     /// link table (C++ Detour joins a link only within the tiles around its start). Off by
     /// default: such links are dropped as in C++ and files stay byte-identical.
     pub long_range_links: bool,
+    /// Bits of a polygon reference, 32 (C++ Detour's default) or 64 (its `DT_POLYREF64`): 64
+    /// lets a navmesh hold far more than the 2¹⁴ tiles of 32-bit references, and the files
+    /// are then those of a `DT_POLYREF64` build (`docs/poly-refs.md`).
+    pub poly_refs: u32,
     /// Find jump and climb-down links along the navmesh's edges and add them as off-mesh links
     /// (area jump, flags jump). Off by default: C++ has no automatic links.
     pub jump_links: bool,
@@ -155,6 +161,7 @@ impl Default for BuildSettings {
             max_grid_cells: DEFAULT_MAX_GRID_CELLS,
             split_overlapping_regions: false,
             long_range_links: false,
+            poly_refs: 32,
             jump_links: false,
             jump_ground_tolerance: 0.3,
             jump_climb_down_min: 1.0,
@@ -248,6 +255,9 @@ impl BuildSettings {
                 "must not be above jumpClimbDownMax",
             ));
         }
+        if RefWidth::from_bits(self.poly_refs).is_none() {
+            return Err(invalid("polyRefs", self.poly_refs, "must be 32 or 64"));
+        }
         if self.max_grid_cells <= 0 {
             return Err(invalid(
                 "maxGridCells",
@@ -269,6 +279,12 @@ impl BuildSettings {
             }
         }
         Ok(())
+    }
+
+    /// The navmesh's reference width ([`BuildSettings::poly_refs`]; 32 bits for a value
+    /// [`BuildSettings::validate`] refuses).
+    pub fn ref_width(&self) -> RefWidth {
+        RefWidth::from_bits(self.poly_refs).unwrap_or_default()
     }
 
     /// The region builders' options beyond Recast these settings ask for.

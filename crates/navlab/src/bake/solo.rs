@@ -903,7 +903,7 @@ impl Build {
             self.settings.agent_max_climb,
         )?;
         let tile = create_nav_mesh_data(&params)?;
-        Ok(Some(NavMesh::new_solo(tile)?))
+        Ok(Some(NavMesh::new_solo(tile, self.settings.ref_width())?))
     }
 
     /// RecastDemo's build-time report (`duLogBuildTimes`): one line per Recast timer that ran,

@@ -13,7 +13,9 @@ use crate::bake::settings::BuildSettings;
 use crate::bake::tiled::{grid_cell_bounds, rasterize_tile, tile_config};
 use crate::detour::NavMesh;
 use crate::detour::NavMeshParams;
+use crate::detour::RefWidth;
 use crate::detour::common::{ilog2, next_pow2};
+use crate::detour::nav_mesh::{MAX_TILE_BITS, REF64_BITS};
 use crate::error::{NavlabError, Result};
 use crate::input::input_geom::InputGeom;
 use crate::recast::config::calc_grid_size;
@@ -132,7 +134,7 @@ pub const MAX_OBSTACLES: i32 = 128;
 
 /// The tile cache's and the navmesh's parameters as `Sample_TempObstacles::build` sets them: the
 /// cache gets four layer slots per tile; the navmesh's tile and polygon bits share Detour's 22,
-/// tiles taking at most 14.
+/// tiles taking at most 14 (with 64-bit references the navmesh gets a slot per layer slot).
 pub fn cache_params(
     input: &InputGeom,
     settings: &BuildSettings,
@@ -143,7 +145,8 @@ pub fn cache_params(
     let slots = tiles_x
         .saturating_mul(tiles_y)
         .saturating_mul(EXPECTED_LAYERS_PER_TILE);
-    let tile_bits = ilog2(next_pow2(slots.max(0) as u32)).min(14);
+    let slot_bits = ilog2(next_pow2(slots.max(0) as u32));
+    let tile_bits = slot_bits.min(MAX_TILE_BITS);
     let cache = TileCacheParams {
         orig: bmin,
         cs: settings.cell_size,
@@ -162,8 +165,13 @@ pub fn cache_params(
         orig: bmin,
         tile_width: tile_world,
         tile_height: tile_world,
-        max_tiles: 1 << tile_bits,
+        // With 64-bit references every layer gets a slot, as `NavMeshParams::for_tile_grid`.
+        max_tiles: match settings.ref_width() {
+            RefWidth::Bits32 => 1 << tile_bits,
+            RefWidth::Bits64 => 1 << slot_bits.min(REF64_BITS.1),
+        },
         max_polys: 1 << (22 - tile_bits),
+        ref_width: settings.ref_width(),
     };
     Ok((cache, nav_mesh))
 }

@@ -18,8 +18,10 @@ use crate::bake::nothing_walkable::{
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, TileStages};
-use crate::detour::nav_mesh::MAX_TILE_BITS;
-use crate::detour::{MeshTile, NavMesh, NavMeshParams, VERTS_PER_POLYGON, create_nav_mesh_data};
+use crate::detour::nav_mesh::{MAX_TILE_BITS, REF64_BITS};
+use crate::detour::{
+    MeshTile, NavMesh, NavMeshParams, RefWidth, VERTS_PER_POLYGON, create_nav_mesh_data,
+};
 use crate::error::{NavlabError, Result};
 use crate::input::geomset::GeomSet;
 use crate::input::input_geom::InputGeom;
@@ -240,14 +242,19 @@ impl TiledBuild {
         // Validates the settings and the grid size over the whole area.
         let border_cells = tile_border_cells(&settings.to_config(bmin, bmax)?);
         let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
-        check_tile_count(grid_width, grid_height, tile_size)?;
+        check_tile_count(grid_width, grid_height, tile_size, settings.ref_width())?;
         let tiles_x = (grid_width + tile_size - 1) / tile_size;
         let tiles_y = (grid_height + tile_size - 1) / tile_size;
         if let Some(range) = &range {
             range.check_inside(tiles_x, tiles_y)?;
         }
-        let params =
-            NavMeshParams::for_tile_grid(bmin, tile_size, settings.cell_size, tiles_x, tiles_y);
+        let params = NavMeshParams::for_tile_grid(
+            bmin,
+            tile_size,
+            settings.cell_size,
+            (tiles_x, tiles_y),
+            settings.ref_width(),
+        );
         let nav_mesh = tiled_nav_mesh(params, &settings)?;
         let mut build = Self {
             settings,
@@ -594,10 +601,18 @@ fn tile_border_cells(cfg: &Config) -> i32 {
 }
 
 /// Refuses a grid of more tiles than a Detour navmesh can number (RecastDemo's tile bits are
-/// capped at [`MAX_TILE_BITS`]), before anything is built, naming the smallest tile size that
-/// fits.
-fn check_tile_count(grid_width: i32, grid_height: i32, tile_size: i32) -> Result<()> {
-    let max_tiles = 1i64 << MAX_TILE_BITS;
+/// capped at [`MAX_TILE_BITS`] with 32-bit references; 64-bit ones number 2²⁸), before anything
+/// is built, naming the smallest tile size that fits.
+fn check_tile_count(
+    grid_width: i32,
+    grid_height: i32,
+    tile_size: i32,
+    ref_width: RefWidth,
+) -> Result<()> {
+    let max_tiles = match ref_width {
+        RefWidth::Bits32 => 1i64 << MAX_TILE_BITS,
+        RefWidth::Bits64 => 1i64 << REF64_BITS.1,
+    };
     let tiles_along =
         |cells: i32, size: i32| (i64::from(cells) + i64::from(size) - 1) / i64::from(size);
     let tile_count = |size: i32| tiles_along(grid_width, size) * tiles_along(grid_height, size);
@@ -619,6 +634,7 @@ fn check_tile_count(grid_width: i32, grid_height: i32, tile_size: i32) -> Result
         tiles_y: tiles_along(grid_height, tile_size),
         max_tiles,
         min_tile_size: (fits <= MAX_TILE_SIZE).then_some(fits),
+        ref_width,
     })
 }
 

@@ -4,8 +4,9 @@
 //! it as settings change; `navlab bake` prints the same warnings.
 
 use crate::bake::settings::BuildSettings;
+use crate::detour::RefWidth;
 use crate::detour::VERTS_PER_POLYGON;
-use crate::detour::nav_mesh::MAX_TILE_BITS;
+use crate::detour::nav_mesh::{MAX_TILE_BITS, REF64_BITS};
 use crate::recast::config::calc_grid_size;
 
 /// How serious a finding is.
@@ -126,12 +127,27 @@ fn tile_budget(
         |cells: i32| (i64::from(cells) + i64::from(tile_size) - 1) / i64::from(tile_size);
     let tiles = tiles_along(grid_width) * tiles_along(grid_height);
     let tile_bits = 64 - (tiles.max(1) - 1).leading_zeros();
+    if settings.ref_width() == RefWidth::Bits64 {
+        // 20 polygon bits hold any tile; only the 28 tile bits can run out.
+        if tile_bits > REF64_BITS.1 {
+            warn(
+                "tileSize",
+                format!(
+                    "{tiles} tiles need {tile_bits} bits of a polygon reference, more than the \
+                     {} of 64-bit references: raise tileSize",
+                    REF64_BITS.1
+                ),
+            );
+        }
+        return;
+    }
     if tile_bits > MAX_TILE_BITS {
         warn(
             "tileSize",
             format!(
                 "{tiles} tiles need {tile_bits} bits of a polygon reference, more than the \
-                 {MAX_TILE_BITS} Tile Mesh gives them: raise tileSize"
+                 {MAX_TILE_BITS} Tile Mesh gives them: turn on 64-bit references (polyRefs = \
+                 64, --poly-refs 64) or raise tileSize"
             ),
         );
         return;

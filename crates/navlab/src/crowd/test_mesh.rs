@@ -2,7 +2,7 @@
 //! the y = 0 plane, some cells left out, optionally joined by off-mesh connections.
 
 use crate::detour::nav_mesh_builder::NavMeshCreateParams;
-use crate::detour::{NavMesh, OffMeshConnectionParams, PolyRef, create_nav_mesh_data};
+use crate::detour::{NavMesh, OffMeshConnectionParams, PolyRef, RefWidth, create_nav_mesh_data};
 
 /// Flag of every cell polygon.
 pub const WALK: u16 = 1;
@@ -114,7 +114,7 @@ impl GridMesh {
             build_bv_tree: true,
         };
         let tile = create_nav_mesh_data(&params).expect("valid grid tile");
-        let nav = NavMesh::new_solo(tile).expect("one-tile navmesh");
+        let nav = NavMesh::new_solo(tile, RefWidth::Bits32).expect("one-tile navmesh");
         GridMesh {
             nav,
             cols: nx,

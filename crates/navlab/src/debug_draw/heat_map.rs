@@ -704,6 +704,7 @@ pub enum TileStatKind {
 /// Every built tile of `build` (tiles a partial build skipped are left out): its grid cell's
 /// bounds on xz, its data's height range (the build's without data), time and bytes.
 pub fn tile_stats_of(build: &TiledBuild) -> Vec<TileStat> {
+    let width = build.nav_mesh.ref_width();
     build
         .tiles
         .iter()
@@ -717,7 +718,7 @@ pub fn tile_stats_of(build: &TiledBuild) -> Vec<TileStat> {
                 bmin,
                 bmax,
                 build_ms: total.as_secs_f64() * 1000.0,
-                bytes: tile.data().map_or(0, |data| data.data_size()),
+                bytes: tile.data().map_or(0, |data| data.data_size(width)),
             })
         })
         .collect()
@@ -1265,7 +1266,7 @@ mod tests {
             .tiles
             .iter()
             .filter_map(|t| t.data())
-            .map(|d| d.data_size())
+            .map(|d| d.data_size(crate::detour::RefWidth::Bits32))
             .sum();
         assert_eq!(stats.iter().map(|s| s.bytes).sum::<usize>(), bytes);
         assert!(
@@ -1286,6 +1287,7 @@ mod tests {
             tile_height: 10.0,
             max_tiles: 4,
             max_polys: 16,
+            ..Default::default()
         })
         .unwrap();
         let pool = NodePool::new(16, 16);

@@ -31,11 +31,71 @@ pub use nav_mesh_builder::{
 pub use nav_mesh_file::{NavMeshFileError, save_nav_mesh};
 pub use tile::{BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType};
 
-/// A polygon reference: salt, tile index and polygon index packed into 32 bits (Detour without
-/// `DT_POLYREF64`). Zero is never a valid reference.
-pub type PolyRef = u32;
+/// A polygon reference: salt, tile index and polygon index packed into the navmesh's
+/// [`RefWidth`] (32 bits by default, as Detour without `DT_POLYREF64`; 64 bits as with it). The
+/// type holds either, so one build of the library serves both. Zero is never a valid reference.
+pub type PolyRef = u64;
 /// A tile reference: a [`PolyRef`] whose polygon field is zero.
-pub type TileRef = u32;
+pub type TileRef = u64;
+
+/// How wide a navmesh's polygon references are: Detour's compile-time `DT_POLYREF64` made a
+/// runtime choice of the navmesh (`docs/poly-refs.md`).
+///
+/// 32 bits split salt, tile and polygon bits by the navmesh parameters, which caps a navmesh
+/// at 2²² tiles and polygons together; 64 bits split them 16 / 28 / 20 whatever the
+/// parameters. Only the files tell them apart: each tile's reference in an MSET file and each
+/// link in the tile data take 8 bytes instead of 4.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RefWidth {
+    /// 32-bit references, C++ Detour's default.
+    #[default]
+    Bits32,
+    /// 64-bit references (`DT_POLYREF64`).
+    Bits64,
+}
+
+impl RefWidth {
+    /// 32 or 64.
+    pub fn bits(self) -> u32 {
+        match self {
+            RefWidth::Bits32 => 32,
+            RefWidth::Bits64 => 64,
+        }
+    }
+
+    /// The width of `bits` (32 or 64).
+    pub fn from_bits(bits: u32) -> Option<RefWidth> {
+        match bits {
+            32 => Some(RefWidth::Bits32),
+            64 => Some(RefWidth::Bits64),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one `dtLink` in tile data: the reference, then 8 bytes of the rest.
+    pub fn link_size(self) -> usize {
+        self.ref_size() + 8
+    }
+
+    /// Bytes of one reference in a file.
+    pub fn ref_size(self) -> usize {
+        (self.bits() / 8) as usize
+    }
+
+    /// The width's other choice, for messages about a file that needs it.
+    pub fn other(self) -> RefWidth {
+        match self {
+            RefWidth::Bits32 => RefWidth::Bits64,
+            RefWidth::Bits64 => RefWidth::Bits32,
+        }
+    }
+}
+
+impl std::fmt::Display for RefWidth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-bit", self.bits())
+    }
+}
 
 /// Most vertices a Detour polygon can have (`DT_VERTS_PER_POLYGON`).
 pub const VERTS_PER_POLYGON: usize = 6;
@@ -130,6 +190,17 @@ pub enum DetourError {
         /// Bytes present.
         actual: u64,
     },
+    /// Data laid out for references of the other width: its size is right for them.
+    #[error(
+        "the data is laid out for {needs} polygon references, not the {reading} ones it was read \
+         with"
+    )]
+    WrongRefWidth {
+        /// The width the data's layout fits.
+        needs: RefWidth,
+        /// The width it was read with.
+        reading: RefWidth,
+    },
     /// Header counts that contradict each other.
     #[error("inconsistent tile header: {0}")]
     InconsistentTile(String),
@@ -209,6 +280,20 @@ pub enum DetourError {
     TileSlotUnavailable {
         /// The slot asked for.
         index: u64,
+    },
+    /// A file's tile asks for a slot so far out that the slots before it would take more
+    /// memory than the file's size justifies (64-bit references number 2²⁸ slots).
+    #[error(
+        "tile slot {index} is beyond the {budget} slots a {file_bytes}-byte file may make the \
+         navmesh hold"
+    )]
+    SlotBeyondBudget {
+        /// The slot asked for.
+        index: u64,
+        /// The most slots the file may use.
+        budget: u64,
+        /// The file's size.
+        file_bytes: u64,
     },
     /// A tile already sits at that grid location and layer.
     #[error("a tile already exists at ({x}, {y}) layer {layer}")]

@@ -6,7 +6,9 @@
 use super::common::{self, Vec3};
 use super::portal_index::{TargetPortals, scan_connecting_polys};
 use super::tile::{Link, MeshTile, OffMeshConnection, Poly};
-use super::{DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, PolyRef, TileRef, opposite_tile};
+use super::{
+    DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, PolyRef, RefWidth, TileRef, opposite_tile,
+};
 
 /// Where tiles sit and how many bits poly references give tiles and polygons
 /// (`dtNavMeshParams`; stored verbatim in "MSET" files).
@@ -20,8 +22,12 @@ pub struct NavMeshParams {
     pub tile_height: f32,
     /// Tile slots (`dtNavMeshParams::maxTiles`).
     pub max_tiles: i32,
-    /// Most polygons a tile may hold.
+    /// Most polygons a tile may hold (32-bit references only: with 64-bit ones Detour keeps
+    /// the value but uses none of it).
     pub max_polys: i32,
+    /// How wide the navmesh's references are. Not part of `dtNavMeshParams` nor of the MSET
+    /// parameter block: a file's layout tells it.
+    pub ref_width: RefWidth,
 }
 
 /// One wall edge of a polygon ([`NavMesh::boundary_edges`]).
@@ -36,27 +42,37 @@ pub struct BoundaryEdge {
 /// The most tile bits Sample_TileMesh gives a navmesh (the rest of the 22 go to polygons).
 pub const MAX_TILE_BITS: u32 = 14;
 
+/// Salt, tile and polygon bits of 64-bit references (`DT_SALT_BITS`, `DT_TILE_BITS`,
+/// `DT_POLY_BITS`).
+pub const REF64_BITS: (u32, u32, u32) = (16, 28, 20);
+
 impl NavMeshParams {
     /// Sample_TileMesh's parameters for a `tiles_x` × `tiles_y` grid of `tile_size`-cell tiles:
     /// 22 bits shared between tile and poly ids, the tile bits enough for the grid but at
-    /// most 14.
+    /// most 14. With 64-bit references a grid of more than 2¹⁴ tiles gets enough tile slots
+    /// for all of them (RecastDemo, which has no 64-bit branch, would cap it); the polygon
+    /// budget stays the capped one, which 64-bit references ignore.
     pub fn for_tile_grid(
         orig: Vec3,
         tile_size: i32,
         cell_size: f32,
-        tiles_x: i32,
-        tiles_y: i32,
+        (tiles_x, tiles_y): (i32, i32),
+        ref_width: RefWidth,
     ) -> Self {
-        let tile_bits = common::ilog2(common::next_pow2(tiles_x.wrapping_mul(tiles_y) as u32))
-            .min(MAX_TILE_BITS);
-        let poly_bits = 22 - tile_bits;
+        let grid_bits = common::ilog2(common::next_pow2(tiles_x.wrapping_mul(tiles_y) as u32));
+        let tile_bits = grid_bits.min(MAX_TILE_BITS);
+        let slot_bits = match ref_width {
+            RefWidth::Bits32 => tile_bits,
+            RefWidth::Bits64 => grid_bits.min(REF64_BITS.1),
+        };
         let tile_world_size = tile_size as f32 * cell_size;
         NavMeshParams {
             orig,
             tile_width: tile_world_size,
             tile_height: tile_world_size,
-            max_tiles: 1 << tile_bits,
-            max_polys: 1 << poly_bits,
+            max_tiles: 1 << slot_bits,
+            max_polys: 1 << (22 - tile_bits),
+            ref_width,
         }
     }
 }
@@ -72,10 +88,13 @@ struct RefBits {
     salt_mask: u32,
     tile_mask: u32,
     poly_mask: u32,
+    /// Every bit a reference of this width can have: a larger value names nothing (a 32-bit
+    /// navmesh would otherwise decode its low bits).
+    ref_mask: u64,
 }
 
 impl RefBits {
-    fn new(salt_bits: u32, tile_bits: u32, poly_bits: u32) -> RefBits {
+    fn new(salt_bits: u32, tile_bits: u32, poly_bits: u32, width: RefWidth) -> RefBits {
         let mask = |bits: u32| ((1u64 << bits) - 1) as u32;
         RefBits {
             salt_bits,
@@ -85,27 +104,38 @@ impl RefBits {
             salt_mask: mask(salt_bits),
             tile_mask: mask(tile_bits),
             poly_mask: mask(poly_bits),
+            ref_mask: u64::MAX >> (64 - width.bits()),
         }
     }
 
+    /// C++'s arithmetic in the reference's own type: bits shifted past its width are lost.
     #[inline]
     fn encode(&self, salt: u32, tile: u32, poly: u32) -> PolyRef {
-        (salt << self.salt_shift) | (tile << self.poly_bits) | poly
+        ((PolyRef::from(salt) << self.salt_shift)
+            | (PolyRef::from(tile) << self.poly_bits)
+            | PolyRef::from(poly))
+            & self.ref_mask
     }
 
     #[inline]
     fn salt(&self, r: PolyRef) -> u32 {
-        (r >> self.salt_shift) & self.salt_mask
+        (r >> self.salt_shift) as u32 & self.salt_mask
     }
 
     #[inline]
     fn tile(&self, r: PolyRef) -> u32 {
-        (r >> self.poly_bits) & self.tile_mask
+        (r >> self.poly_bits) as u32 & self.tile_mask
     }
 
     #[inline]
     fn poly(&self, r: PolyRef) -> u32 {
-        r & self.poly_mask
+        r as u32 & self.poly_mask
+    }
+
+    /// Whether `r` fits the width at all.
+    #[inline]
+    fn fits(&self, r: PolyRef) -> bool {
+        r & !self.ref_mask == 0
     }
 }
 
@@ -132,7 +162,8 @@ struct TileSlot {
 /// salt 1, chained in ascending order exactly as `dtNavMesh::init` leaves them. So a file that
 /// declares millions of tiles costs nothing until a tile is placed; memory then grows with
 /// the highest slot index used, 16 bytes a slot (at most 64 MiB for the 2²² slots that 22 id
-/// bits allow).
+/// bits allow with 32-bit references; the file loaders hold 64-bit ones to the same budget
+/// or the file's size, whichever is larger).
 #[derive(Clone, Debug)]
 pub struct NavMesh {
     params: NavMeshParams,
@@ -215,8 +246,9 @@ fn neighbour_cell(x: i32, y: i32, side: u8) -> (i32, i32) {
 
 impl NavMesh {
     /// An empty navmesh (`dtNavMesh::init(params)`). Fails for negative sizes, for a NaN or
-    /// infinite origin or tile size (which C++ accepts), and when tile and poly ids need more
-    /// than 22 bits, leaving fewer than 10 salt bits.
+    /// infinite origin or tile size (which C++ accepts), and, with 32-bit references, when
+    /// tile and poly ids need more than 22 bits, leaving fewer than 10 salt bits; with 64-bit
+    /// ones, when there are more tile slots than 28 bits number.
     pub fn new(params: NavMeshParams) -> Result<NavMesh, DetourError> {
         let placement = [
             ("orig", &params.orig[..]),
@@ -237,14 +269,31 @@ impl NavMesh {
             u32::try_from(params.max_tiles).map_err(|_| invalid("maxTiles", params.max_tiles))?;
         let max_polys =
             u32::try_from(params.max_polys).map_err(|_| invalid("maxPolys", params.max_polys))?;
-        let tile_bits = common::ilog2(common::next_pow2(max_tiles));
-        let poly_bits = common::ilog2(common::next_pow2(max_polys));
-        if tile_bits + poly_bits > 22 {
-            return Err(DetourError::InvalidNavMeshParams(format!(
-                "{tile_bits} tile bits + {poly_bits} poly bits leave fewer than 10 salt bits"
-            )));
-        }
-        let salt_bits = (32 - tile_bits - poly_bits).min(31);
+        let bits = match params.ref_width {
+            RefWidth::Bits32 => {
+                let tile_bits = common::ilog2(common::next_pow2(max_tiles));
+                let poly_bits = common::ilog2(common::next_pow2(max_polys));
+                if tile_bits + poly_bits > 22 {
+                    return Err(DetourError::InvalidNavMeshParams(format!(
+                        "{tile_bits} tile bits + {poly_bits} poly bits leave fewer than 10 salt \
+                         bits (64-bit polygon references have room for them)"
+                    )));
+                }
+                let salt_bits = (32 - tile_bits - poly_bits).min(31);
+                RefBits::new(salt_bits, tile_bits, poly_bits, RefWidth::Bits32)
+            }
+            RefWidth::Bits64 => {
+                let (salt_bits, tile_bits, poly_bits) = REF64_BITS;
+                if u64::from(max_tiles) > 1 << tile_bits {
+                    return Err(DetourError::InvalidNavMeshParams(format!(
+                        "maxTiles = {max_tiles} is more than the {} tiles 64-bit references \
+                         number",
+                        1u64 << tile_bits
+                    )));
+                }
+                RefBits::new(salt_bits, tile_bits, poly_bits, RefWidth::Bits64)
+            }
+        };
         let lookup_size = match common::next_pow2(max_tiles / 4) {
             0 => 1,
             n => n.min(MAX_LOOKUP_SIZE),
@@ -252,7 +301,7 @@ impl NavMesh {
         Ok(NavMesh {
             params,
             max_tiles: max_tiles as usize,
-            bits: RefBits::new(salt_bits, tile_bits, poly_bits),
+            bits,
             slots: Vec::new(),
             lookup: vec![NONE; lookup_size as usize],
             next_free: if max_tiles > 0 { 0 } else { NONE },
@@ -268,7 +317,7 @@ impl NavMesh {
 
     /// A one-tile navmesh whose grid is the tile itself (`dtNavMesh::init(data, ...)`), as
     /// Sample_SoloMesh makes it.
-    pub fn new_solo(tile: MeshTile) -> Result<NavMesh, DetourError> {
+    pub fn new_solo(tile: MeshTile, ref_width: RefWidth) -> Result<NavMesh, DetourError> {
         let h = tile.header();
         let params = NavMeshParams {
             orig: h.bmin,
@@ -276,6 +325,7 @@ impl NavMesh {
             tile_height: h.bmax[2] - h.bmin[2],
             max_tiles: 1,
             max_polys: tile.poly_count() as i32,
+            ref_width,
         };
         let mut mesh = NavMesh::new(params)?;
         mesh.add_tile(tile, 0)?;
@@ -290,6 +340,11 @@ impl NavMesh {
     /// Number of tile slots (`getMaxTiles`).
     pub fn max_tiles(&self) -> usize {
         self.max_tiles
+    }
+
+    /// How wide the navmesh's references are.
+    pub fn ref_width(&self) -> RefWidth {
+        self.params.ref_width
     }
 
     /// (salt, tile, poly) bit widths of references.
@@ -457,7 +512,7 @@ impl NavMesh {
 
     /// The loaded tile a reference names, if its salt still matches (`getTileByRef`).
     pub fn tile_by_ref(&self, r: TileRef) -> Option<&MeshTile> {
-        if r == 0 {
+        if r == 0 || !self.bits.fits(r) {
             return None;
         }
         let index = self.bits.tile(r) as usize;
@@ -478,7 +533,7 @@ impl NavMesh {
 
     /// Slot and poly index of a live polygon reference.
     pub fn poly_location(&self, r: PolyRef) -> Result<(usize, usize), DetourError> {
-        if r == 0 {
+        if r == 0 || !self.bits.fits(r) {
             return Err(DetourError::InvalidPolyRef(r));
         }
         let (salt, it, ip) = self.decode_poly_id(r);
@@ -595,7 +650,9 @@ impl NavMesh {
         self.stamp = fresh_stamp();
         let mut tile = tile.into();
         let poly_count = tile.poly_count();
-        if self.bits.poly_bits < common::ilog2(common::next_pow2(poly_count as u32)) {
+        if self.params.ref_width == RefWidth::Bits32
+            && self.bits.poly_bits < common::ilog2(common::next_pow2(poly_count as u32))
+        {
             return Err(DetourError::TooManyPolys {
                 poly_count,
                 poly_bits: self.bits.poly_bits,
@@ -676,7 +733,7 @@ impl NavMesh {
     /// Unlinks the slot `r` names from the free list and gives it `r`'s salt.
     fn take_slot(&mut self, r: TileRef) -> Result<usize, DetourError> {
         let salt = self.bits.salt(r);
-        if salt == 0 {
+        if salt == 0 || !self.bits.fits(r) {
             return Err(DetourError::InvalidTileRef(r));
         }
         let target = self.bits.tile(r);
@@ -741,7 +798,9 @@ impl NavMesh {
                 salt,
                 tile: Some(tile),
                 ..
-            }) if r != 0 && *salt == self.bits.salt(r) => (tile.header().x, tile.header().y),
+            }) if r != 0 && self.bits.fits(r) && *salt == self.bits.salt(r) => {
+                (tile.header().x, tile.header().y)
+            }
             _ => return Err(DetourError::InvalidTileRef(r)),
         };
 
@@ -966,7 +1025,7 @@ fn connect_int_links(tile: &mut MeshTile, base: PolyRef) {
             }
             if let Some(idx) = tile.alloc_link() {
                 let link = Link {
-                    neighbour: base | u32::from(nei - 1),
+                    neighbour: base | PolyRef::from(nei - 1),
                     edge: j as u8,
                     side: 0xff,
                     ..Link::default()
@@ -1002,7 +1061,7 @@ fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
         tile.refresh_resolved_vertex(v);
         if let Some(idx) = tile.alloc_link() {
             let link = Link {
-                neighbour: base | land as u32,
+                neighbour: base | land as PolyRef,
                 edge: 0,
                 side: 0xff,
                 ..Link::default()
@@ -1011,7 +1070,7 @@ fn base_off_mesh_links(tile: &mut MeshTile, base: PolyRef) {
         }
         if let Some(idx) = tile.alloc_link() {
             let link = Link {
-                neighbour: base | u32::from(con.poly),
+                neighbour: base | PolyRef::from(con.poly),
                 edge: 0xff,
                 side: 0xff,
                 ..Link::default()
@@ -1054,7 +1113,7 @@ fn connect_ext_links(
                 None => scan_connecting_polys(target, &va, &vb, opposite_tile(dir)),
             };
             for &(poly_index, range) in &connections[..n] {
-                let neighbour = target_base | poly_index;
+                let neighbour = target_base | PolyRef::from(poly_index);
                 let Some(idx) = tile.alloc_link() else {
                     continue;
                 };
@@ -1126,7 +1185,7 @@ fn land_connection_end(
     target.refresh_resolved_vertex(v);
     if let Some(idx) = target.alloc_link() {
         let link = Link {
-            neighbour: tile_base | land as u32,
+            neighbour: tile_base | land as PolyRef,
             edge: 1,
             side: forward_side,
             ..Link::default()
@@ -1137,7 +1196,7 @@ fn land_connection_end(
         let tile = pair.first();
         if let Some(idx) = tile.alloc_link() {
             let link = Link {
-                neighbour: target_base | u32::from(con.poly),
+                neighbour: target_base | PolyRef::from(con.poly),
                 edge: 0xff,
                 side: back_side,
                 ..Link::default()

@@ -4,7 +4,7 @@ use super::common::{self, Vec3};
 use super::tile::{
     BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType,
 };
-use super::{DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, VERTS_PER_POLYGON};
+use super::{DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, RefWidth, VERTS_PER_POLYGON};
 
 /// An unused vertex or neighbour slot in the polygon arrays (Detour's builder calls it
 /// `MESH_NULL_IDX`, like Recast).
@@ -383,10 +383,11 @@ pub fn create_nav_mesh_data_into(
 
     tile.links.clear();
     tile.links.resize(max_link_count, Link::default());
-    if tile.data_size() > i32::MAX as usize {
+    // Held to what the wider of the two layouts takes, so the tile fits a navmesh of either.
+    let data_size = tile.data_size(RefWidth::Bits64);
+    if data_size > i32::MAX as usize {
         return Err(invalid(format!(
-            "{} bytes of tile data, over 2 GiB",
-            tile.data_size()
+            "{data_size} bytes of tile data, over 2 GiB"
         )));
     }
     tile.resolve_detail();

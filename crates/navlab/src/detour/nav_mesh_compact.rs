@@ -9,10 +9,10 @@
 //! |---|---|
 //! | 4 | magic `NLMZ` |
 //! | 4 | version, 1 |
-//! | 4 | flags: bit 0 set when the link slots are stored (see below), bit 1 when the navmesh has long-range links (`docs/long-range-links.md`) |
+//! | 4 | flags: bit 0 set when the link slots are stored (see below), bit 1 when the navmesh has long-range links (`docs/long-range-links.md`), bit 2 when its polygon references are 64-bit (`docs/poly-refs.md`) |
 //! | 4 | tile count `n` |
 //! | 28 | `dtNavMeshParams`: origin x y z, tile width, tile height (f32), max tiles, max polys (i32) |
-//! | 12 × n | per tile: its reference, its data size in MSET, its stored size (u32 each) |
+//! | 12 × n (16 × n with 64-bit references) | per tile: its reference (u32, or u64), its data size in MSET, its stored size (u32 each) |
 //! | rest | one zstd frame: the stored tiles in table order |
 //!
 //! A stored tile is Detour's tile data without the `maxLinkCount` links after its polygons
@@ -25,12 +25,11 @@ use std::io::Read;
 use std::path::Path;
 
 use super::nav_mesh::{NavMesh, NavMeshParams};
-use super::nav_mesh_file::{COMPACT_MAGIC, MAX_NAVMESH_FILE_BYTES, NavMeshFileError};
+use super::nav_mesh_file::{COMPACT_MAGIC, MAX_NAVMESH_FILE_BYTES, NavMeshFileError, slot_budget};
 use super::tile::{
-    HEADER_SIZE, LINK_SIZE, MeshTile, POLY_SIZE, VERT_SIZE, f32_at, i32_at, put_f32, put_i32,
-    put_u32,
+    HEADER_SIZE, MeshTile, POLY_SIZE, VERT_SIZE, f32_at, i32_at, put_f32, put_i32, put_u32,
 };
-use super::{DetourError, TileRef, VERTS_PER_POLYGON};
+use super::{DetourError, RefWidth, TileRef, VERTS_PER_POLYGON};
 
 /// The format version this module writes and reads.
 pub const COMPACT_VERSION: u32 = 1;
@@ -50,8 +49,14 @@ const LINKS_STORED: u32 = 1;
 /// Flag: the navmesh has long-range links ([`NavMesh::enable_long_range_links`]), which the
 /// loader turns on before adding the tiles (they hold the links' connections).
 const LONG_RANGE_LINKS: u32 = 2;
+/// Flag: the navmesh's references are 64 bits wide, and so are the table's tile references.
+const REFS_64: u32 = 4;
 const FILE_HEADER_SIZE: usize = 44;
-const TILE_ENTRY_SIZE: usize = 12;
+
+/// Bytes of one tile-table row: the reference and two sizes.
+fn tile_entry_size(width: RefWidth) -> usize {
+    width.ref_size() + 8
+}
 /// zstd's level: a tiled city's tiles repeat far apart, which 19's larger window finds (the
 /// 1 km² city's MSET file packs to 0.26 MB at 19 against 0.45 MB at 3), for a few seconds of
 /// writing; loading is as fast at any level.
@@ -92,13 +97,19 @@ impl NavMesh {
             });
         }
         let flags = word(8);
-        if flags & !(LINKS_STORED | LONG_RANGE_LINKS) != 0 {
+        if flags & !(LINKS_STORED | LONG_RANGE_LINKS | REFS_64) != 0 {
             return Err(DetourError::BadCount {
                 field: "flags",
                 value: flags.into(),
             });
         }
         let links_stored = flags & LINKS_STORED != 0;
+        let width = if flags & REFS_64 != 0 {
+            RefWidth::Bits64
+        } else {
+            RefWidth::Bits32
+        };
+        let entry_size = tile_entry_size(width);
         let tile_count = word(12) as usize;
         let params = NavMeshParams {
             orig: [f32_at(data, 16), f32_at(data, 20), f32_at(data, 24)],
@@ -106,8 +117,9 @@ impl NavMesh {
             tile_height: f32_at(data, 32),
             max_tiles: i32_at(data, 36),
             max_polys: i32_at(data, 40),
+            ref_width: width,
         };
-        let table_bytes = tile_count as u64 * TILE_ENTRY_SIZE as u64;
+        let table_bytes = tile_count as u64 * entry_size as u64;
         let rest = &data[FILE_HEADER_SIZE..];
         if table_bytes > rest.len() as u64 {
             return Err(DetourError::Truncated {
@@ -117,12 +129,16 @@ impl NavMesh {
             });
         }
         let (table, frame) = rest.split_at(table_bytes as usize);
+        let at = width.ref_size();
         let entries: Vec<TileEntry> = table
-            .chunks_exact(TILE_ENTRY_SIZE)
+            .chunks_exact(entry_size)
             .map(|e| TileEntry {
-                tile_ref: i32_at(e, 0) as TileRef,
-                data_size: i32_at(e, 4) as u32,
-                stored_size: i32_at(e, 8) as u32,
+                tile_ref: match width {
+                    RefWidth::Bits32 => TileRef::from(i32_at(e, 0) as u32),
+                    RefWidth::Bits64 => TileRef::from_le_bytes(std::array::from_fn(|k| e[k])),
+                },
+                data_size: i32_at(e, at) as u32,
+                stored_size: i32_at(e, at + 4) as u32,
             })
             .collect();
         let expanded: u64 = entries.iter().map(|e| u64::from(e.data_size)).sum();
@@ -164,15 +180,24 @@ impl NavMesh {
             // The file offset of the tile's table row: its data is inside the zstd frame.
             let in_tile = |source: DetourError| DetourError::FileTile {
                 index,
-                offset: FILE_HEADER_SIZE + index * TILE_ENTRY_SIZE,
+                offset: FILE_HEADER_SIZE + index * entry_size,
                 source: Box::new(source),
             };
+            let slot = u64::from(mesh.decode_poly_id_tile(entry.tile_ref));
+            let budget = slot_budget(expanded as usize);
+            if slot >= budget {
+                return Err(in_tile(DetourError::SlotBeyondBudget {
+                    index: slot,
+                    budget,
+                    file_bytes: expanded,
+                }));
+            }
             let stored_tile = &tiles[offset..offset + entry.stored_size as usize];
             if links_stored {
                 tile_data.clear();
                 tile_data.extend_from_slice(stored_tile);
             } else {
-                restore_link_slots(stored_tile, entry.data_size, &mut tile_data)
+                restore_link_slots(stored_tile, entry.data_size, width, &mut tile_data)
                     .map_err(in_tile)?;
             }
             if tile_data.len() != entry.data_size as usize {
@@ -181,7 +206,7 @@ impl NavMesh {
                     actual: tile_data.len() as u64,
                 }));
             }
-            let tile = MeshTile::from_bytes(&tile_data).map_err(in_tile)?;
+            let tile = MeshTile::from_bytes(&tile_data, width).map_err(in_tile)?;
             mesh.add_tile(tile, entry.tile_ref).map_err(in_tile)?;
             offset += entry.stored_size as usize;
         }
@@ -207,9 +232,14 @@ fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourEr
     } else {
         0
     };
+    let width = mesh.ref_width();
+    let refs_64 = match width {
+        RefWidth::Bits32 => 0,
+        RefWidth::Bits64 => REFS_64,
+    };
     put_u32(
         &mut out,
-        long_links | if links_stored { LINKS_STORED } else { 0 },
+        long_links | refs_64 | if links_stored { LINKS_STORED } else { 0 },
     );
     put_u32(&mut out, mesh.tile_count() as u32);
     let p = mesh.params();
@@ -220,8 +250,8 @@ fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourEr
     put_i32(&mut out, p.max_polys);
     let mut tiles = Vec::new();
     for (tile_ref, tile) in mesh.tiles() {
-        let data = tile.to_bytes();
-        let links = link_section(tile);
+        let data = tile.to_bytes(width);
+        let links = link_section(tile, width);
         let before = tiles.len();
         if links_stored {
             tiles.extend_from_slice(&data);
@@ -229,7 +259,10 @@ fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourEr
             tiles.extend_from_slice(&data[..links.start]);
             tiles.extend_from_slice(&data[links.end..]);
         }
-        put_u32(&mut out, tile_ref);
+        match width {
+            RefWidth::Bits32 => put_u32(&mut out, tile_ref as u32),
+            RefWidth::Bits64 => out.extend_from_slice(&tile_ref.to_le_bytes()),
+        }
         // Tiles never exceed i32::MAX bytes (checked when built or loaded).
         put_u32(&mut out, data.len() as u32);
         put_u32(&mut out, (tiles.len() - before) as u32);
@@ -241,14 +274,19 @@ fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourEr
 }
 
 /// The byte range of a tile's links in its data: after the header, vertices and polygons.
-fn link_section(tile: &MeshTile) -> std::ops::Range<usize> {
+fn link_section(tile: &MeshTile, width: RefWidth) -> std::ops::Range<usize> {
     let start = HEADER_SIZE + tile.verts().len() * VERT_SIZE + tile.polys().len() * POLY_SIZE;
-    start..start + tile.max_link_count() * LINK_SIZE
+    start..start + tile.max_link_count() * width.link_size()
 }
 
 /// `stored` (a tile without links) with zeroed link slots put back, into `out`, refusing a
 /// header whose link section does not fit `data_size`.
-fn restore_link_slots(stored: &[u8], data_size: u32, out: &mut Vec<u8>) -> Result<(), DetourError> {
+fn restore_link_slots(
+    stored: &[u8],
+    data_size: u32,
+    width: RefWidth,
+    out: &mut Vec<u8>,
+) -> Result<(), DetourError> {
     if stored.len() < HEADER_SIZE {
         return Err(DetourError::Truncated {
             what: "tile header",
@@ -269,7 +307,7 @@ fn restore_link_slots(stored: &[u8], data_size: u32, out: &mut Vec<u8>) -> Resul
     }
     let link_start =
         HEADER_SIZE as u64 + vert_count * VERT_SIZE as u64 + poly_count * POLY_SIZE as u64;
-    let link_bytes = max_links * LINK_SIZE as u64;
+    let link_bytes = max_links * width.link_size() as u64;
     if link_start > stored.len() as u64 || stored.len() as u64 + link_bytes != u64::from(data_size)
     {
         return Err(DetourError::TileSizeMismatch {

@@ -5,6 +5,11 @@
 //! writes raw structs, so its files are in the writer's byte order; ours are always
 //! little-endian, which is what the demo writes on x86 and ARM.
 //!
+//! With 64-bit references (`DT_POLYREF64`) a tile's reference takes 8 bytes and 4 padding
+//! bytes follow its size (16 bytes in all, not 8), and each link in the tile data grows by 4.
+//! Nothing else marks the width: the loader tells it by where the first tile's data starts
+//! and whether its size adds up ([`mset_ref_width`]).
+//!
 //! A navmesh with long-range links (`NavMesh::enable_long_range_links`) has one more block
 //! after the tiles, which C++'s loader, reading exactly the tiles the header counts, never
 //! sees (layout in `docs/long-range-links.md`):
@@ -21,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use super::nav_mesh::{LongLink, NavMesh, NavMeshParams};
 use super::tile::{MeshTile, f32_at, i32_at, put_f32, put_i32, put_u32};
-use super::{DetourError, TileRef};
+use super::{DetourError, RefWidth, TileRef};
 use crate::file::FileError;
 
 /// File magic, 'M' 'S' 'E' 'T' (`NAVMESHSET_MAGIC`).
@@ -32,7 +37,21 @@ pub const NAVMESHSET_VERSION: i32 = 1;
 /// that a loader without that feature still tells the two formats apart.
 pub const COMPACT_MAGIC: [u8; 4] = *b"NLMZ";
 const SET_HEADER_SIZE: usize = 40;
-const TILE_HEADER_SIZE: usize = 8;
+
+/// Bytes of the per-tile header before each tile's data: the reference, the data size and,
+/// with 64-bit references, the 4 bytes that pad the struct to its 8-byte alignment.
+fn tile_header_size(width: RefWidth) -> usize {
+    match width {
+        RefWidth::Bits32 => 8,
+        RefWidth::Bits64 => 16,
+    }
+}
+
+/// The most tile slots a file of `file_bytes` bytes may make a navmesh allocate (16 bytes a
+/// slot): what 22 id bits allow, or one a byte of the file.
+pub(crate) fn slot_budget(file_bytes: usize) -> u64 {
+    (1u64 << 22).max(file_bytes as u64)
+}
 /// The long-range link block's magic, after the tiles.
 pub const LONG_LINK_MAGIC: [u8; 4] = *b"NLLR";
 /// The long-range link block's version.
@@ -54,11 +73,18 @@ impl NavMesh {
         }
         put_i32(&mut out, p.max_tiles);
         put_i32(&mut out, p.max_polys);
+        let width = self.ref_width();
         for (tile_ref, tile) in self.tiles() {
-            let data = tile.to_bytes();
-            put_u32(&mut out, tile_ref);
+            let data = tile.to_bytes(width);
+            match width {
+                RefWidth::Bits32 => put_u32(&mut out, tile_ref as u32),
+                RefWidth::Bits64 => out.extend_from_slice(&tile_ref.to_le_bytes()),
+            }
             // Tiles never exceed i32::MAX bytes (checked when built or loaded).
             put_i32(&mut out, data.len() as i32);
+            if width == RefWidth::Bits64 {
+                put_u32(&mut out, 0);
+            }
             out.extend_from_slice(&data);
         }
         let mut links: Vec<LongLink> = self.long_links().collect();
@@ -91,7 +117,15 @@ impl NavMesh {
     /// tile turns the navmesh's table on before the tiles are added (so their links join as
     /// when they were baked) and must list exactly the long links the tiles hold; other bytes
     /// after the last tile are ignored, as the demo ignores them.
+    ///
+    /// The references' width is the file's ([`mset_ref_width`]).
     pub fn from_mset_bytes(data: &[u8]) -> Result<NavMesh, DetourError> {
+        NavMesh::from_mset_bytes_as(data, mset_ref_width(data))
+    }
+
+    /// [`NavMesh::from_mset_bytes`] for a reader that takes only references `width` wide: a
+    /// file laid out for the other width is refused, saying so.
+    pub fn from_mset_bytes_as(data: &[u8], width: RefWidth) -> Result<NavMesh, DetourError> {
         if data.len() < SET_HEADER_SIZE {
             return Err(DetourError::Truncated {
                 what: "navmesh file header",
@@ -108,14 +142,22 @@ impl NavMesh {
             return Err(DetourError::WrongFileVersion { found: version });
         }
         let num_tiles = i32_at(data, 8);
+        if first_tile_fits(data, width.other()) && !first_tile_fits(data, width) {
+            return Err(DetourError::WrongRefWidth {
+                needs: width.other(),
+                reading: width,
+            });
+        }
         let params = NavMeshParams {
             orig: [f32_at(data, 12), f32_at(data, 16), f32_at(data, 20)],
             tile_width: f32_at(data, 24),
             tile_height: f32_at(data, 28),
             max_tiles: i32_at(data, 32),
             max_polys: i32_at(data, 36),
+            ref_width: width,
         };
-        let long_links = match tiles_end(data, num_tiles) {
+        let header_size = tile_header_size(width);
+        let long_links = match tiles_end(data, num_tiles, width) {
             Some(end) => read_long_link_block(&data[end..])?,
             None => None,
         };
@@ -131,17 +173,24 @@ impl NavMesh {
                 source: Box::new(source),
             };
             let rest = &data[offset..];
-            if rest.len() < TILE_HEADER_SIZE {
+            if rest.len() < header_size {
                 return Err(in_tile(DetourError::Truncated {
                     what: "tile header",
-                    needed: TILE_HEADER_SIZE as u64,
+                    needed: header_size as u64,
                     available: rest.len() as u64,
                 }));
             }
-            let tile_ref = i32_at(rest, 0) as TileRef;
-            let data_size = i32_at(rest, 4);
+            let (tile_ref, data_size) = tile_header(rest, width);
             if tile_ref == 0 || data_size == 0 {
                 break;
+            }
+            let slot = u64::from(mesh.decode_poly_id_tile(tile_ref));
+            if slot >= slot_budget(data.len()) {
+                return Err(in_tile(DetourError::SlotBeyondBudget {
+                    index: slot,
+                    budget: slot_budget(data.len()),
+                    file_bytes: data.len() as u64,
+                }));
             }
             let size = usize::try_from(data_size).map_err(|_| {
                 in_tile(DetourError::BadCount {
@@ -149,7 +198,7 @@ impl NavMesh {
                     value: data_size.into(),
                 })
             })?;
-            let body = &rest[TILE_HEADER_SIZE..];
+            let body = &rest[header_size..];
             let tile_data = body.get(..size).ok_or_else(|| {
                 in_tile(DetourError::Truncated {
                     what: "tile data",
@@ -157,9 +206,9 @@ impl NavMesh {
                     available: body.len() as u64,
                 })
             })?;
-            let tile = MeshTile::from_bytes(tile_data).map_err(in_tile)?;
+            let tile = MeshTile::from_bytes(tile_data, width).map_err(in_tile)?;
             mesh.add_tile(tile, tile_ref).map_err(in_tile)?;
-            offset += TILE_HEADER_SIZE + size;
+            offset += header_size + size;
         }
         if let Some(listed) = long_links {
             let mut held: Vec<LongLink> = mesh.long_links().collect();
@@ -179,20 +228,66 @@ impl NavMesh {
     }
 }
 
+/// A tile header's reference and data size.
+fn tile_header(rest: &[u8], width: RefWidth) -> (TileRef, i32) {
+    match width {
+        RefWidth::Bits32 => (TileRef::from(i32_at(rest, 0) as u32), i32_at(rest, 4)),
+        RefWidth::Bits64 => (
+            TileRef::from_le_bytes(std::array::from_fn(|k| rest[k])),
+            i32_at(rest, 8),
+        ),
+    }
+}
+
+/// The width of an MSET file's references, told by its first tile: 64 bits when that tile
+/// is laid out as `DT_POLYREF64` writes it (its data after a 16-byte header, its size adding
+/// up with 16-byte links) and not as the default build does, otherwise 32 bits (so a file
+/// without tiles, which no layout tells, reads as 32-bit).
+pub fn mset_ref_width(data: &[u8]) -> RefWidth {
+    if first_tile_fits(data, RefWidth::Bits64) && !first_tile_fits(data, RefWidth::Bits32) {
+        RefWidth::Bits64
+    } else {
+        RefWidth::Bits32
+    }
+}
+
+/// Whether an MSET file's first tile reads as laid out for `width`: a nonzero reference, tile
+/// data starting with Detour's magic and version right after the header, and a size that the
+/// tile header's counts give for `width`.
+fn first_tile_fits(data: &[u8], width: RefWidth) -> bool {
+    if data.len() < SET_HEADER_SIZE || i32_at(data, 8) <= 0 {
+        return false;
+    }
+    let rest = &data[SET_HEADER_SIZE..];
+    let header_size = tile_header_size(width);
+    if rest.len() < header_size {
+        return false;
+    }
+    let (tile_ref, size) = tile_header(rest, width);
+    let tile = &rest[header_size..];
+    tile_ref != 0
+        && tile.len() >= super::tile::HEADER_SIZE
+        && i32_at(tile, 0) == super::NAVMESH_MAGIC
+        && i32_at(tile, 4) == super::NAVMESH_VERSION
+        && super::tile::described_size(tile, width) == Some(i64::from(size))
+}
+
 /// Where the `num_tiles` tiles of an MSET file end, when all of them are present and none
 /// stops the list early; `None` leaves the errors to the loader's tile loop.
-fn tiles_end(data: &[u8], num_tiles: i32) -> Option<usize> {
+fn tiles_end(data: &[u8], num_tiles: i32, width: RefWidth) -> Option<usize> {
+    let header_size = tile_header_size(width);
     let mut offset = SET_HEADER_SIZE;
     for _ in 0..num_tiles.max(0) {
         let rest = data.get(offset..)?;
-        if rest.len() < TILE_HEADER_SIZE {
+        if rest.len() < header_size {
             return None;
         }
-        let size = usize::try_from(i32_at(rest, 4)).ok()?;
-        if i32_at(rest, 0) == 0 || size == 0 || rest.len() - TILE_HEADER_SIZE < size {
+        let (tile_ref, size) = tile_header(rest, width);
+        let size = usize::try_from(size).ok()?;
+        if tile_ref == 0 || size == 0 || rest.len() - header_size < size {
             return None;
         }
-        offset += TILE_HEADER_SIZE + size;
+        offset += header_size + size;
     }
     Some(offset)
 }

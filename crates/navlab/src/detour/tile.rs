@@ -9,14 +9,13 @@
 use super::common::{self, Vec3};
 use super::{
     DETAIL_EDGE_BOUNDARY, DetourError, EXT_LINK, NAVMESH_MAGIC, NAVMESH_VERSION, NULL_LINK,
-    VERTS_PER_POLYGON, detail_tri_edge_flags,
+    RefWidth, VERTS_PER_POLYGON, detail_tri_edge_flags,
 };
 
-/// Byte sizes of the on-disk structures (x86-64, 32-bit refs).
+/// Byte sizes of the on-disk structures (x86-64; a link's size depends on the [`RefWidth`]).
 pub(crate) const HEADER_SIZE: usize = 100;
 pub(crate) const VERT_SIZE: usize = 12;
 pub(crate) const POLY_SIZE: usize = 32;
-pub(crate) const LINK_SIZE: usize = 12;
 pub(crate) const POLY_DETAIL_SIZE: usize = 12;
 pub(crate) const DETAIL_TRI_SIZE: usize = 4;
 pub(crate) const BV_NODE_SIZE: usize = 16;
@@ -229,12 +228,12 @@ struct Counts {
 impl Counts {
     /// Bytes of the whole tile. Every structure size is a multiple of 4, so Detour's
     /// per-section `dtAlign4` never adds padding.
-    fn data_size(&self) -> u64 {
+    fn data_size(&self, width: RefWidth) -> u64 {
         [
             (1, HEADER_SIZE),
             (self.vert, VERT_SIZE),
             (self.poly, POLY_SIZE),
-            (self.max_link, LINK_SIZE),
+            (self.max_link, width.link_size()),
             (self.detail_mesh, POLY_DETAIL_SIZE),
             (self.detail_vert, VERT_SIZE),
             (self.detail_tri, DETAIL_TRI_SIZE),
@@ -245,6 +244,25 @@ impl Counts {
         .map(|&(n, size)| n as u64 * size as u64)
         .sum()
     }
+}
+
+/// The byte size a tile header (the first [`HEADER_SIZE`] bytes of `data`) describes with
+/// references `width` wide; `None` for a short header or a negative count.
+pub(crate) fn described_size(data: &[u8], width: RefWidth) -> Option<i64> {
+    let head = data.get(..HEADER_SIZE)?;
+    let count = |at: usize| usize::try_from(i32_at(head, at)).ok();
+    let counts = Counts {
+        poly: count(24)?,
+        vert: count(28)?,
+        max_link: count(32)?,
+        detail_mesh: count(36)?,
+        detail_vert: count(40)?,
+        detail_tri: count(44)?,
+        bv_node: count(48)?,
+        off_mesh_con: count(52)?,
+        off_mesh_base: count(56)?,
+    };
+    i64::try_from(counts.data_size(width)).ok()
 }
 
 impl MeshTile {
@@ -329,9 +347,9 @@ impl MeshTile {
         Some([0, 1, 2].map(|k| self.detail_vertex(p, pd, t[k])))
     }
 
-    /// Byte size of the tile data (`dataSize`).
-    pub fn data_size(&self) -> usize {
-        self.counts().data_size() as usize
+    /// Byte size of the tile data (`dataSize`) with references `width` wide.
+    pub fn data_size(&self, width: RefWidth) -> usize {
+        self.counts().data_size(width) as usize
     }
 
     fn counts(&self) -> Counts {
@@ -348,11 +366,11 @@ impl MeshTile {
         }
     }
 
-    /// The tile data exactly as Detour lays it out in memory (and in "MSET" files),
-    /// little-endian, padding zeroed.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// The tile data exactly as Detour lays it out in memory (and in "MSET" files) with
+    /// references `width` wide, little-endian, padding zeroed.
+    pub fn to_bytes(&self, width: RefWidth) -> Vec<u8> {
         let counts = self.counts();
-        let mut out = Vec::with_capacity(counts.data_size() as usize);
+        let mut out = Vec::with_capacity(counts.data_size(width) as usize);
         let h = &self.header;
         for v in [NAVMESH_MAGIC, NAVMESH_VERSION, h.x, h.y, h.layer] {
             put_i32(&mut out, v);
@@ -390,7 +408,11 @@ impl MeshTile {
             out.extend_from_slice(&[p.vert_count, p.area_and_type]);
         }
         for l in &self.links {
-            put_u32(&mut out, l.neighbour);
+            match width {
+                // 32-bit navmeshes hold only references that fit (`NavMesh` masks them).
+                RefWidth::Bits32 => put_u32(&mut out, l.neighbour as u32),
+                RefWidth::Bits64 => out.extend_from_slice(&l.neighbour.to_le_bytes()),
+            }
             put_u32(&mut out, l.next);
             out.extend_from_slice(&[l.edge, l.side, l.bmin, l.bmax]);
         }
@@ -429,7 +451,8 @@ impl MeshTile {
     ///
     /// The link array's contents are not checked: adding the tile rebuilds its links. The two
     /// padding bytes of each `dtPolyDetail` are ignored (C++ always writes them as zero).
-    pub fn from_bytes(data: &[u8]) -> Result<MeshTile, DetourError> {
+    /// `width` sizes the links; the rest of the layout is the same for both widths.
+    pub fn from_bytes(data: &[u8], width: RefWidth) -> Result<MeshTile, DetourError> {
         if data.len() < HEADER_SIZE {
             return Err(DetourError::Truncated {
                 what: "tile header",
@@ -469,7 +492,7 @@ impl MeshTile {
             off_mesh_con: count("offMeshConCount", 52, any)?,
             off_mesh_base: count("offMeshBase", 56, any)?,
         };
-        let expected = counts.data_size();
+        let expected = counts.data_size(width);
         // Detour keeps tile sizes in an int.
         if expected > i32::MAX as u64 {
             return Err(DetourError::BadCount {
@@ -478,6 +501,12 @@ impl MeshTile {
             });
         }
         if expected != data.len() as u64 {
+            if counts.data_size(width.other()) == data.len() as u64 {
+                return Err(DetourError::WrongRefWidth {
+                    needs: width.other(),
+                    reading: width,
+                });
+            }
             return Err(DetourError::TileSizeMismatch {
                 expected,
                 actual: data.len() as u64,
@@ -506,13 +535,18 @@ impl MeshTile {
             vert_count: b[30],
             area_and_type: b[31],
         });
-        let links = sections.take(counts.max_link, LINK_SIZE, |b| Link {
-            neighbour: u32_at(b, 0),
-            next: u32_at(b, 4),
-            edge: b[8],
-            side: b[9],
-            bmin: b[10],
-            bmax: b[11],
+        // Links are only 4-aligned in the data, so 64-bit references are read byte by byte.
+        let at = width.ref_size();
+        let links = sections.take(counts.max_link, width.link_size(), |b| Link {
+            neighbour: match width {
+                RefWidth::Bits32 => u32_at(b, 0).into(),
+                RefWidth::Bits64 => u64::from_le_bytes(std::array::from_fn(|k| b[k])),
+            },
+            next: u32_at(b, at),
+            edge: b[at + 4],
+            side: b[at + 5],
+            bmin: b[at + 6],
+            bmax: b[at + 7],
         });
         let detail_meshes = sections.take(counts.detail_mesh, POLY_DETAIL_SIZE, |b| PolyDetail {
             vert_base: u32_at(b, 0),
@@ -1196,7 +1230,7 @@ impl DetailView<'_> {
 #[cfg(test)]
 mod tests {
     use crate::detour::nav_mesh_builder::NavMeshCreateParams;
-    use crate::detour::{NavMesh, OffMeshConnectionParams, create_nav_mesh_data};
+    use crate::detour::{NavMesh, OffMeshConnectionParams, RefWidth, create_nav_mesh_data};
 
     /// Hostile data can give an off-mesh connection's start the vertex of ground polygons;
     /// linking the tile snaps that vertex, and their resolved detail triangles must follow.
@@ -1246,7 +1280,7 @@ mod tests {
         let mut tile = create_nav_mesh_data(&params).expect("a valid tile");
         // The connection's polygon follows the two ground polygons; share the middle vertex.
         tile.polys[2].verts[0] = 4;
-        let nav = NavMesh::new_solo(tile).expect("links");
+        let nav = NavMesh::new_solo(tile, RefWidth::Bits32).expect("links");
         let tile = nav.tile(0).expect("the tile");
         assert_eq!(
             tile.verts()[4],

@@ -25,7 +25,7 @@
 //! (finite, radius not negative) are checked and nothing may follow it.
 
 use crate::detour::tile::{f32_at, i32_at};
-use crate::detour::{NavMeshParams, OffMeshConnectionParams};
+use crate::detour::{NavMeshParams, OffMeshConnectionParams, RefWidth};
 
 use super::layer::{LayerError, decompress_layer};
 
@@ -252,6 +252,8 @@ impl TileCacheSet {
             tile_height: f32_at(data, 28),
             max_tiles: i32_at(data, 32),
             max_polys: i32_at(data, 36),
+            // The file holds no references; whoever makes the navmesh chooses their width.
+            ref_width: RefWidth::Bits32,
         };
         let cache_params = TileCacheParams {
             orig: [f32_at(data, 40), f32_at(data, 44), f32_at(data, 48)],

@@ -204,7 +204,7 @@ impl<'a> NavMeshQuery<'a> {
                     }
                 } else if nei != 0 {
                     let idx = u32::from(nei - 1);
-                    let r = poly_ref_base(nav, cur_ref) | idx;
+                    let r = poly_ref_base(nav, cur_ref) | PolyRef::from(idx);
                     if let Some(np) = cur_tile.polys.get(idx as usize)
                         && filter.pass_filter(r, cur_tile, np)
                     {
@@ -582,7 +582,7 @@ impl<'a> NavMeshQuery<'a> {
                 let mut nei_ref = 0;
                 if nei != 0 {
                     let idx = u32::from(nei - 1);
-                    let candidate = poly_ref_base(nav, r) | idx;
+                    let candidate = poly_ref_base(nav, r) | PolyRef::from(idx);
                     if tile
                         .polys
                         .get(idx as usize)
@@ -698,7 +698,7 @@ impl<'a> NavMeshQuery<'a> {
                     }
                 } else if nei != 0 {
                     let idx = u32::from(nei - 1);
-                    let r = poly_ref_base(nav, best_ref) | idx;
+                    let r = poly_ref_base(nav, best_ref) | PolyRef::from(idx);
                     !best_tile
                         .polys
                         .get(idx as usize)

@@ -184,7 +184,7 @@ pub(crate) fn poly_verts(tile: &MeshTile, poly: &Poly) -> ([Vec3; 6], usize) {
 /// The reference of polygon 0 of the tile `r` lies in (`getPolyRefBase`).
 #[inline]
 pub(crate) fn poly_ref_base(nav: &NavMesh, r: PolyRef) -> PolyRef {
-    r & !nav.decode_poly_id_poly(PolyRef::MAX)
+    r & !PolyRef::from(nav.decode_poly_id_poly(PolyRef::MAX))
 }
 
 /// The two ends of the portal from `from` to `to` (`getPortalPoints`): the shared edge,
@@ -257,7 +257,7 @@ pub(crate) fn neighbour_tile_and_poly<'t>(
     from_tile: &'t MeshTile,
     r: PolyRef,
 ) -> Option<(&'t MeshTile, &'t Poly)> {
-    let poly_mask = nav.decode_poly_id_poly(PolyRef::MAX);
+    let poly_mask = PolyRef::from(nav.decode_poly_id_poly(PolyRef::MAX));
     if (r ^ from_ref) & !poly_mask == 0 {
         Some((from_tile, from_tile.polys.get((r & poly_mask) as usize)?))
     } else {

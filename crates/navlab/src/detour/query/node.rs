@@ -45,9 +45,32 @@ pub struct Node {
     pub(crate) next_in_bucket: u16,
 }
 
-/// Detour's 32-bit reference hash (`dtHashRef`).
+/// Detour's reference hash (`dtHashRef`): the build's own for each width. A 32-bit
+/// navmesh's references fit 32 bits and a 64-bit one's never do (their salt, at least 1,
+/// sits at bit 48), so the value tells which navmesh it came from.
 #[inline]
-fn hash_ref(mut a: u32) -> u32 {
+fn hash_ref(a: PolyRef) -> u32 {
+    match u32::try_from(a) {
+        Ok(a) => hash_ref32(a),
+        Err(_) => hash_ref64(a),
+    }
+}
+
+/// Thomas Wang's 64-to-32-bit hash, which Detour uses with `DT_POLYREF64`.
+#[inline]
+fn hash_ref64(mut a: u64) -> u32 {
+    a = (!a).wrapping_add(a << 18);
+    a ^= a >> 31;
+    a = a.wrapping_mul(21);
+    a ^= a >> 11;
+    a = a.wrapping_add(a << 6);
+    a ^= a >> 22;
+    a as u32
+}
+
+/// Detour's 32-bit reference hash.
+#[inline]
+fn hash_ref32(mut a: u32) -> u32 {
     a = a.wrapping_add(!(a << 15));
     a ^= a >> 10;
     a = a.wrapping_add(a << 3);
