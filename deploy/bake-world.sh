@@ -46,7 +46,20 @@ out=${out:-$PWD/world-$size}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 jobs="$repo/deploy/slurm"
 now() { date +%s.%N; }
-seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# Waits for job $1 to end, looking each second (sbatch --wait looks less and less often);
+# succeeds when it completed.
+wait_job() {
+  local state
+  while :; do
+    state=$(scontrol show job -o "$1" 2>/dev/null | sed -nE 's/.*JobState=([A-Z_]+).*/\1/p')
+    case "$state" in
+      PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED|REQUEUED) sleep 1 ;;
+      COMPLETED) return 0 ;;
+      *) echo "job $1 ended ${state:-gone from slurmctld}" >&2; return 1 ;;
+    esac
+  done
+}
 started=$(now)
 
 echo "== engine"
@@ -71,9 +84,13 @@ echo "== world"
 gen_started=$(now)
 bin/navlab gen world --size "$size" --seed "$seed" -o world.obj | tee gen.txt
 gen_done=$(now)
-read -r tiles_x tiles_y < <(sed -nE 's/.*cells, ([0-9]+) x ([0-9]+) tiles.*/\1 \2/p' gen.txt)
+read -r cells_x cells_y tiles_x tiles_y < <(
+  sed -nE 's/.*: ([0-9]+) x ([0-9]+) cells, ([0-9]+) x ([0-9]+) tiles.*/\1 \2 \3 \4/p' gen.txt)
 [ -n "${tiles_x:-}" ] || { echo "bake-world: no tile grid in gen's output" >&2; exit 1; }
 tile_count=$((tiles_x * tiles_y))
+# A tiled bake checks maxGridCells (default 64 Mi cells) against the whole grid, though it only
+# ever holds one tile's: allow this world's.
+export MAX_GRID_CELLS=$((cells_x * cells_y))
 
 # N blocks: as many columns as the largest divisor of N up to its square root, the rest rows,
 # each side cut into near-equal runs of tiles.
@@ -100,19 +117,22 @@ export POLY_REFS=$poly_refs
 submitted=$(now)
 array=$(sbatch --parsable --chdir="$out" --array=0-$((parts - 1)) "$jobs/bake-parts.sbatch")
 echo "submitted array job $array"
-merge_status=0
-sbatch --parsable --wait --chdir="$out" --dependency="afterok:$array" --kill-on-invalid-dep=yes \
-  "$jobs/merge.sbatch" || merge_status=$?
+merge=$(sbatch --parsable --chdir="$out" --dependency="afterok:$array" --kill-on-invalid-dep=yes \
+  "$jobs/merge.sbatch")
+echo "submitted merge job $merge (after array job $array)"
+merge_ok=1
+wait_job "$merge" || merge_ok=0
 merged=$(now)
-if [ "$merge_status" != 0 ] || [ ! -s world.bin ]; then
-  echo "bake-world: the parts or the merge failed (exit $merge_status); see $out/logs/" >&2
+if [ "$merge_ok" = 0 ] || [ ! -s world.bin ]; then
+  echo "bake-world: the parts or the merge failed; see $out/logs/" >&2
   tail -n 3 logs/*.out >&2 || true
   exit 1
 fi
 check_line="one-shot check: skipped (--no-check)"
 if [ "$check" = 1 ]; then
   echo "== one-shot bake of the whole grid, for comparison"
-  if sbatch --parsable --wait --chdir="$out" --cpus-per-task="$(nproc)" "$jobs/one-shot.sbatch"; then
+  one_shot=$(sbatch --parsable --chdir="$out" --cpus-per-task="$(nproc)" "$jobs/one-shot.sbatch")
+  if wait_job "$one_shot"; then
     read -r wall rss < merge/one-shot.time
     check_line="one-shot check: $(cut -d: -f2- merge/one-shot.result | sed 's/^ //') (one-shot bake on $(nproc) cores: $wall s, peak $((rss / 1024)) MiB)"
   else

@@ -92,7 +92,7 @@ fn run_world(args: &WorldArgs) -> Result<()> {
     );
     let max_tiles = 1i64 << MAX_TILE_BITS;
     let over_cap = if tile_count > max_tiles {
-        format!(", over the {max_tiles} tiles 32-bit polygon refs number")
+        format!(", over the {max_tiles} of 32-bit polygon refs: bake with --poly-refs 64")
     } else {
         String::new()
     };

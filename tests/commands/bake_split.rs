@@ -57,25 +57,24 @@ fn city_obj(dir: &Path) -> PathBuf {
     path
 }
 
-/// Bakes `mesh` whole and in the four quarters of its `tiles_x` x `tiles_y` grid, merges the
-/// quarters in order and reversed, and checks both merges and the compact files.
+/// Bakes `mesh` whole and in the four quarters of its `tiles_x` x `tiles_y` grid, each bake
+/// with `flags` added, merges the quarters in order and reversed, and checks both merges and
+/// the compact files.
 pub(crate) fn split_and_merge(
     dir: &Path,
     mesh: &Path,
     tile_size: &str,
-    tiles_x: i32,
-    tiles_y: i32,
+    (tiles_x, tiles_y): (i32, i32),
+    flags: &[&str],
 ) {
+    let bake = |extra: &[&str]| {
+        let mut args = vec!["bake", s(mesh), "--tile-size", tile_size, "--quiet"];
+        args.extend(flags);
+        args.extend(extra);
+        succeeds(&args);
+    };
     let whole = dir.join("whole.bin");
-    succeeds(&[
-        "bake",
-        s(mesh),
-        "--tile-size",
-        tile_size,
-        "--quiet",
-        "-o",
-        s(&whole),
-    ]);
+    bake(&["-o", s(&whole)]);
     let (mx, my) = (tiles_x / 2, tiles_y / 2);
     let ranges = [
         format!("0..{},0..{}", mx - 1, my - 1),
@@ -86,17 +85,7 @@ pub(crate) fn split_and_merge(
     let mut parts = Vec::new();
     for (i, range) in ranges.iter().enumerate() {
         let part = dir.join(format!("part{i}.bin"));
-        succeeds(&[
-            "bake",
-            s(mesh),
-            "--tile-size",
-            tile_size,
-            "--tiles",
-            range,
-            "--quiet",
-            "-o",
-            s(&part),
-        ]);
+        bake(&["--tiles", range, "-o", s(&part)]);
         parts.push(part);
     }
     let expected = std::fs::read(&whole).unwrap();
@@ -137,16 +126,7 @@ pub(crate) fn split_and_merge(
     succeeds(&args);
     assert!(load_nav_mesh(&compact_merged).unwrap().to_mset_bytes() == expected);
     let compact_whole = dir.join("whole.nlm");
-    succeeds(&[
-        "bake",
-        s(mesh),
-        "--tile-size",
-        tile_size,
-        "--quiet",
-        "--compact",
-        "-o",
-        s(&compact_whole),
-    ]);
+    bake(&["--compact", "-o", s(&compact_whole)]);
     assert!(load_nav_mesh(&compact_whole).unwrap().to_mset_bytes() == expected);
     assert!(std::fs::metadata(&compact_whole).unwrap().len() * 2 < expected.len() as u64);
 }
@@ -156,7 +136,7 @@ fn split_city_merges_to_the_one_shot_file() {
     let dir = temp_dir("city");
     let mesh = city_obj(&dir);
     // 192 m at 0.3 m cells: 640 cells, 20 x 20 tiles of 32.
-    split_and_merge(&dir, &mesh, "32", 20, 20);
+    split_and_merge(&dir, &mesh, "32", (20, 20), &[]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -169,13 +149,8 @@ fn split_reference_meshes_merge_to_the_one_shot_file() {
         let input = InputGeom::load(&mesh).unwrap();
         let build = TiledBuild::new(&input, BuildSettings::for_input(&input), 32).unwrap();
         let dir = temp_dir(name);
-        split_and_merge(
-            &dir,
-            &mesh,
-            "32",
-            build.tiles_x.max(2),
-            build.tiles_y.max(2),
-        );
+        let grid = (build.tiles_x.max(2), build.tiles_y.max(2));
+        split_and_merge(&dir, &mesh, "32", grid, &[]);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -54,11 +54,13 @@ fn same_seed_same_bytes_and_the_grid_is_printed() {
 
 #[test]
 fn world_bakes_whole_and_split_into_the_same_file() {
-    let dir = temp_dir("bake");
-    let mesh = dir.join("world.obj");
-    gen_world("300", "1", &mesh);
-    crate::bake_split::split_and_merge(&dir, &mesh, "64", 16, 16);
-    std::fs::remove_dir_all(dir).unwrap();
+    for (name, flags) in [("bake32", &[][..]), ("bake64", &["--poly-refs", "64"][..])] {
+        let dir = temp_dir(name);
+        let mesh = dir.join("world.obj");
+        gen_world("300", "1", &mesh);
+        crate::bake_split::split_and_merge(&dir, &mesh, "64", (16, 16), flags);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
 
 #[test]
