@@ -205,7 +205,7 @@ fn layout(size: f32, relief: &Relief, random: &mut SplitMix64) -> Vec<Site> {
         districts[first_open.expect("a 2 × 2 grid has sites beside two garages")] = true;
     }
     let mut sites = Vec::new();
-    for site in 0..site_count {
+    for (site, &district) in districts.iter().enumerate() {
         let corner = [
             (site % per_side) as f32 * site_size,
             (site / per_side) as f32 * site_size,
@@ -214,7 +214,7 @@ fn layout(size: f32, relief: &Relief, random: &mut SplitMix64) -> Vec<Site> {
             let floors = 3 + (random.next() % 3) as usize;
             let width = RAMP_FLOOR_HALF + GARAGE_FROM_RAMP + GARAGE_WIDTH;
             (Building::Garage { floors }, [width, GARAGE_WIDTH])
-        } else if districts[site] {
+        } else if district {
             let side = (random.between(0.25, 0.5) * room).min(MAX_DISTRICT);
             let blocks = ((side / 12.0) as usize).max(2);
             let side = blocks as f32 * 12.0;
