@@ -58,18 +58,23 @@ fn city_obj(dir: &Path) -> PathBuf {
 }
 
 /// Bakes `mesh` whole and in the four quarters of its `tiles_x` x `tiles_y` grid, merges the
-/// quarters in order and reversed, and checks both merges and the compact files.
-fn split_and_merge(dir: &Path, mesh: &Path, tile_size: &str, tiles_x: i32, tiles_y: i32) {
+/// quarters in order and reversed, and checks both merges and the compact files. Every bake
+/// gets `extra` too.
+fn split_and_merge(
+    dir: &Path,
+    mesh: &Path,
+    tile_size: &str,
+    (tiles_x, tiles_y): (i32, i32),
+    extra: &[&str],
+) {
+    let bake = |args: &[&str]| {
+        let mut all = vec!["bake", s(mesh), "--tile-size", tile_size, "--quiet"];
+        all.extend(extra);
+        all.extend(args);
+        succeeds(&all);
+    };
     let whole = dir.join("whole.bin");
-    succeeds(&[
-        "bake",
-        s(mesh),
-        "--tile-size",
-        tile_size,
-        "--quiet",
-        "-o",
-        s(&whole),
-    ]);
+    bake(&["-o", s(&whole)]);
     let (mx, my) = (tiles_x / 2, tiles_y / 2);
     let ranges = [
         format!("0..{},0..{}", mx - 1, my - 1),
@@ -80,17 +85,7 @@ fn split_and_merge(dir: &Path, mesh: &Path, tile_size: &str, tiles_x: i32, tiles
     let mut parts = Vec::new();
     for (i, range) in ranges.iter().enumerate() {
         let part = dir.join(format!("part{i}.bin"));
-        succeeds(&[
-            "bake",
-            s(mesh),
-            "--tile-size",
-            tile_size,
-            "--tiles",
-            range,
-            "--quiet",
-            "-o",
-            s(&part),
-        ]);
+        bake(&["--tiles", range, "-o", s(&part)]);
         parts.push(part);
     }
     let expected = std::fs::read(&whole).unwrap();
@@ -131,16 +126,7 @@ fn split_and_merge(dir: &Path, mesh: &Path, tile_size: &str, tiles_x: i32, tiles
     succeeds(&args);
     assert!(load_nav_mesh(&compact_merged).unwrap().to_mset_bytes() == expected);
     let compact_whole = dir.join("whole.nlm");
-    succeeds(&[
-        "bake",
-        s(mesh),
-        "--tile-size",
-        tile_size,
-        "--quiet",
-        "--compact",
-        "-o",
-        s(&compact_whole),
-    ]);
+    bake(&["--compact", "-o", s(&compact_whole)]);
     assert!(load_nav_mesh(&compact_whole).unwrap().to_mset_bytes() == expected);
     assert!(std::fs::metadata(&compact_whole).unwrap().len() * 2 < expected.len() as u64);
 }
@@ -150,7 +136,90 @@ fn split_city_merges_to_the_one_shot_file() {
     let dir = temp_dir("city");
     let mesh = city_obj(&dir);
     // 192 m at 0.3 m cells: 640 cells, 20 x 20 tiles of 32.
-    split_and_merge(&dir, &mesh, "32", 20, 20);
+    split_and_merge(&dir, &mesh, "32", (20, 20), &[]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn split_city_with_64_bit_references_merges_to_the_one_shot_file() {
+    let dir = temp_dir("city64");
+    let mesh = city_obj(&dir);
+    split_and_merge(&dir, &mesh, "32", (20, 20), &["--poly-refs", "64"]);
+    let merged = load_nav_mesh(&dir.join("merged.bin")).unwrap();
+    assert_eq!(merged.ref_width(), navlab::detour::RefWidth::Bits64);
+    // Parts of different widths are not parts of one bake.
+    let narrow = dir.join("narrow.bin");
+    succeeds(&[
+        "bake",
+        s(&mesh),
+        "--tile-size",
+        "32",
+        "--tiles",
+        "0..0,0..0",
+        "--quiet",
+        "-o",
+        s(&narrow),
+    ]);
+    fails_with(
+        &[
+            "merge",
+            s(&dir.join("part3.bin")),
+            s(&narrow),
+            "-o",
+            s(&dir.join("mixed.bin")),
+        ],
+        "same --poly-refs",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A flat square of `size` metres, two triangles.
+fn plane_obj(dir: &Path, size: f32) -> PathBuf {
+    let path = dir.join("plane.obj");
+    std::fs::write(
+        &path,
+        format!("v 0 0 0\nv {size} 0 0\nv {size} 0 {size}\nv 0 0 {size}\nf 1 3 2\nf 1 4 3\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// A grid of more than 2^14 tiles: 32-bit references refuse it naming the flag, 64-bit ones
+/// get a tile slot for every tile, and its split bake merges to the one-shot file.
+#[test]
+fn grids_beyond_16384_tiles_need_and_get_64_bit_references() {
+    let dir = temp_dir("beyond16k");
+    // 262 m at 0.5 m cells, tiles of 4 cells: 131 x 131 = 17 161 tiles.
+    let mesh = plane_obj(&dir, 262.0);
+    let coarse = [
+        "--set",
+        "cellSize=0.5",
+        "--set",
+        "cellHeight=0.5",
+        "--set",
+        "regionMinSize=0",
+    ];
+    let refused = dir.join("refused.bin");
+    let mut narrow = vec![
+        "bake",
+        s(&mesh),
+        "--tile-size",
+        "4",
+        "--quiet",
+        "-o",
+        s(&refused),
+    ];
+    narrow.extend(coarse);
+    fails_with(&narrow, "--poly-refs 64");
+    let wide: Vec<&str> = coarse
+        .iter()
+        .copied()
+        .chain(["--poly-refs", "64"])
+        .collect();
+    split_and_merge(&dir, &mesh, "4", (131, 131), &wide);
+    let merged = load_nav_mesh(&dir.join("merged.bin")).unwrap();
+    assert_eq!(merged.params().max_tiles, 32768);
+    assert!(merged.tile_count() > 1 << 14);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -167,8 +236,8 @@ fn split_reference_meshes_merge_to_the_one_shot_file() {
             &dir,
             &mesh,
             "32",
-            build.tiles_x.max(2),
-            build.tiles_y.max(2),
+            (build.tiles_x.max(2), build.tiles_y.max(2)),
+            &[],
         );
         std::fs::remove_dir_all(dir).unwrap();
     }
