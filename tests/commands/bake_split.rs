@@ -57,21 +57,21 @@ fn city_obj(dir: &Path) -> PathBuf {
     path
 }
 
-/// Bakes `mesh` whole and in the four quarters of its `tiles_x` x `tiles_y` grid, each bake
-/// with `flags` added, merges the quarters in order and reversed, and checks both merges and
-/// the compact files.
+/// Bakes `mesh` whole and in the four quarters of its `tiles_x` x `tiles_y` grid, merges the
+/// quarters in order and reversed, and checks both merges and the compact files. Every bake
+/// gets `extra` too.
 pub(crate) fn split_and_merge(
     dir: &Path,
     mesh: &Path,
     tile_size: &str,
     (tiles_x, tiles_y): (i32, i32),
-    flags: &[&str],
+    extra: &[&str],
 ) {
-    let bake = |extra: &[&str]| {
-        let mut args = vec!["bake", s(mesh), "--tile-size", tile_size, "--quiet"];
-        args.extend(flags);
-        args.extend(extra);
-        succeeds(&args);
+    let bake = |args: &[&str]| {
+        let mut all = vec!["bake", s(mesh), "--tile-size", tile_size, "--quiet"];
+        all.extend(extra);
+        all.extend(args);
+        succeeds(&all);
     };
     let whole = dir.join("whole.bin");
     bake(&["-o", s(&whole)]);
@@ -141,6 +141,89 @@ fn split_city_merges_to_the_one_shot_file() {
 }
 
 #[test]
+fn split_city_with_64_bit_references_merges_to_the_one_shot_file() {
+    let dir = temp_dir("city64");
+    let mesh = city_obj(&dir);
+    split_and_merge(&dir, &mesh, "32", (20, 20), &["--poly-refs", "64"]);
+    let merged = load_nav_mesh(&dir.join("merged.bin")).unwrap();
+    assert_eq!(merged.ref_width(), navlab::detour::RefWidth::Bits64);
+    // Parts of different widths are not parts of one bake.
+    let narrow = dir.join("narrow.bin");
+    succeeds(&[
+        "bake",
+        s(&mesh),
+        "--tile-size",
+        "32",
+        "--tiles",
+        "0..0,0..0",
+        "--quiet",
+        "-o",
+        s(&narrow),
+    ]);
+    fails_with(
+        &[
+            "merge",
+            s(&dir.join("part3.bin")),
+            s(&narrow),
+            "-o",
+            s(&dir.join("mixed.bin")),
+        ],
+        "same --poly-refs",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A flat square of `size` metres, two triangles.
+fn plane_obj(dir: &Path, size: f32) -> PathBuf {
+    let path = dir.join("plane.obj");
+    std::fs::write(
+        &path,
+        format!("v 0 0 0\nv {size} 0 0\nv {size} 0 {size}\nv 0 0 {size}\nf 1 3 2\nf 1 4 3\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// A grid of more than 2^14 tiles: 32-bit references refuse it naming the flag, 64-bit ones
+/// get a tile slot for every tile, and its split bake merges to the one-shot file.
+#[test]
+fn grids_beyond_16384_tiles_need_and_get_64_bit_references() {
+    let dir = temp_dir("beyond16k");
+    // 262 m at 0.5 m cells, tiles of 4 cells: 131 x 131 = 17 161 tiles.
+    let mesh = plane_obj(&dir, 262.0);
+    let coarse = [
+        "--set",
+        "cellSize=0.5",
+        "--set",
+        "cellHeight=0.5",
+        "--set",
+        "regionMinSize=0",
+    ];
+    let refused = dir.join("refused.bin");
+    let mut narrow = vec![
+        "bake",
+        s(&mesh),
+        "--tile-size",
+        "4",
+        "--quiet",
+        "-o",
+        s(&refused),
+    ];
+    narrow.extend(coarse);
+    fails_with(&narrow, "--poly-refs 64");
+    let wide: Vec<&str> = coarse
+        .iter()
+        .copied()
+        .chain(["--poly-refs", "64"])
+        .collect();
+    split_and_merge(&dir, &mesh, "4", (131, 131), &wide);
+    let merged = load_nav_mesh(&dir.join("merged.bin")).unwrap();
+    assert_eq!(merged.params().max_tiles, 32768);
+    assert!(merged.tile_count() > 1 << 14);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn split_reference_meshes_merge_to_the_one_shot_file() {
     for name in common::MESHES {
         let Some(mesh) = common::mesh_path(name) else {
@@ -149,8 +232,13 @@ fn split_reference_meshes_merge_to_the_one_shot_file() {
         let input = InputGeom::load(&mesh).unwrap();
         let build = TiledBuild::new(&input, BuildSettings::for_input(&input), 32).unwrap();
         let dir = temp_dir(name);
-        let grid = (build.tiles_x.max(2), build.tiles_y.max(2));
-        split_and_merge(&dir, &mesh, "32", grid, &[]);
+        split_and_merge(
+            &dir,
+            &mesh,
+            "32",
+            (build.tiles_x.max(2), build.tiles_y.max(2)),
+            &[],
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

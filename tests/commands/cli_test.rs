@@ -215,3 +215,35 @@ fn bad_test_files_fail_with_one_line_naming_the_line() {
     }
     std::fs::remove_dir_all(out).unwrap();
 }
+
+/// `navlab test` on C++'s 64-bit nav_test tiled file gives C++'s `DT_POLYREF64` results, refs
+/// as 64-bit integers (the test cases' `pf` lines, and the raycast file's `rc` lines), and so
+/// does the navmesh `--poly-refs 64` builds.
+#[test]
+fn test_cases_on_64_bit_references_equal_cpps_polyref64_build() {
+    let Some(dir) = common::reference_dir() else {
+        return;
+    };
+    let out = temp_dir("polyref64");
+    let expected = query_common::json("polyref64/queries_nav_test_tiled32_polyref64.json").unwrap();
+    let navmesh = dir.join("polyref64/nav_test_tiled32.bin");
+    let cases = dir.join("testcases/nav_mesh_test.txt");
+    let loaded = run_json(&[&cases], &["--navmesh", navmesh.to_str().unwrap()], &out);
+    query_common::assert_json_matches("loaded", &expected["results"], &loaded["results"]);
+    assert_eq!(loaded["DT_POLYREF64"], true);
+    assert_eq!(loaded["refBits"], expected["refBits"]);
+    let built = run_json(
+        &[&cases],
+        &["--sample", "Tile Mesh", "--poly-refs", "64"],
+        &out,
+    );
+    query_common::assert_json_matches("built", &expected["results"], &built["results"]);
+    let raycasts = dir.join("testcases/raycast_test.txt");
+    let rays = run_json(
+        &[&raycasts],
+        &["--navmesh", navmesh.to_str().unwrap()],
+        &out,
+    );
+    query_common::assert_json_matches("rc", &expected["extra_results"], &rays["results"]);
+    std::fs::remove_dir_all(out).unwrap();
+}

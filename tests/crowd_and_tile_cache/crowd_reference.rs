@@ -1,12 +1,14 @@
 //! The crowd against C++ DetourCrowd's reference runs (`detour/crowd_nav_test_A.json` and
-//! `_B.json`): every recorded frame, every agent field, f32 for f32. Skipped without the
-//! reference data.
+//! `_B.json`): every recorded frame, every agent field, f32 for f32, on the reference navmesh
+//! and on its 64-bit copy (references mapped back to 32 bits). Skipped without the reference
+//! data.
 
 use crate::support as common;
 use crate::support::queries as query_common;
 
+use navlab::detour::RefWidth;
 use navlab_app::demo::crowd_scenario::{ScenarioSettings, run_scenario};
-use query_common::{json, json_differences, nav_mesh, test_file};
+use query_common::{json, json_differences, narrow_refs, nav_mesh, test_file, widened};
 use serde_json::Value;
 
 /// The first recorded frame that differs, with its differences.
@@ -27,6 +29,12 @@ fn first_differing_frame(reference: &Value, ours: &Value) -> Option<(usize, Vec<
 }
 
 fn check(scenario: &str, separation: bool, quality: u8) {
+    for width in [RefWidth::Bits32, RefWidth::Bits64] {
+        check_as(scenario, separation, quality, width);
+    }
+}
+
+fn check_as(scenario: &str, separation: bool, quality: u8, width: RefWidth) {
     let Some(reference) = json(&format!("detour/crowd_nav_test_{scenario}.json")) else {
         return;
     };
@@ -36,10 +44,18 @@ fn check(scenario: &str, separation: bool, quality: u8) {
     let Some(file) = test_file("testcases/nav_mesh_test.txt") else {
         return;
     };
+    let walked = match width {
+        RefWidth::Bits32 => nav.clone(),
+        RefWidth::Bits64 => widened(&nav),
+    };
     let settings = ScenarioSettings::reference(separation, quality);
-    let result = run_scenario(&nav, &file.tests, &settings).expect("scenario runs");
-    let ours: Value =
+    let result = run_scenario(&walked, &file.tests, &settings).expect("scenario runs");
+    let mut ours: Value =
         serde_json::from_str(&serde_json::to_string(&result).expect("serialises")).expect("json");
+    if width == RefWidth::Bits64 {
+        narrow_refs(&mut ours, &walked, &nav);
+    }
+    let scenario = format!("{scenario} ({width})");
     let reference = &reference["result"];
     let added = json_differences(&reference["agents"], &ours["agents"]);
     assert!(

@@ -438,3 +438,45 @@ fn the_temp_obstacles_sample_gives_cpps_navmeshes() {
     settle(&mut build);
     assert_eq!(build.obstacles.live().count(), 0);
 }
+
+/// The Temp Obstacles sample with 64-bit references: at each phase (initial, three obstacles,
+/// all removed) the navmesh holds the 32-bit one's tiles and links (C++'s, checked above) with
+/// `DT_POLYREF64`'s references.
+#[test]
+fn the_temp_obstacles_sample_with_64_bit_references_keeps_the_same_tiles() {
+    use crate::support::queries::tile_difference;
+    use navlab::bake::temp_obstacles::TempObstaclesBuild;
+    use navlab::detour::RefWidth;
+    let (Some(dir), Some(mesh)) = (common::reference_dir(), common::mesh_path("nav_test")) else {
+        return;
+    };
+    let input = InputGeom::load(&mesh).unwrap();
+    let wide_settings = BuildSettings {
+        poly_refs: 64,
+        ..BuildSettings::default()
+    };
+    let mut narrow =
+        TempObstaclesBuild::new(&input, &BuildSettings::default(), DEFAULT_TILE_SIZE).unwrap();
+    let mut wide = TempObstaclesBuild::new(&input, &wide_settings, DEFAULT_TILE_SIZE).unwrap();
+    assert_eq!(wide.nav_mesh.ref_width(), RefWidth::Bits64);
+    let same = |narrow: &TempObstaclesBuild, wide: &TempObstaclesBuild, phase: &str| {
+        if let Some(difference) = tile_difference(&narrow.nav_mesh, &wide.nav_mesh) {
+            panic!("{phase}: {difference}");
+        }
+    };
+    same(&narrow, &wide, "initial");
+    let settle = |build: &mut TempObstaclesBuild| while build.update().unwrap() {};
+    for p in pf_starts(&dir, &[1, 5, 9]) {
+        let shape = TempObstaclesBuild::click_obstacle(p);
+        narrow.add_obstacle(shape).unwrap();
+        wide.add_obstacle(shape).unwrap();
+    }
+    settle(&mut narrow);
+    settle(&mut wide);
+    same(&narrow, &wide, "obstacles added");
+    narrow.remove_all_obstacles().unwrap();
+    wide.remove_all_obstacles().unwrap();
+    settle(&mut narrow);
+    settle(&mut wide);
+    same(&narrow, &wide, "obstacles removed");
+}

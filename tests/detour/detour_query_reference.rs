@@ -1,15 +1,49 @@
 //! Detour queries against the C++ reference (skipped without the reference data): the
 //! NavMeshTesterTool's 8 modes on the 21 cases of `nav_mesh_test.txt` (solo and tiled
-//! navmesh), and RecastDemo's TestCase results for every test file, field by field.
+//! navmesh), and RecastDemo's TestCase results for every test file, field by field. Each runs
+//! on the reference navmesh and on its 64-bit copy, whose references are mapped back to the
+//! 32-bit ones (same salt, tile and polygon) before the comparison.
 
 use crate::support::queries as query_common;
 
+use navlab::detour::{NavMesh, RefWidth};
 use navlab_app::demo::test_case::run_test_case;
 use navlab_app::demo::tester::{AgentParams, TesterInput, run_tester};
-use query_common::{assert_json_matches, json, nav_mesh, test_file};
+use query_common::{assert_json_matches, json, narrow_refs, nav_mesh, test_file, widened};
 use serde_json::Value;
 
+/// A reference navmesh as the query runs on it (`width` wide) and its JSON report mapped to
+/// the reference's 32-bit references.
+struct Subject {
+    nav: NavMesh,
+    reference: NavMesh,
+}
+
+impl Subject {
+    fn new(reference: NavMesh, width: RefWidth) -> Subject {
+        let nav = match width {
+            RefWidth::Bits32 => reference.clone(),
+            RefWidth::Bits64 => widened(&reference),
+        };
+        Subject { nav, reference }
+    }
+
+    fn report(&self, report: &impl serde::Serialize) -> Value {
+        let mut json = serde_json::to_value(report).expect("json");
+        if self.nav.ref_width() == RefWidth::Bits64 {
+            narrow_refs(&mut json, &self.nav, &self.reference);
+        }
+        json
+    }
+}
+
 fn check_tester(navmesh: &str, reference: &str) {
+    for width in [RefWidth::Bits32, RefWidth::Bits64] {
+        check_tester_as(navmesh, reference, width);
+    }
+}
+
+fn check_tester_as(navmesh: &str, reference: &str, width: RefWidth) {
     let (Some(nav), Some(file), Some(expected)) = (
         nav_mesh(navmesh),
         test_file("testcases/nav_mesh_test.txt"),
@@ -32,9 +66,10 @@ fn check_tester(navmesh: &str, reference: &str) {
         radius: 0.6,
         height: 2.0,
     };
-    let report = run_tester(&nav, &file.tests, &agent, &input).expect("2048 nodes");
+    let subject = Subject::new(nav, width);
+    let report = run_tester(&subject.nav, &file.tests, &agent, &input).expect("2048 nodes");
     assert_eq!(report.cases.len(), 21);
-    let text = serde_json::to_string(&report).expect("json");
+    let text = serde_json::to_string(&subject.report(&report)).expect("json");
     // For a look with compare_json.py: NAVLAB_QUERY_JSON_DIR=dir writes our report there.
     if let Some(dir) = std::env::var_os("NAVLAB_QUERY_JSON_DIR") {
         let name = std::path::Path::new(reference)
@@ -43,7 +78,7 @@ fn check_tester(navmesh: &str, reference: &str) {
         std::fs::write(std::path::Path::new(&dir).join(name), &text).expect("write report");
     }
     let ours: Value = serde_json::from_str(&text).expect("our JSON parses");
-    assert_json_matches(reference, &expected, &ours);
+    assert_json_matches(&format!("{reference} ({width})"), &expected, &ours);
     // Keys beyond the reference's would be schema drift.
     let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
     assert_eq!(keys(&ours), keys(&expected), "top-level keys");
@@ -86,10 +121,14 @@ fn check_test_case(test: &str, reference: &str, solo: &str, tiled: &str) {
         "Tile Mesh" => (tiled, solo),
         s => panic!("unknown sample {s}"),
     };
-    for (navmesh, key) in [(own, "results"), (other, "results_other_sample")] {
+    let runs = [(own, "results"), (other, "results_other_sample")]
+        .into_iter()
+        .flat_map(|run| [RefWidth::Bits32, RefWidth::Bits64].map(|width| (run, width)));
+    for ((navmesh, key), width) in runs {
         let Some(nav) = nav_mesh(navmesh) else { return };
-        let report = run_test_case(&nav, &file, name, settings).expect("query");
-        let ours: Value = serde_json::to_value(&report).expect("json");
+        let subject = Subject::new(nav, width);
+        let report = run_test_case(&subject.nav, &file, name, settings).expect("query");
+        let ours = subject.report(&report);
         let mut reference = expected.clone();
         let obj = reference.as_object_mut().unwrap();
         let results = obj[key].clone();
@@ -102,7 +141,7 @@ fn check_test_case(test: &str, reference: &str, solo: &str, tiled: &str) {
         });
         assert_json_matches(
             &format!(
-                "{reference:.0} {key} on {navmesh}",
+                "{reference:.0} {key} on {navmesh} ({width})",
                 reference = reference["testFile"]
             ),
             &reference,

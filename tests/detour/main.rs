@@ -14,4 +14,5 @@ mod detour_query_reference;
 mod detour_query_threads;
 mod detour_query_unit;
 mod detour_query_workloads;
+mod poly_refs64;
 mod prune;

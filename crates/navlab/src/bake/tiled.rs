@@ -239,8 +239,24 @@ impl TiledBuild {
             });
         }
         let (bmin, bmax) = input.nav_mesh_bounds()?;
-        // Validates the settings and the grid size over the whole area.
-        let border_cells = tile_border_cells(&settings.to_config(bmin, bmax)?);
+        // Validates the settings over the whole area. `maxGridCells` bounds one heightfield,
+        // and a tiled bake rasterizes one tile's at a time: it holds each tile's grid, and the
+        // tile count has its own check below.
+        let whole_area = BuildSettings {
+            max_grid_cells: i64::MAX,
+            ..settings.clone()
+        };
+        let border_cells = tile_border_cells(&whole_area.to_config(bmin, bmax)?);
+        let tile_side = i64::from(tile_size) + 2 * i64::from(border_cells);
+        if tile_side * tile_side > settings.max_grid_cells {
+            return Err(NavlabError::GridTooLarge {
+                width: tile_side,
+                height: tile_side,
+                cells: tile_side * tile_side,
+                limit: settings.max_grid_cells,
+                cell_size: settings.cell_size,
+            });
+        }
         let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
         check_tile_count(grid_width, grid_height, tile_size, settings.ref_width())?;
         let tiles_x = (grid_width + tile_size - 1) / tile_size;

@@ -241,13 +241,22 @@ fn tile_header(rest: &[u8], width: RefWidth) -> (TileRef, i32) {
 
 /// The width of an MSET file's references, told by its first tile: 64 bits when that tile
 /// is laid out as `DT_POLYREF64` writes it (its data after a 16-byte header, its size adding
-/// up with 16-byte links) and not as the default build does, otherwise 32 bits (so a file
-/// without tiles, which no layout tells, reads as 32-bit).
+/// up with 16-byte links) and not as the default build does, or, when neither layout fits (a
+/// cut or damaged file), when its first 4 bytes are zero and the next 4 are not: the low and
+/// high halves of a 64-bit reference, whose salt sits in the high half, where no 32-bit file
+/// has a zero reference before a tile. Otherwise 32 bits (so a file without tiles, which no
+/// layout tells, reads as 32-bit).
 pub fn mset_ref_width(data: &[u8]) -> RefWidth {
-    if first_tile_fits(data, RefWidth::Bits64) && !first_tile_fits(data, RefWidth::Bits32) {
-        RefWidth::Bits64
-    } else {
-        RefWidth::Bits32
+    let fits_64 = first_tile_fits(data, RefWidth::Bits64);
+    let fits_32 = first_tile_fits(data, RefWidth::Bits32);
+    let wide_first_ref = data.len() >= SET_HEADER_SIZE + 8
+        && i32_at(data, 8) > 0
+        && i32_at(data, SET_HEADER_SIZE) == 0
+        && i32_at(data, SET_HEADER_SIZE + 4) != 0;
+    match (fits_32, fits_64) {
+        (false, true) => RefWidth::Bits64,
+        (false, false) if wide_first_ref => RefWidth::Bits64,
+        _ => RefWidth::Bits32,
     }
 }
 
