@@ -84,13 +84,9 @@ echo "== world"
 gen_started=$(now)
 bin/navlab gen world --size "$size" --seed "$seed" -o world.obj | tee gen.txt
 gen_done=$(now)
-read -r cells_x cells_y tiles_x tiles_y < <(
-  sed -nE 's/.*: ([0-9]+) x ([0-9]+) cells, ([0-9]+) x ([0-9]+) tiles.*/\1 \2 \3 \4/p' gen.txt)
+read -r tiles_x tiles_y < <(sed -nE 's/.*cells, ([0-9]+) x ([0-9]+) tiles.*/\1 \2/p' gen.txt)
 [ -n "${tiles_x:-}" ] || { echo "bake-world: no tile grid in gen's output" >&2; exit 1; }
 tile_count=$((tiles_x * tiles_y))
-# A tiled bake checks maxGridCells (default 64 Mi cells) against the whole grid, though it only
-# ever holds one tile's: allow this world's.
-export MAX_GRID_CELLS=$((cells_x * cells_y))
 
 # N blocks: as many columns as the largest divisor of N up to its square root, the rest rows,
 # each side cut into near-equal runs of tiles.
