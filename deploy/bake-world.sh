@@ -87,6 +87,10 @@ gen_done=$(now)
 read -r tiles_x tiles_y < <(sed -nE 's/.*cells, ([0-9]+) x ([0-9]+) tiles.*/\1 \2/p' gen.txt)
 [ -n "${tiles_x:-}" ] || { echo "bake-world: no tile grid in gen's output" >&2; exit 1; }
 tile_count=$((tiles_x * tiles_y))
+if [ "$poly_refs" = 32 ] && ((tile_count > 16384)); then
+  echo "bake-world: $tile_count tiles are more than 32-bit polygon refs number; use --poly-refs 64" >&2
+  exit 1
+fi
 
 # N blocks: as many columns as the largest divisor of N up to its square root, the rest rows,
 # each side cut into near-equal runs of tiles.
