@@ -1,7 +1,8 @@
 //! The `navlab` command line: `navlab bake` builds a navmesh headless; `navlab test` runs a
 //! test-case file; `navlab crowd` walks a crowd over one; `navlab diff` builds with two sets of
 //! settings and shows what changed; `navlab explain` says why a spot is or is not walkable;
-//! `navlab merge` joins partial bakes; `navlab tilecache` runs the Temp Obstacles sample with
+//! `navlab merge` joins partial bakes; `navlab store` packs a navmesh into a tile store to stream;
+//! `navlab tilecache` runs the Temp Obstacles sample with
 //! obstacles; `navlab view` (and `navlab` alone) opens the viewer when built with the `viewer`
 //! feature. One file per command.
 
@@ -12,6 +13,7 @@ mod explain;
 mod merge;
 mod outputs;
 mod remote;
+mod store;
 mod test;
 mod tilecache;
 mod view;
@@ -56,6 +58,9 @@ enum Command {
     /// Say why a spot is or is not walkable: the stage and setting that removed it, the
     /// value measured and the value that would keep it.
     Explain(explain::ExplainArgs),
+    /// Pack a navmesh file into a tile store a game streams tile by tile (`-o OUT.nlts`), or
+    /// list a store (`--info`).
+    Store(store::StoreArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(Box<view::ViewArgs>),
 }
@@ -84,6 +89,7 @@ pub fn run() -> ExitCode {
         Some(Command::Tilecache(args)) => tilecache::run(&args),
         Some(Command::Remote(args)) => remote::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
+        Some(Command::Store(args)) => store::run(&args),
         Some(Command::View(args)) => view::run(*args),
         None => view::run(view::ViewArgs::default()),
     };

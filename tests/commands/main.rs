@@ -1,4 +1,4 @@
-//! The `navlab` command line (bake, merge, test, crowd, tilecache and explain, run as a user runs them)
+//! The `navlab` command line (bake, merge, test, crowd, tilecache, explain and store, run as a user runs them)
 //! and the repository as a reader meets it (every cited file exists).
 //! One test binary of several modules (one per former binary), so the suite links fewer
 //! executables; `support` is the helpers every binary shares.
@@ -16,4 +16,5 @@ mod explain_cli;
 mod jump_links_cli;
 mod long_links_cli;
 mod remote;
+mod store_cli;
 mod tilecache_cli;

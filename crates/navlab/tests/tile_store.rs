@@ -245,3 +245,111 @@ fn the_store_reads_only_the_window() {
     assert_eq!(mesh.tile_count(), 0);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
+
+/// Opens `bytes` as a store and loads every tile into a fresh navmesh.
+fn open_and_load(path: &std::path::Path, bytes: &[u8]) -> Result<usize, TileStoreError> {
+    std::fs::write(path, bytes).unwrap();
+    let store = TileStore::open(path)?;
+    let mut mesh = store.empty_nav_mesh()?;
+    mesh.load_tiles_in(&store, [-1e9; 3], [1e9; 3])?;
+    Ok(mesh.tile_count())
+}
+
+/// The bytes of a store of the authoring set, and where its index starts and each row's size.
+fn store_bytes(poly_refs: u32, name: &str) -> (Vec<u8>, usize, usize) {
+    let (path, _) = write_store(name, &tiled(false, poly_refs).nav_mesh);
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    (bytes, 44, poly_refs as usize / 8 + 28)
+}
+
+fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
+    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+#[test]
+fn hostile_stores_give_typed_errors() {
+    for poly_refs in [32, 64] {
+        let (good, index, row) = store_bytes(poly_refs, &format!("hostile-src-{poly_refs}"));
+        let dir = temp_dir(&format!("hostile-{poly_refs}"));
+        let path = dir.join("hostile.nlts");
+        let tiles = tiled(false, poly_refs).nav_mesh.tile_count();
+        assert_eq!(open_and_load(&path, &good).unwrap(), tiles);
+        let w = poly_refs as usize / 8;
+        let expect_index_error = |bytes: &[u8], what: &str| match open_and_load(&path, bytes) {
+            Err(TileStoreError::BadIndex { problem, .. }) => problem,
+            other => panic!("{what}: {other:?}"),
+        };
+
+        // Every cut of the header and index, and of the frames in steps.
+        let data_start = index + tiles * row;
+        for len in (0..data_start).chain((data_start..good.len()).step_by(97)) {
+            assert!(open_and_load(&path, &good[..len]).is_err(), "cut at {len}");
+        }
+        let mut bad = good.clone();
+        bad[0] = b'X';
+        assert!(matches!(
+            open_and_load(&path, &bad),
+            Err(TileStoreError::NotAStore { .. })
+        ));
+        for (at, value, what) in [
+            (4, 2, "version"),
+            (8, 4, "flags"),
+            (12, u32::MAX, "tile count"),
+            (12, tiles as u32 + 1, "one more tile"),
+        ] {
+            let mut bad = good.clone();
+            put_u32(&mut bad, at, value);
+            expect_index_error(&bad, what);
+        }
+        // Lying rows: an offset inside the index or past the end, a frame overlapping the
+        // previous one, an absurd frame or data size, rows out of order.
+        let (first, second) = (index, index + row);
+        let first_offset =
+            u64::from_le_bytes(good[first + w + 12..first + w + 20].try_into().unwrap());
+        for (row_at, offset, what) in [
+            (first, 0, "offset 0"),
+            (first, u64::MAX, "offset past the end"),
+            (second, first_offset, "overlap"),
+        ] {
+            let mut bad = good.clone();
+            bad[row_at + w + 12..row_at + w + 20].copy_from_slice(&offset.to_le_bytes());
+            let problem = expect_index_error(&bad, what);
+            assert!(problem.starts_with("index row "), "{what}: {problem}");
+        }
+        for (row_at, field, value, what) in [
+            (first, w + 20, u32::MAX, "frame size"),
+            (first, w + 24, u32::MAX, "data size"),
+            (first, w + 24, 1 << 30, "data size over the ratio"),
+            (second, w + 4, 0x8000_0000, "row order"),
+        ] {
+            let mut bad = good.clone();
+            put_u32(&mut bad, row_at + field, value);
+            let problem = expect_index_error(&bad, what);
+            assert!(problem.starts_with("index row "), "{what}: {problem}");
+        }
+        let mut bad = good.clone();
+        bad.copy_within(first..first + w, second);
+        expect_index_error(&bad, "shared slot");
+        if poly_refs == 64 {
+            // A slot far beyond what the file's size justifies (2^27 slots of 16 bytes).
+            let mut bad = good.clone();
+            bad[first..first + 8].copy_from_slice(&((1u64 << 27) << 20 | 1 << 48).to_le_bytes());
+            expect_index_error(&bad, "far slot");
+        }
+        // A data size one off, and frames with bytes flipped: a tile error, never a panic.
+        let mut bad = good.clone();
+        let data_size = u32::from_le_bytes(bad[first + w + 24..first + w + 28].try_into().unwrap());
+        put_u32(&mut bad, first + w + 24, data_size + 1);
+        assert!(matches!(
+            open_and_load(&path, &bad),
+            Err(TileStoreError::Invalid { .. })
+        ));
+        for at in (data_start..good.len()).step_by(211) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x5a;
+            let _ = open_and_load(&path, &bad);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
