@@ -381,18 +381,28 @@ impl TileStore {
     }
 
     /// The stored tiles whose grid cells overlap the xz box (`bmin`, `bmax`), the cells
-    /// Detour's `queryPolygons` would visit for it.
+    /// Detour's `queryPolygons` would visit for it. Binary searches skip to each grid row's
+    /// first cell in the box and past its last, so the cost follows the rows present, not the
+    /// box's size.
     pub fn tiles_in(&self, bmin: Vec3, bmax: Vec3) -> impl Iterator<Item = &StoredTile> + '_ {
         let ((x0, y0), (x1, y1)) = cell_range(&self.params, bmin, bmax);
-        let (first_y, last_y) = match (self.tiles.first(), self.tiles.last()) {
-            (Some(first), Some(last)) => (first.y.max(y0), last.y.min(y1)),
-            _ => (1, 0),
-        };
-        (first_y..=last_y).flat_map(move |y| {
-            let start = self.tiles.partition_point(|t| (t.y, t.x) < (y, x0));
-            self.tiles[start..]
-                .iter()
-                .take_while(move |t| t.y == y && t.x <= x1)
+        let tiles = &self.tiles[..];
+        let mut at = tiles.partition_point(|t| t.y < y0);
+        std::iter::from_fn(move || {
+            loop {
+                let tile = tiles.get(at)?;
+                if tile.y > y1 {
+                    return None;
+                }
+                if tile.x < x0 {
+                    at += tiles[at..].partition_point(|t| (t.y, t.x) < (tile.y, x0));
+                } else if tile.x > x1 {
+                    at += tiles[at..].partition_point(|t| t.y == tile.y);
+                } else {
+                    at += 1;
+                    return Some(tile);
+                }
+            }
         })
     }
 
