@@ -239,7 +239,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 tile_ms.push(ms / report.loaded as f64);
             }
         }
-        peak_tiles = peak_tiles.max(nav.tile_count());
+        if gone > 0 || report.loaded > 0 {
+            peak_tiles = peak_tiles.max(nav.tile_count());
+        }
         if frame % query_frames == 0 {
             for _ in 0..o.queries {
                 let (Some(a), Some(b)) = (
@@ -259,7 +261,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (first_tiles, first_ms) = first_window.unwrap_or_default();
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
-    let stored: u64 = tiles.iter().map(|t| u64::from(t.stored_size)).sum();
     let data: u64 = tiles.iter().map(|t| u64::from(t.data_size)).sum();
     println!("stream_walker: {}", o.store.display());
     println!(
@@ -306,7 +307,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         max(&unload_ms)
     );
     println!("  peak RSS (VmHWM) while streaming: {peak_rss:.1} MiB");
-    let _ = stored;
     if o.full {
         let before = memory_mib("VmRSS:");
         let started = Instant::now();
