@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seeds the fuzz corpora from the reference data (default ../tests/data/reference, or
 # $NAVLAB_REFERENCE_DIR):
-#   load_nav_mesh        C++'s "MSET" files, and one with a long-range link block (release binary);
+#   load_nav_mesh        C++'s "MSET" files (32-bit and DT_POLYREF64's 64-bit references), and
+#                        one with a long-range link block (release binary);
 #   load_compact_nav_mesh  the same files in Navlab's compact format, converted with the release
 #                        binary ($NAVLAB, default ../target/release/navlab) when it is built;
 #   load_tile_store      the same files as tile stores (`navlab store`), with that binary too;
@@ -39,6 +40,9 @@ PY
 for f in "$ref"/navmesh/*.bin "$ref"/authoring/*.bin "$ref"/detour/tilecache_*.bin; do
     case $f in *tiledata_before_addTile*) continue ;; esac
     cp "$f" "$corpus/load_nav_mesh/$(basename "$f")"
+done
+for f in "$ref"/polyref64/*.bin; do
+    cp "$f" "$corpus/load_nav_mesh/polyref64_$(basename "$f")"
 done
 
 # Each mesh's first and last 60 lines (its vertices, its faces with negative or large indices),

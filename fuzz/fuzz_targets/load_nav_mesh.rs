@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use navlab::detour::NavMesh;
+use navlab::detour::{NavMesh, PolyRef};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(mut mesh) = NavMesh::from_mset_bytes(data) else {
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(tile.poly_links(i).count() <= tile.max_link_count());
             let (verts, nv) = tile.poly_vertices(i).unwrap();
             tile.find_nearest_poly(&verts[nv - 1], &[2.0, 4.0, 2.0]);
-            let r = tile_ref | i as u32;
+            let r = tile_ref | i as PolyRef;
             assert!(mesh.is_valid_poly_ref(r));
             if poly.is_off_mesh_connection() {
                 mesh.off_mesh_connection_poly_end_points(0, r).unwrap();

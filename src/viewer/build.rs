@@ -1044,10 +1044,9 @@ fn inspect_tile(
         y,
         milliseconds,
         triangles: tile.map_or(0, |t| t.triangle_count),
-        kilobytes: tiled
-            .nav_mesh
-            .tile_at(x, y, 0)
-            .map_or(0.0, |t| t.data_size() as f64 / 1024.0),
+        kilobytes: tiled.nav_mesh.tile_at(x, y, 0).map_or(0.0, |t| {
+            t.data_size(tiled.nav_mesh.ref_width()) as f64 / 1024.0
+        }),
     };
     Ok((Box::new(build), report))
 }
@@ -1558,10 +1557,11 @@ pub(crate) mod tests {
             TiledBuild::new(&state.scene.input, state.settings.clone(), state.tile_size).unwrap();
         for (ours, theirs) in tiled.tiles.iter().zip(&full.tiles) {
             let data = |t: &navlab::bake::tiled::Tile| {
-                t.output
-                    .as_ref()
-                    .ok()
-                    .and_then(|o| o.data.as_ref().map(|d| d.to_bytes()))
+                t.output.as_ref().ok().and_then(|o| {
+                    o.data
+                        .as_ref()
+                        .map(|d| d.to_bytes(navlab::detour::RefWidth::Bits32))
+                })
             };
             assert_eq!(data(ours), data(theirs), "tile ({}, {})", ours.x, ours.y);
         }

@@ -1210,6 +1210,8 @@ impl ViewerState<'_, '_> {
                 "present": present.iter().filter(|&&p| p).count(),
                 "total": present.len(),
                 "longLinks": tiled.nav_mesh.long_links().count(),
+                "refBits": tiled.nav_mesh.ref_width().bits(),
+                "firstTileRef": tiled.nav_mesh.tiles().next().map(|(r, _)| r),
             });
         }
         if let Some(view) = &state.temp_obstacles {

@@ -1009,6 +1009,49 @@ fn splitting_overlapping_regions_keeps_the_whole_spiral_ramp() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// 64-bit Poly Refs in Tile Mesh: ticking the box rebuilds the navmesh with DT_POLYREF64's
+/// references (the first tile's is 2^48), and the tester's path across the level comes out as
+/// with 32-bit ones; unticking goes back.
+#[test]
+fn poly_refs_64_rebuilds_with_wide_references_and_the_same_path() {
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("poly-refs");
+    let (start, end) = ([18.14, -2.37, -21.32], [-19.21, -2.37, 24.8]);
+    let script = "{\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/narrow.json\"}\n\
+                  {\"click\": \"64-bit Poly Refs\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n\
+                  {\"state\": \"{dir}/wide.json\"}\n\
+                  {\"click\": \"64-bit Poly Refs\"}\n\
+                  {\"wait_build\": true}\n\
+                  {\"wait_frames\": 3}\n";
+    let options = ViewerOptions {
+        mesh: Some(assets().join("Meshes/nav_test.obj")),
+        tile_size: Some(32),
+        tester: Some(straight_path_preset(start, end)),
+        ..ViewerOptions::default()
+    };
+    let back = play(&dir, options, script);
+    let narrow = read_json(&dir.join("narrow.json"));
+    let wide = read_json(&dir.join("wide.json"));
+    assert_eq!(narrow["tiles"]["refBits"], 32, "{narrow:#}");
+    assert_eq!(wide["settings"]["polyRefs"], 64, "{wide:#}");
+    assert_eq!(wide["tiles"]["refBits"], 64, "{wide:#}");
+    assert_eq!(wide["tiles"]["firstTileRef"], 1u64 << 48, "{wide:#}");
+    assert_eq!(back["tiles"]["refBits"], 32, "{back:#}");
+    assert!(straight_path_miss(&narrow, end) < 0.5, "{narrow:#}");
+    for state in [&wide, &back] {
+        assert_eq!(
+            state["toolState"]["straightPath"], narrow["toolState"]["straightPath"],
+            "{state:#}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Long-Range Links in Tile Mesh with 32-cell tiles: the reference authoring set's third link
 /// spans tiles that are not neighbours, so Detour leaves it loose; ticking the box rebuilds
 /// with the navmesh's long-link table holding it. (The tester still walks: on that floor the walk

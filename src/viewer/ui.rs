@@ -729,6 +729,16 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut BuildSettings, bounds: ([f32; 3], [f32
         "Beyond RecastDemo: off-mesh links whose ends lie in tiles that are not neighbours \
          are kept and joined (Detour drops them)",
     );
+    let mut wide_refs = s.poly_refs == 64;
+    let toggled = setting_checkbox(ui, &mut wide_refs, "64-bit Poly Refs")
+        .on_hover_text(
+            "Detour built with DT_POLYREF64: room for 2^28 tiles (32-bit references hold 2^14 in \
+             Tile Mesh), and its files",
+        )
+        .changed();
+    if toggled {
+        s.poly_refs = if wide_refs { 64 } else { 32 };
+    }
 }
 
 /// Beyond RecastDemo (Unity has one): the settings report, warnings in yellow and what would

@@ -79,7 +79,7 @@ impl Checkpoint {
             nneis: ag.neighbours().len() as u64,
             partial: ag.partial,
             corridor_path_count: ag.corridor.path().len() as u64,
-            corridor_first_poly: u64::from(ag.corridor.first_poly()),
+            corridor_first_poly: ag.corridor.first_poly(),
         }
     }
 

@@ -96,8 +96,8 @@ fn check_queries(name: &str) {
     for (i, outcome) in &outcomes {
         let line = &file.tests[*i];
         let result = &results[results_key][*i];
-        assert_eq!(outcome.start_ref as u64, as_u64(&result["startRef"]["ref"]));
-        assert_eq!(outcome.end_ref as u64, as_u64(&result["endRef"]["ref"]));
+        assert_eq!(outcome.start_ref, as_u64(&result["startRef"]["ref"]));
+        assert_eq!(outcome.end_ref, as_u64(&result["endRef"]["ref"]));
         assert_eq!(outcome.path, refs(&result["path"]), "line {i} path");
         match line.kind {
             TestKind::Pathfind => {

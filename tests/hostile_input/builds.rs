@@ -252,6 +252,18 @@ fn tiny_tiles_on_a_big_plane_refuse_before_building() {
     );
     let line = assert_clean_failure(&navlab(&["bake", &mesh, "--tile-size", "2"]));
     assert!(line.contains("use --tile-size 27 or more"), "{line}");
+    assert!(line.contains("--poly-refs 64"), "{line}");
+    // 64-bit references number 2^28 tiles, but a bake makes at most 2^22: tile size 1 (11
+    // million tiles) is refused at once, not baked for hours.
+    let line = assert_clean_failure(&navlab(&[
+        "bake",
+        &mesh,
+        "--tile-size",
+        "1",
+        "--poly-refs",
+        "64",
+    ]));
+    assert!(line.contains("use --tile-size 2 or more"), "{line}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

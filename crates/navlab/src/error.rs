@@ -136,10 +136,14 @@ pub enum NavlabError {
         /// The settings to look at.
         check: String,
     },
-    /// The tile grid has more tiles than a Detour navmesh can address.
+    /// The tile grid has more tiles than a Detour navmesh can address (with 64-bit references,
+    /// than Navlab bakes into one).
     #[error(
-        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles a Detour navmesh with {ref_width} \
-         polygon references can address; {}",
+        "{tiles_x} x {tiles_y} tiles exceed the {max_tiles} tiles {}; {}",
+        match .ref_width {
+            RefWidth::Bits32 => "a Detour navmesh with 32-bit polygon references can address",
+            RefWidth::Bits64 => "Navlab bakes into one navmesh with 64-bit polygon references",
+        },
         too_many_tiles_advice(*.ref_width, *.min_tile_size)
     )]
     TooManyTiles {

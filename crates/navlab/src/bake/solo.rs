@@ -158,7 +158,7 @@ pub fn earliest_affected_stage(old: &BuildSettings, new: &BuildSettings) -> Opti
         || changed(old.detail_sample_max_error, new.detail_sample_max_error)
     {
         Some(Stage::DetailMesh)
-    } else if old.long_range_links != new.long_range_links {
+    } else if old.long_range_links != new.long_range_links || old.poly_refs != new.poly_refs {
         Some(Stage::NavMesh)
     } else {
         None

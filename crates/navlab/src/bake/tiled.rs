@@ -18,7 +18,7 @@ use crate::bake::nothing_walkable::{
 use crate::bake::sample_areas::{apply_area_flags, sample_area_flags};
 use crate::bake::settings::BuildSettings;
 use crate::bake::solo::{Build, TileStages};
-use crate::detour::nav_mesh::{MAX_TILE_BITS, REF64_BITS};
+use crate::detour::nav_mesh::MAX_TILE_BITS;
 use crate::detour::{
     MeshTile, NavMesh, NavMeshParams, RefWidth, VERTS_PER_POLYGON, create_nav_mesh_data,
 };
@@ -239,8 +239,24 @@ impl TiledBuild {
             });
         }
         let (bmin, bmax) = input.nav_mesh_bounds()?;
-        // Validates the settings and the grid size over the whole area.
-        let border_cells = tile_border_cells(&settings.to_config(bmin, bmax)?);
+        // Validates the settings over the whole area. `maxGridCells` bounds one heightfield,
+        // and a tiled bake rasterizes one tile's at a time: it holds each tile's grid, and the
+        // tile count has its own check below.
+        let whole_area = BuildSettings {
+            max_grid_cells: i64::MAX,
+            ..settings.clone()
+        };
+        let border_cells = tile_border_cells(&whole_area.to_config(bmin, bmax)?);
+        let tile_side = i64::from(tile_size) + 2 * i64::from(border_cells);
+        if tile_side * tile_side > settings.max_grid_cells {
+            return Err(NavlabError::GridTooLarge {
+                width: tile_side,
+                height: tile_side,
+                cells: tile_side * tile_side,
+                limit: settings.max_grid_cells,
+                cell_size: settings.cell_size,
+            });
+        }
         let (grid_width, grid_height) = calc_grid_size(&bmin, &bmax, settings.cell_size);
         check_tile_count(grid_width, grid_height, tile_size, settings.ref_width())?;
         let tiles_x = (grid_width + tile_size - 1) / tile_size;
@@ -600,9 +616,15 @@ fn tile_border_cells(cfg: &Config) -> i32 {
     cfg.walkable_radius + 3
 }
 
+/// The most tiles a bake with 64-bit references makes: 64-bit references number 2²⁸ tiles, but
+/// a grid that large comes from tiny tiles (a 1 km plane at tile size 1 has 11 million, each
+/// rasterizing mostly its border), whose bake would run for hours; 2²² is 15 times the 10 km
+/// world at 64-cell tiles.
+pub const MAX_BAKE_TILES_64: i64 = 1 << 22;
+
 /// Refuses a grid of more tiles than a Detour navmesh can number (RecastDemo's tile bits are
-/// capped at [`MAX_TILE_BITS`] with 32-bit references; 64-bit ones number 2²⁸), before anything
-/// is built, naming the smallest tile size that fits.
+/// capped at [`MAX_TILE_BITS`] with 32-bit references; with 64-bit ones, more than
+/// [`MAX_BAKE_TILES_64`]), before anything is built, naming the smallest tile size that fits.
 fn check_tile_count(
     grid_width: i32,
     grid_height: i32,
@@ -611,7 +633,7 @@ fn check_tile_count(
 ) -> Result<()> {
     let max_tiles = match ref_width {
         RefWidth::Bits32 => 1i64 << MAX_TILE_BITS,
-        RefWidth::Bits64 => 1i64 << REF64_BITS.1,
+        RefWidth::Bits64 => MAX_BAKE_TILES_64,
     };
     let tiles_along =
         |cells: i32, size: i32| (i64::from(cells) + i64::from(size) - 1) / i64::from(size);

@@ -4,9 +4,10 @@
 //! it as settings change; `navlab bake` prints the same warnings.
 
 use crate::bake::settings::BuildSettings;
+use crate::bake::tiled::MAX_BAKE_TILES_64;
 use crate::detour::RefWidth;
 use crate::detour::VERTS_PER_POLYGON;
-use crate::detour::nav_mesh::{MAX_TILE_BITS, REF64_BITS};
+use crate::detour::nav_mesh::MAX_TILE_BITS;
 use crate::recast::config::calc_grid_size;
 
 /// How serious a finding is.
@@ -128,14 +129,13 @@ fn tile_budget(
     let tiles = tiles_along(grid_width) * tiles_along(grid_height);
     let tile_bits = 64 - (tiles.max(1) - 1).leading_zeros();
     if settings.ref_width() == RefWidth::Bits64 {
-        // 20 polygon bits hold any tile; only the 28 tile bits can run out.
-        if tile_bits > REF64_BITS.1 {
+        // 20 polygon bits hold any tile; only the tile count can run out.
+        if tiles > MAX_BAKE_TILES_64 {
             warn(
                 "tileSize",
                 format!(
-                    "{tiles} tiles need {tile_bits} bits of a polygon reference, more than the \
-                     {} of 64-bit references: raise tileSize",
-                    REF64_BITS.1
+                    "{tiles} tiles are more than the {MAX_BAKE_TILES_64} Navlab bakes into one \
+                     navmesh: raise tileSize"
                 ),
             );
         }

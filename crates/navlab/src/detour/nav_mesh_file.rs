@@ -253,10 +253,10 @@ pub fn mset_ref_width(data: &[u8]) -> RefWidth {
         && i32_at(data, 8) > 0
         && i32_at(data, SET_HEADER_SIZE) == 0
         && i32_at(data, SET_HEADER_SIZE + 4) != 0;
-    if (fits_64 && !fits_32) || (!fits_64 && !fits_32 && wide_first_ref) {
-        RefWidth::Bits64
-    } else {
-        RefWidth::Bits32
+    match (fits_32, fits_64) {
+        (false, true) => RefWidth::Bits64,
+        (false, false) if wide_first_ref => RefWidth::Bits64,
+        _ => RefWidth::Bits32,
     }
 }
 
