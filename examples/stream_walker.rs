@@ -285,8 +285,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "  open: {open_ms:.1} ms (index {:.2} MiB, RSS after open {rss_after_open:.1} MiB)",
-        (tiles.len() * std::mem::size_of::<navlab::detour::tile_store::StoredTile>()) as f64
-            / 1048576.0
+        std::mem::size_of_val(tiles) as f64 / 1048576.0
     );
     println!("  first window: {first_tiles} tiles in {first_ms:.1} ms");
     println!(
