@@ -241,7 +241,7 @@ impl TileStore {
             ref_width: width,
         };
         // The parameters Detour accepts, checked before the index is read.
-        let bits = NavMesh::new(params).map_err(|source| TileStoreError::Invalid {
+        let decoder = NavMesh::new(params).map_err(|source| TileStoreError::Invalid {
             path: path.to_owned(),
             source,
         })?;
@@ -285,10 +285,10 @@ impl TileStore {
                         tile.x, tile.y, tile.layer
                     )));
                 }
-                let slot = u64::from(bits.decode_poly_id_tile(tile.tile_ref));
+                let slot = u64::from(decoder.decode_poly_id_tile(tile.tile_ref));
                 if tile.tile_ref == 0
-                    || bits.decode_poly_id_poly(tile.tile_ref) != 0
-                    || bits.decode_poly_id_salt(tile.tile_ref) == 0
+                    || decoder.decode_poly_id_poly(tile.tile_ref) != 0
+                    || decoder.decode_poly_id_salt(tile.tile_ref) == 0
                     || slot >= params.max_tiles as u64
                     || slot >= slot_limit
                 {
@@ -324,7 +324,7 @@ impl TileStore {
         }
         let mut slots: Vec<u64> = tiles
             .iter()
-            .map(|t| u64::from(bits.decode_poly_id_tile(t.tile_ref)))
+            .map(|t| u64::from(decoder.decode_poly_id_tile(t.tile_ref)))
             .collect();
         slots.sort_unstable();
         if let Some(pair) = slots.windows(2).find(|pair| pair[0] == pair[1]) {
@@ -456,7 +456,7 @@ impl NavMesh {
     /// not loaded yet, under its stored reference, and links it to the loaded tiles around it:
     /// portals, off-mesh links, and long-range links when they are on. Only those tiles are
     /// read from the file. The navmesh must have the store's parameters
-    /// ([`TileStore::empty_nav_mesh`]).
+    /// ([`TileStore::empty_nav_mesh`]). On an error the tiles added before it stay.
     pub fn load_tiles_in(
         &mut self,
         store: &TileStore,
@@ -628,6 +628,14 @@ fn read_at(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
             }
             done += n;
         }
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = (file, offset);
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "positioned reads need Unix or Windows",
+        ));
     }
     Ok(buf)
 }
