@@ -297,6 +297,8 @@ fn hostile_stores_give_typed_errors() {
             (8, 4, "flags"),
             (12, u32::MAX, "tile count"),
             (12, tiles as u32 + 1, "one more tile"),
+            (28, (-1.0f32).to_bits(), "negative tile width"),
+            (32, 0, "zero tile height"),
         ] {
             let mut bad = good.clone();
             put_u32(&mut bad, at, value);

@@ -240,6 +240,14 @@ impl TileStore {
             max_polys: i32_at(&head, 40),
             ref_width: width,
         };
+        // A window's cells are found from the tile sizes, which must then be positive (Detour
+        // takes any finite size).
+        if !(params.tile_width > 0.0 && params.tile_height > 0.0) {
+            return Err(bad(format!(
+                "tiles of {} x {} are not a grid a window can find cells in",
+                params.tile_width, params.tile_height
+            )));
+        }
         // The parameters Detour accepts, checked before the index is read.
         let decoder = NavMesh::new(params).map_err(|source| TileStoreError::Invalid {
             path: path.to_owned(),
