@@ -5,6 +5,7 @@
 #                        one with a long-range link block (release binary);
 #   load_compact_nav_mesh  the same files in Navlab's compact format, converted with the release
 #                        binary ($NAVLAB, default ../target/release/navlab) when it is built;
+#   load_tile_store      the same files as tile stores (`navlab store`), with that binary too;
 #   parse_obj            slices of the reference meshes, cut at line ends (whole meshes would
 #                        raise libFuzzer's input size and slow every run);
 #   parse_gset           the authoring set, and sets with a settings line;
@@ -116,6 +117,10 @@ if [ -x "$navlab" ]; then
     mkdir -p "$corpus/load_compact_nav_mesh"
     for f in "$corpus"/load_nav_mesh/*; do
         "$navlab" merge "$f" --compact -o "$corpus/load_compact_nav_mesh/$(basename "$f").nlm" || true
+    done
+    mkdir -p "$corpus/load_tile_store"
+    for f in "$corpus"/load_nav_mesh/*; do
+        "$navlab" store "$f" -o "$corpus/load_tile_store/$(basename "$f").nlts" > /dev/null || true
     done
 fi
 

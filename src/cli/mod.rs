@@ -2,8 +2,8 @@
 //! test-case file; `navlab crowd` walks a crowd over one; `navlab diff` builds with two sets of
 //! settings and shows what changed; `navlab explain` says why a spot is or is not walkable;
 //! `navlab merge` joins partial bakes; `navlab gen` writes generated scenes (`gen world`, the
-//! open world split bakes are tried on); `navlab tilecache` runs the Temp Obstacles sample with
-//! obstacles; `navlab view` (and `navlab` alone) opens the viewer when built with the `viewer`
+//! open world split bakes are tried on); `navlab store` packs a navmesh into a tile store to
+//! stream; `navlab tilecache` runs the Temp Obstacles sample with obstacles; `navlab view` (and `navlab` alone) opens the viewer when built with the `viewer`
 //! feature. One file per command.
 
 mod bake;
@@ -14,6 +14,7 @@ mod generate;
 mod merge;
 mod outputs;
 mod remote;
+mod store;
 mod test;
 mod tilecache;
 mod view;
@@ -61,6 +62,9 @@ enum Command {
     /// Write a generated scene as OBJ: `gen world` is an open world of many square kilometres
     /// for split bakes, and prints the tile grid a bake of it makes.
     Gen(generate::GenArgs),
+    /// Pack a navmesh file into a tile store a game streams tile by tile (`-o OUT.nlts`), or
+    /// list a store (`--info`).
+    Store(store::StoreArgs),
     /// Open the viewer (needs the `viewer` feature).
     View(Box<view::ViewArgs>),
 }
@@ -90,6 +94,7 @@ pub fn run() -> ExitCode {
         Some(Command::Remote(args)) => remote::run(&args),
         Some(Command::Explain(args)) => explain::run(&args),
         Some(Command::Gen(args)) => generate::run(&args),
+        Some(Command::Store(args)) => store::run(&args),
         Some(Command::View(args)) => view::run(*args),
         None => view::run(view::ViewArgs::default()),
     };

@@ -31,6 +31,10 @@ pub enum NavlabError {
     /// A navmesh file could not be read or is not a navmesh.
     #[error(transparent)]
     NavMeshFile(#[from] NavMeshFileError),
+    /// A tile store could not be written, opened or streamed from.
+    #[cfg(feature = "zstd")]
+    #[error(transparent)]
+    TileStore(#[from] crate::detour::tile_store::TileStoreError),
     /// A navmesh query failed (`DT_FAILURE` with its detail bits).
     #[error("the navmesh query failed with status {0}")]
     Query(#[from] crate::detour::query::Status),

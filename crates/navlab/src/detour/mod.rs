@@ -22,6 +22,8 @@ pub mod nav_mesh_file;
 mod portal_index;
 pub mod query;
 pub mod tile;
+#[cfg(feature = "zstd")]
+pub mod tile_store;
 
 pub use load::{load_nav_mesh, nav_mesh_from_bytes};
 pub use nav_mesh::{BoundaryEdge, LongLink, NavMesh, NavMeshParams};
