@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release --no-default-features --example stage_timings -- MESH.obj PARTITION RUNS`;
 //! `... -- --write-city PATH [BLOCKS]` writes `navlab::input::scene::city(35)` (or of `BLOCKS`
-//! blocks, e.g. 84 for the README's 1 km² split bake) as OBJ for the C++ side.
+//! blocks, e.g. 84 for the README's 1 km² split bake) as OBJ for the C++ side;
+//! `... -- --write-ramp PATH TURNS RISE` writes `navlab::input::scene::spiral_ramp(TURNS, RISE)`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,9 +33,18 @@ fn main() -> navlab::Result<()> {
         };
         return write_obj(&navlab::input::scene::city(blocks), path);
     }
+    if let [flag, path, turns, rise] = args.as_slice()
+        && flag == "--write-ramp"
+    {
+        let (Ok(turns), Ok(rise)) = (turns.parse(), rise.parse()) else {
+            eprintln!("usage: stage_timings --write-ramp PATH TURNS RISE_PER_TURN");
+            std::process::exit(2)
+        };
+        return write_obj(&navlab::input::scene::spiral_ramp(turns, rise), path);
+    }
     let [mesh, partition, runs] = args.as_slice() else {
         eprintln!(
-            "usage: stage_timings MESH.obj watershed|monotone|layers RUNS | --write-city PATH [BLOCKS]"
+            "usage: stage_timings MESH.obj watershed|monotone|layers RUNS | --write-city PATH [BLOCKS] | --write-ramp PATH TURNS RISE"
         );
         std::process::exit(2);
     };

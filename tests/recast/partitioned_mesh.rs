@@ -363,3 +363,24 @@ fn empty_and_invalid_input() {
         assert!(err.to_string().contains(expected), "{tris:?}: {err}");
     }
 }
+
+/// An input's tree is built when first read, and is the tree `from_mesh` builds; a mesh the tree
+/// cannot take is still refused when the input is made.
+#[test]
+fn an_inputs_lazy_tree_equals_the_eager_one() {
+    let Some(mesh) = load("nav_test") else {
+        return;
+    };
+    let eager = PartitionedMesh::from_mesh(&mesh).unwrap();
+    let input = navlab::input::InputGeom::from_mesh(mesh).unwrap();
+    let shared = input.clone();
+    assert_eq!(*input.partitioned, eager);
+    assert!(std::ptr::eq(&*input.partitioned, &*shared.partitioned));
+
+    let bad = TriMesh {
+        verts: vec![0.0; 9],
+        tris: vec![0, 1, 3],
+        ..TriMesh::default()
+    };
+    assert!(navlab::input::LazyPartitionedMesh::new(std::sync::Arc::new(bad)).is_err());
+}

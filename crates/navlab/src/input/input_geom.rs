@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::input::geomset::GeomSet;
 use crate::input::obj::{TriMesh, load_obj};
-use crate::input::partitioned_mesh::PartitionedMesh;
+use crate::input::partitioned_mesh::LazyPartitionedMesh;
 use crate::input::{Error, Result};
 
 /// A loaded input, shared cheaply between builds and the viewer.
@@ -17,8 +17,8 @@ pub struct InputGeom {
     pub source: Option<PathBuf>,
     /// The triangles, shared with builds.
     pub mesh: Arc<TriMesh>,
-    /// The triangle tree for tile builds and ray picking.
-    pub partitioned: Arc<PartitionedMesh>,
+    /// The triangle tree for tile builds and ray picking, built when first read.
+    pub partitioned: LazyPartitionedMesh,
     /// The geometry set's authored content; a plain mesh gets an empty one.
     pub geom_set: GeomSet,
     /// Every file the load read: `source` first, then the mesh a `.gset` names and a glTF's
@@ -29,11 +29,12 @@ pub struct InputGeom {
 impl InputGeom {
     /// Wraps a mesh made in code.
     pub fn from_mesh(mesh: TriMesh) -> Result<Self> {
-        let partitioned = PartitionedMesh::from_mesh(&mesh)?;
+        let mesh = Arc::new(mesh);
+        let partitioned = LazyPartitionedMesh::new(Arc::clone(&mesh))?;
         Ok(Self {
             source: None,
-            mesh: Arc::new(mesh),
-            partitioned: Arc::new(partitioned),
+            mesh,
+            partitioned,
             geom_set: GeomSet::new(""),
             files_read: Vec::new(),
         })

@@ -16,4 +16,4 @@ pub use error::{Error, Result};
 pub use geomset::GeomSet;
 pub use input_geom::InputGeom;
 pub use obj::TriMesh;
-pub use partitioned_mesh::PartitionedMesh;
+pub use partitioned_mesh::{LazyPartitionedMesh, PartitionedMesh};

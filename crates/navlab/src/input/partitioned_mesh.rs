@@ -10,6 +10,9 @@
 //! transitive, so the order depends on the sorting algorithm; `glibc_merge_sort` is the merge
 //! sort glibc's `qsort` runs.
 
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
+
 use crate::input::obj::{TriMesh, calc_bounds};
 use crate::input::{Error, Result};
 
@@ -128,6 +131,39 @@ fn partition_error(message: String) -> Error {
     Error::Partition(message)
 }
 
+/// The input errors [`PartitionedMesh::build`] reports, found before any tree is built.
+fn check_input(verts: &[f32], tris: &[i32], tris_per_chunk: usize) -> Result<()> {
+    if tris_per_chunk == 0 {
+        return Err(partition_error(
+            "the number of triangles per chunk must be above zero".into(),
+        ));
+    }
+    if !tris.len().is_multiple_of(3) {
+        return Err(partition_error(format!(
+            "the triangle index count {} is not a multiple of 3",
+            tris.len()
+        )));
+    }
+    if tris.len() >= i32::MAX as usize {
+        return Err(partition_error(format!(
+            "{} triangles are too many to index",
+            tris.len() / 3
+        )));
+    }
+    let vert_count = verts.len() / 3;
+    if let Some(bad) = tris
+        .iter()
+        .position(|&i| usize::try_from(i).map_or(true, |i| i >= vert_count))
+    {
+        return Err(partition_error(format!(
+            "triangle {} has vertex index {} out of range (0..{vert_count})",
+            bad / 3,
+            tris[bad]
+        )));
+    }
+    Ok(())
+}
+
 /// State of one tree build: the output being filled and the sort buffer reused by every node.
 struct TreeBuilder<'a> {
     input_tris: &'a [i32],
@@ -178,6 +214,36 @@ impl TreeBuilder<'_> {
     }
 }
 
+/// The tree of a mesh with RecastDemo's [`TRIS_PER_CHUNK`], built on first use: a solo build
+/// never reads it, while tile builds and ray picking do. The input is checked when this is
+/// made, so a bad mesh fails at load as before. Clones share one tree.
+#[derive(Clone, Debug)]
+pub struct LazyPartitionedMesh {
+    mesh: Arc<TriMesh>,
+    tree: Arc<OnceLock<PartitionedMesh>>,
+}
+
+impl LazyPartitionedMesh {
+    /// Checks `mesh` as [`PartitionedMesh::from_mesh`] does, leaving the tree for later.
+    pub fn new(mesh: Arc<TriMesh>) -> Result<Self> {
+        check_input(&mesh.verts, &mesh.tris, TRIS_PER_CHUNK)?;
+        Ok(Self {
+            mesh,
+            tree: Arc::default(),
+        })
+    }
+}
+
+impl Deref for LazyPartitionedMesh {
+    type Target = PartitionedMesh;
+
+    fn deref(&self) -> &PartitionedMesh {
+        self.tree.get_or_init(|| {
+            PartitionedMesh::build_checked(&self.mesh.verts, &self.mesh.tris, TRIS_PER_CHUNK)
+        })
+    }
+}
+
 impl PartitionedMesh {
     /// Builds the tree over a mesh with RecastDemo's [`TRIS_PER_CHUNK`].
     pub fn from_mesh(mesh: &TriMesh) -> Result<Self> {
@@ -187,35 +253,13 @@ impl PartitionedMesh {
     /// Builds the tree over `tris` (vertex index triples into `verts`, 3 floats per vertex) with
     /// at most `tris_per_chunk` triangles per leaf.
     pub fn build(verts: &[f32], tris: &[i32], tris_per_chunk: usize) -> Result<Self> {
-        if tris_per_chunk == 0 {
-            return Err(partition_error(
-                "the number of triangles per chunk must be above zero".into(),
-            ));
-        }
-        if !tris.len().is_multiple_of(3) {
-            return Err(partition_error(format!(
-                "the triangle index count {} is not a multiple of 3",
-                tris.len()
-            )));
-        }
-        if tris.len() >= i32::MAX as usize {
-            return Err(partition_error(format!(
-                "{} triangles are too many to index",
-                tris.len() / 3
-            )));
-        }
-        let vert_count = verts.len() / 3;
-        if let Some(bad) = tris
-            .iter()
-            .position(|&i| usize::try_from(i).map_or(true, |i| i >= vert_count))
-        {
-            return Err(partition_error(format!(
-                "triangle {} has vertex index {} out of range (0..{vert_count})",
-                bad / 3,
-                tris[bad]
-            )));
-        }
+        check_input(verts, tris, tris_per_chunk)?;
+        Ok(Self::build_checked(verts, tris, tris_per_chunk))
+    }
 
+    /// [`PartitionedMesh::build`] on an input [`check_input`] accepted.
+    fn build_checked(verts: &[f32], tris: &[i32], tris_per_chunk: usize) -> Self {
+        let vert_count = verts.len() / 3;
         let mut items: Vec<IndexedBounds> = tris
             .chunks_exact(3)
             .enumerate()
@@ -257,7 +301,7 @@ impl PartitionedMesh {
             .max()
             .unwrap_or(0);
         let (mesh_bmin, mesh_bmax) = calc_bounds(verts);
-        Ok(Self {
+        Self {
             nodes: builder.nodes,
             tris: builder.tris,
             tri_ids: builder.tri_ids,
@@ -265,7 +309,7 @@ impl PartitionedMesh {
             vert_count,
             mesh_bmin,
             mesh_bmax,
-        })
+        }
     }
 
     /// The tree's nodes in depth-first order (node 0 is the root).

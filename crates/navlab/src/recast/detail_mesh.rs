@@ -192,14 +192,25 @@ const KEY_BITS: u32 = 7;
 const _: () = assert!(MAX_VERTS <= 1 << KEY_BITS);
 
 /// Packs a triangle's vertex indices, in order, into one number. The order matters: the
-/// height test's rounding depends on which corner comes first.
+/// height test's rounding depends on which corner comes first. The indices' bits are
+/// interleaved, so a polygon with few detail vertices has small keys and a small
+/// [`TriangleKeySet`] bitmap (below 2^15 bits up to 32 vertices) to clear and allocate.
 #[inline]
 fn triangle_key(t: &[usize; 4]) -> u32 {
-    (t[0] | t[1] << KEY_BITS | t[2] << (2 * KEY_BITS)) as u32
+    spread_bits(t[0]) | spread_bits(t[1]) << 1 | spread_bits(t[2]) << 2
 }
 
-/// A set of [`triangle_key`]s: a bitmap over all keys, emptied by clearing only the bits that
-/// were set.
+/// The low [`KEY_BITS`] bits of `index`, moved to every third bit (bit k to bit 3k).
+#[inline]
+fn spread_bits(index: usize) -> u32 {
+    let mut x = index as u32 & ((1 << KEY_BITS) - 1);
+    x = (x | x << 8) & 0x0000_f00f;
+    x = (x | x << 4) & 0x000c_30c3;
+    (x | x << 2) & 0x0024_9249
+}
+
+/// A set of [`triangle_key`]s: a bitmap over the keys up to the largest inserted, emptied by
+/// clearing only the bits that were set.
 #[derive(Default)]
 struct TriangleKeySet {
     bits: Vec<u64>,
@@ -214,13 +225,13 @@ impl TriangleKeySet {
     }
 
     fn insert(&mut self, key: u32) {
-        if self.bits.is_empty() {
-            self.bits = vec![0; 1 << (3 * KEY_BITS - 6)];
+        let word = key as usize / 64;
+        if word >= self.bits.len() {
+            // Grown to the keys in use (keys stay below 2^(3 * KEY_BITS)).
+            self.bits.resize((word + 1).next_power_of_two(), 0);
         }
-        if let Some(word) = self.bits.get_mut(key as usize / 64) {
-            *word |= 1 << (key % 64);
-            self.keys.push(key);
-        }
+        self.bits[word] |= 1 << (key % 64);
+        self.keys.push(key);
     }
 
     fn clear(&mut self) {
