@@ -208,6 +208,11 @@ fn a_bad_mesh_fails_the_screenshot_with_a_clear_error() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `xvfb-run -a` takes the first display number without a lock file, and two started at once
+/// can take the same one (the second's viewer then fails with `XOpenDisplayFailed`, seen in CI):
+/// the real-window tests take turns.
+static ONE_XVFB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn real_window_rebuilds_after_a_setting_change() {
     if !vulkan_available() {
@@ -221,6 +226,7 @@ fn real_window_rebuilds_after_a_setting_change() {
     }
     let dir = out_dir("real_window_rebuilds_after_a_setting_change");
     let shot = dir.join("window.png");
+    let _turn = ONE_XVFB.lock().unwrap_or_else(|e| e.into_inner());
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_navlab"))
@@ -336,6 +342,7 @@ fn real_window_takes_xdotool_input_and_records_it() {
         state = state.display(),
         record = record.display()
     );
+    let _turn = ONE_XVFB.lock().unwrap_or_else(|e| e.into_inner());
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24", "bash", "-c", &person])
         .env("NAVLAB", env!("CARGO_BIN_EXE_navlab"))
@@ -386,6 +393,7 @@ fn real_window_plays_a_session() {
     )
     .unwrap();
     let state = dir.join("state.json");
+    let _turn = ONE_XVFB.lock().unwrap_or_else(|e| e.into_inner());
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_navlab"))
