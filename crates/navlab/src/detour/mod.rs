@@ -84,6 +84,24 @@ impl RefWidth {
         (self.bits() / 8) as usize
     }
 
+    /// Appends reference `r` little-endian in this width's bytes (a 32-bit navmesh's
+    /// references fit 32 bits).
+    pub(crate) fn put_ref(self, out: &mut Vec<u8>, r: PolyRef) {
+        match self {
+            RefWidth::Bits32 => out.extend_from_slice(&(r as u32).to_le_bytes()),
+            RefWidth::Bits64 => out.extend_from_slice(&r.to_le_bytes()),
+        }
+    }
+
+    /// The reference at the start of `bytes`, little-endian in this width's bytes (read byte
+    /// by byte: references in Detour's data are only 4-aligned).
+    pub(crate) fn ref_at(self, bytes: &[u8]) -> PolyRef {
+        match self {
+            RefWidth::Bits32 => u32::from_le_bytes(std::array::from_fn(|k| bytes[k])).into(),
+            RefWidth::Bits64 => u64::from_le_bytes(std::array::from_fn(|k| bytes[k])),
+        }
+    }
+
     /// The width's other choice, for messages about a file that needs it.
     pub fn other(self) -> RefWidth {
         match self {

@@ -35,14 +35,14 @@ use super::{DetourError, RefWidth, TileRef, VERTS_PER_POLYGON};
 pub const COMPACT_VERSION: u32 = 1;
 /// How many times its compressed size a frame may claim to expand to. Navmesh tiles compress
 /// some 3 to 10 times at level 19; a frame of repeated bytes can claim 30 000 times and more.
-const MAX_COMPRESSION_RATIO: u64 = 256;
+pub(crate) const MAX_COMPRESSION_RATIO: u64 = 256;
 
 /// A small file may always expand this far, whatever its ratio.
-const MIN_EXPANSION_BUDGET: u64 = 1 << 20;
+pub(crate) const MIN_EXPANSION_BUDGET: u64 = 1 << 20;
 
 /// The most link slots a polygon can need: one per edge, two more per portal edge, two per
 /// off-mesh link.
-const MAX_LINKS_PER_POLY: u64 = 3 * VERTS_PER_POLYGON as u64 + 2;
+pub(crate) const MAX_LINKS_PER_POLY: u64 = 3 * VERTS_PER_POLYGON as u64 + 2;
 
 /// Flag: the tiles keep their link slots.
 const LINKS_STORED: u32 = 1;
@@ -133,10 +133,7 @@ impl NavMesh {
         let entries: Vec<TileEntry> = table
             .chunks_exact(entry_size)
             .map(|e| TileEntry {
-                tile_ref: match width {
-                    RefWidth::Bits32 => TileRef::from(i32_at(e, 0) as u32),
-                    RefWidth::Bits64 => TileRef::from_le_bytes(std::array::from_fn(|k| e[k])),
-                },
+                tile_ref: width.ref_at(e),
                 data_size: i32_at(e, at) as u32,
                 stored_size: i32_at(e, at + 4) as u32,
             })
@@ -259,10 +256,7 @@ fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourEr
             tiles.extend_from_slice(&data[..links.start]);
             tiles.extend_from_slice(&data[links.end..]);
         }
-        match width {
-            RefWidth::Bits32 => put_u32(&mut out, tile_ref as u32),
-            RefWidth::Bits64 => out.extend_from_slice(&tile_ref.to_le_bytes()),
-        }
+        width.put_ref(&mut out, tile_ref);
         // Tiles never exceed i32::MAX bytes (checked when built or loaded).
         put_u32(&mut out, data.len() as u32);
         put_u32(&mut out, (tiles.len() - before) as u32);
@@ -274,14 +268,14 @@ fn compact_bytes(mesh: &NavMesh, links_stored: bool) -> Result<Vec<u8>, DetourEr
 }
 
 /// The byte range of a tile's links in its data: after the header, vertices and polygons.
-fn link_section(tile: &MeshTile, width: RefWidth) -> std::ops::Range<usize> {
+pub(crate) fn link_section(tile: &MeshTile, width: RefWidth) -> std::ops::Range<usize> {
     let start = HEADER_SIZE + tile.verts().len() * VERT_SIZE + tile.polys().len() * POLY_SIZE;
     start..start + tile.max_link_count() * width.link_size()
 }
 
 /// `stored` (a tile without links) with zeroed link slots put back, into `out`, refusing a
 /// header whose link section does not fit `data_size`.
-fn restore_link_slots(
+pub(crate) fn restore_link_slots(
     stored: &[u8],
     data_size: u32,
     width: RefWidth,

@@ -76,10 +76,7 @@ impl NavMesh {
         let width = self.ref_width();
         for (tile_ref, tile) in self.tiles() {
             let data = tile.to_bytes(width);
-            match width {
-                RefWidth::Bits32 => put_u32(&mut out, tile_ref as u32),
-                RefWidth::Bits64 => out.extend_from_slice(&tile_ref.to_le_bytes()),
-            }
+            width.put_ref(&mut out, tile_ref);
             // Tiles never exceed i32::MAX bytes (checked when built or loaded).
             put_i32(&mut out, data.len() as i32);
             if width == RefWidth::Bits64 {
@@ -230,13 +227,7 @@ impl NavMesh {
 
 /// A tile header's reference and data size.
 fn tile_header(rest: &[u8], width: RefWidth) -> (TileRef, i32) {
-    match width {
-        RefWidth::Bits32 => (TileRef::from(i32_at(rest, 0) as u32), i32_at(rest, 4)),
-        RefWidth::Bits64 => (
-            TileRef::from_le_bytes(std::array::from_fn(|k| rest[k])),
-            i32_at(rest, 8),
-        ),
-    }
+    (width.ref_at(rest), i32_at(rest, width.ref_size()))
 }
 
 /// The width of an MSET file's references, told by its first tile: 64 bits when that tile

@@ -408,11 +408,8 @@ impl MeshTile {
             out.extend_from_slice(&[p.vert_count, p.area_and_type]);
         }
         for l in &self.links {
-            match width {
-                // 32-bit navmeshes hold only references that fit (`NavMesh` masks them).
-                RefWidth::Bits32 => put_u32(&mut out, l.neighbour as u32),
-                RefWidth::Bits64 => out.extend_from_slice(&l.neighbour.to_le_bytes()),
-            }
+            // 32-bit navmeshes hold only references that fit (`NavMesh` masks them).
+            width.put_ref(&mut out, l.neighbour);
             put_u32(&mut out, l.next);
             out.extend_from_slice(&[l.edge, l.side, l.bmin, l.bmax]);
         }
@@ -535,13 +532,9 @@ impl MeshTile {
             vert_count: b[30],
             area_and_type: b[31],
         });
-        // Links are only 4-aligned in the data, so 64-bit references are read byte by byte.
         let at = width.ref_size();
         let links = sections.take(counts.max_link, width.link_size(), |b| Link {
-            neighbour: match width {
-                RefWidth::Bits32 => u32_at(b, 0).into(),
-                RefWidth::Bits64 => u64::from_le_bytes(std::array::from_fn(|k| b[k])),
-            },
+            neighbour: width.ref_at(b),
             next: u32_at(b, at),
             edge: b[at + 4],
             side: b[at + 5],

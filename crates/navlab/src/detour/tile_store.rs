@@ -34,9 +34,12 @@ use std::path::{Path, PathBuf};
 
 use super::common::Vec3;
 use super::nav_mesh::{NavMesh, NavMeshParams};
+use super::nav_mesh_compact::{
+    MAX_COMPRESSION_RATIO, MIN_EXPANSION_BUDGET, link_section, restore_link_slots,
+};
 use super::nav_mesh_file::slot_budget;
-use super::tile::{HEADER_SIZE, MeshTile, POLY_SIZE, VERT_SIZE, f32_at, i32_at};
-use super::{DetourError, RefWidth, TileRef, VERTS_PER_POLYGON};
+use super::tile::{HEADER_SIZE, MeshTile, f32_at, i32_at};
+use super::{DetourError, RefWidth, TileRef};
 use crate::file::FileError;
 
 /// The first four bytes of a tile store.
@@ -55,12 +58,6 @@ const LONG_RANGE_LINKS: u32 = 1;
 const REFS_64: u32 = 2;
 /// Magic, version, flags, tile count and the parameters.
 const FILE_HEADER_SIZE: usize = 44;
-/// How many times its compressed size a tile may claim to expand to (as the compact file).
-const MAX_COMPRESSION_RATIO: u64 = 256;
-/// A small frame may always expand this far, whatever its ratio.
-const MIN_EXPANSION_BUDGET: u64 = 1 << 20;
-/// The most link slots a polygon can need (as the compact file's loader holds them).
-const MAX_LINKS_PER_POLY: u64 = 3 * VERTS_PER_POLYGON as u64 + 2;
 /// zstd's level for one tile: a few kilobytes each, they pack almost as tight at 9 as at 19,
 /// in a fraction of the time (docs/streaming.md).
 const ZSTD_LEVEL: i32 = 9;
@@ -439,7 +436,8 @@ impl TileStore {
         let linkless = zstd::bulk::decompress(&frame, tile.data_size as usize)
             .map_err(|err| in_tile(DetourError::Compression(err.to_string())))?;
         let width = self.params.ref_width;
-        let data = restore_link_slots(&linkless, tile.data_size, width).map_err(in_tile)?;
+        let mut data = Vec::new();
+        restore_link_slots(&linkless, tile.data_size, width, &mut data).map_err(in_tile)?;
         let mesh_tile = MeshTile::from_bytes(&data, width).map_err(in_tile)?;
         let h = mesh_tile.header();
         if (h.x, h.y, h.layer) != (tile.x, tile.y, tile.layer) {
@@ -530,10 +528,7 @@ fn parse_row(row: &[u8], width: RefWidth) -> StoredTile {
     let w = width.ref_size();
     let u32_at = |at: usize| i32_at(row, at) as u32;
     StoredTile {
-        tile_ref: match width {
-            RefWidth::Bits32 => TileRef::from(u32_at(0)),
-            RefWidth::Bits64 => TileRef::from_le_bytes(std::array::from_fn(|k| row[k])),
-        },
+        tile_ref: width.ref_at(row),
         x: i32_at(row, w),
         y: i32_at(row, w + 4),
         layer: i32_at(row, w + 8),
@@ -598,10 +593,7 @@ fn write_store(
             return Err(too_large("data", data.len()));
         }
         out.write_all(&frame)?;
-        match width {
-            RefWidth::Bits32 => index.extend_from_slice(&(tile_ref as u32).to_le_bytes()),
-            RefWidth::Bits64 => index.extend_from_slice(&tile_ref.to_le_bytes()),
-        }
+        width.put_ref(&mut index, tile_ref);
         let h = tile.header();
         for v in [h.x, h.y, h.layer] {
             index.extend_from_slice(&v.to_le_bytes());
@@ -652,51 +644,4 @@ fn read_at(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
 fn first_bytes(file: &File, file_len: u64) -> String {
     let bytes = read_at(file, 0, file_len.min(4) as usize).unwrap_or_default();
     bytes.escape_ascii().to_string()
-}
-
-/// The byte range of a tile's links in its data: after the header, vertices and polygons
-/// (the compact file's rule).
-fn link_section(tile: &MeshTile, width: RefWidth) -> std::ops::Range<usize> {
-    let start = HEADER_SIZE + tile.verts().len() * VERT_SIZE + tile.polys().len() * POLY_SIZE;
-    start..start + tile.max_link_count() * width.link_size()
-}
-
-/// A frame's tile (without link slots) with zeroed slots put back, refusing a header whose
-/// link section does not make `data_size` bytes or has more slots than its polygons can use.
-fn restore_link_slots(
-    stored: &[u8],
-    data_size: u32,
-    width: RefWidth,
-) -> Result<Vec<u8>, DetourError> {
-    if stored.len() < HEADER_SIZE {
-        return Err(DetourError::Truncated {
-            what: "tile header",
-            needed: HEADER_SIZE as u64,
-            available: stored.len() as u64,
-        });
-    }
-    let count = |at: usize| u64::from(i32_at(stored, at).max(0) as u32);
-    let (poly_count, vert_count, max_links) = (count(24), count(28), count(32));
-    if max_links > poly_count * MAX_LINKS_PER_POLY {
-        return Err(DetourError::BadCount {
-            field: "maxLinkCount",
-            value: max_links as i64,
-        });
-    }
-    let link_start =
-        HEADER_SIZE as u64 + vert_count * VERT_SIZE as u64 + poly_count * POLY_SIZE as u64;
-    let link_bytes = max_links * width.link_size() as u64;
-    if link_start > stored.len() as u64 || stored.len() as u64 + link_bytes != u64::from(data_size)
-    {
-        return Err(DetourError::TileSizeMismatch {
-            expected: data_size.into(),
-            actual: stored.len() as u64 + link_bytes,
-        });
-    }
-    let link_start = link_start as usize;
-    let mut out = Vec::with_capacity(data_size as usize);
-    out.extend_from_slice(&stored[..link_start]);
-    out.resize(link_start + link_bytes as usize, 0);
-    out.extend_from_slice(&stored[link_start..]);
-    Ok(out)
 }
