@@ -43,13 +43,97 @@ pub fn nav_mesh_with_closed_list(
     closed: Option<&NodePool>,
 ) -> DebugDraw {
     let is_closed = |poly: PolyRef| closed.is_some_and(|pool| is_in_closed_list(pool, poly));
-    let mut tris = TriangleBatch::default();
-    let mut inner = LineBatch::new(1.5);
-    let mut outer = LineBatch::new(2.5);
-    let mut links = LineBatch::new(2.0);
-    let mut points = PointBatch::new(3.0);
+    let mut batches = NavMeshBatches::new();
     for (tile_ref, tile) in mesh.tiles() {
         let tile_color = int_to_col(mesh.decode_poly_id_tile(tile_ref) as i32, 128);
+        batches.tile(tile_ref, tile, tile_color, flags, &is_closed);
+        for &v in tile.verts() {
+            batches.points.point(v, rgba(0, 0, 0, 196));
+        }
+    }
+    batches.finish()
+}
+
+/// How much of each tile [`nav_mesh_cells`] draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileDetail {
+    /// As [`nav_mesh`] draws it, without the vertex dots: polygons filled by area, their edges
+    /// and off-mesh links.
+    Full,
+    /// The walls alone, straight from corner to corner: a far tile at a small part of the
+    /// cost, enough to show the world's shape.
+    Outline,
+}
+
+/// The tiles of `mesh` in grid cells `first` to `last` (x and y, both included; every layer) at
+/// `detail`. A viewer draws a navmesh too big to draw whole as such blocks of cells, near ones
+/// in full and far ones as outlines.
+pub fn nav_mesh_cells(
+    mesh: &NavMesh,
+    first: (i32, i32),
+    last: (i32, i32),
+    detail: TileDetail,
+) -> DebugDraw {
+    let mut batches = NavMeshBatches::new();
+    for y in first.1..=last.1 {
+        for x in first.0..=last.0 {
+            for index in mesh.tile_indices_at(x, y) {
+                let (Some(tile), Some(tile_ref)) = (mesh.tile(index), mesh.tile_ref(index)) else {
+                    continue;
+                };
+                match detail {
+                    TileDetail::Full => {
+                        let tile_color = int_to_col(mesh.decode_poly_id_tile(tile_ref) as i32, 128);
+                        let flags = NavMeshDrawFlags::default();
+                        batches.tile(tile_ref, tile, tile_color, flags, &|_| false);
+                    }
+                    TileDetail::Outline => {
+                        for wall in tile.boundary_edges(tile_ref) {
+                            batches
+                                .outer
+                                .segment(wall.ends[0], wall.ends[1], WALL_COLOR);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    batches.finish()
+}
+
+/// The outer walls' colour.
+const WALL_COLOR: Rgba = rgba(0, 48, 64, 220);
+
+/// The batches a navmesh drawing fills, tile by tile.
+struct NavMeshBatches {
+    tris: TriangleBatch,
+    inner: LineBatch,
+    outer: LineBatch,
+    links: LineBatch,
+    points: PointBatch,
+}
+
+impl NavMeshBatches {
+    fn new() -> Self {
+        Self {
+            tris: TriangleBatch::default(),
+            inner: LineBatch::new(1.5),
+            outer: LineBatch::new(2.5),
+            links: LineBatch::new(2.0),
+            points: PointBatch::new(3.0),
+        }
+    }
+
+    /// One tile's polygons (by area, or `tile_color` with `flags.color_tiles`), their edges and
+    /// off-mesh links.
+    fn tile(
+        &mut self,
+        tile_ref: PolyRef,
+        tile: &MeshTile,
+        tile_color: Rgba,
+        flags: NavMeshDrawFlags,
+        is_closed: &dyn Fn(PolyRef) -> bool,
+    ) {
         for (i, poly) in tile.polys().iter().enumerate() {
             if poly.is_off_mesh_connection() {
                 continue;
@@ -61,21 +145,21 @@ pub fn nav_mesh_with_closed_list(
             } else {
                 trans_col(area_to_col(poly.area()), 64)
             };
-            detail_triangles(tile, i, color, &mut tris);
+            detail_triangles(tile, i, color, &mut self.tris);
         }
-        poly_boundaries(tile, true, &mut inner);
-        poly_boundaries(tile, false, &mut outer);
+        poly_boundaries(tile, true, &mut self.inner);
+        poly_boundaries(tile, false, &mut self.outer);
         if flags.off_mesh_connections {
-            off_mesh_connections(tile, tile_ref, &is_closed, &mut links);
-        }
-        for &v in tile.verts() {
-            points.point(v, rgba(0, 0, 0, 196));
+            off_mesh_connections(tile, tile_ref, is_closed, &mut self.links);
         }
     }
-    DebugDraw {
-        triangles: tris,
-        lines: vec![inner, outer, links],
-        points: vec![points],
+
+    fn finish(self) -> DebugDraw {
+        DebugDraw {
+            triangles: self.tris,
+            lines: vec![self.inner, self.outer, self.links],
+            points: vec![self.points],
+        }
     }
 }
 
@@ -249,7 +333,7 @@ fn poly_boundaries(tile: &MeshTile, inner: bool, lines: &mut LineBatch) {
                 if nei != 0 {
                     continue;
                 }
-                rgba(0, 48, 64, 220)
+                WALL_COLOR
             };
             let (v0, v1) = (corners[j], corners[(j + 1) % n]);
             for k in 0..usize::from(pd.tri_count) {
@@ -464,6 +548,40 @@ mod tests {
         );
         let distinct: std::collections::HashSet<_> = tiles.triangles.colors.iter().collect();
         assert!(distinct.len() > 1, "one colour per tile");
+    }
+
+    /// Drawn block by block, a tiled navmesh is what it is drawn whole (less the vertex dots),
+    /// and its outlines are its walls.
+    #[test]
+    fn blocks_of_cells_add_up_to_the_whole_navmesh() {
+        let tiled = TiledBuild::new(&scene(), BuildSettings::default(), 16).unwrap();
+        let mesh = &tiled.nav_mesh;
+        let whole = nav_mesh(mesh, NavMeshDrawFlags::default());
+        let (mut triangles, mut segments, mut walls) = (0, [0; 3], 0);
+        let (mut lo, mut hi) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
+        for (_, tile) in mesh.tiles() {
+            let h = tile.header();
+            lo = (lo.0.min(h.x), lo.1.min(h.y));
+            hi = (hi.0.max(h.x), hi.1.max(h.y));
+        }
+        // Blocks of 2 × 2 cells over the grid.
+        for y in (lo.1..=hi.1).step_by(2) {
+            for x in (lo.0..=hi.0).step_by(2) {
+                let full = nav_mesh_cells(mesh, (x, y), (x + 1, y + 1), TileDetail::Full);
+                triangles += full.triangles.triangle_count();
+                for (total, batch) in segments.iter_mut().zip(&full.lines) {
+                    *total += batch.segments.len();
+                }
+                let outline = nav_mesh_cells(mesh, (x, y), (x + 1, y + 1), TileDetail::Outline);
+                assert_eq!(outline.triangles.triangle_count(), 0);
+                walls += outline.lines.iter().map(|l| l.segments.len()).sum::<usize>();
+            }
+        }
+        assert!(mesh.tile_count() > 4);
+        assert_eq!(triangles, whole.triangles.triangle_count());
+        assert_eq!(segments, [0, 1, 2].map(|i| whole.lines[i].segments.len()));
+        assert_eq!(walls, mesh.boundary_edges().len());
+        assert!(walls > 0);
     }
 
     #[test]

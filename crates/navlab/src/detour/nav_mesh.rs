@@ -444,28 +444,7 @@ impl NavMesh {
     pub fn boundary_edges(&self) -> Vec<BoundaryEdge> {
         let mut edges = Vec::new();
         for (tile_ref, tile) in self.tiles() {
-            for (poly, p) in tile.polys().iter().enumerate() {
-                if p.is_off_mesh_connection() {
-                    continue;
-                }
-                let Some((corners, n)) = tile.poly_vertices(poly) else {
-                    continue;
-                };
-                for edge in 0..n {
-                    let nei = p.neis[edge];
-                    let wall = nei == 0
-                        || (nei & EXT_LINK != 0
-                            && !tile
-                                .poly_links(poly)
-                                .any(|(_, link)| usize::from(link.edge) == edge));
-                    if wall {
-                        edges.push(BoundaryEdge {
-                            poly: tile_ref | poly as PolyRef,
-                            ends: [corners[edge], corners[(edge + 1) % n]],
-                        });
-                    }
-                }
-            }
+            edges.extend(tile.boundary_edges(tile_ref));
         }
         edges
     }

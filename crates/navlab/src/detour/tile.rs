@@ -895,6 +895,31 @@ impl MeshTile {
         Some(self.vertices_of(self.polys.get(poly)?))
     }
 
+    /// The walls of this tile's ground polygons, in polygon order, with `tile_ref` (the tile's
+    /// reference in its navmesh) naming their polygons: edges without a neighbour, and
+    /// tile-border edges no link crosses.
+    pub fn boundary_edges(
+        &self,
+        tile_ref: super::TileRef,
+    ) -> impl Iterator<Item = super::BoundaryEdge> + '_ {
+        self.polys.iter().enumerate().flat_map(move |(poly, p)| {
+            let corners = (!p.is_off_mesh_connection()).then(|| self.vertices_of(p));
+            let (corners, n) = corners.unwrap_or(([[0.0; 3]; VERTS_PER_POLYGON], 0));
+            (0..n).filter_map(move |edge| {
+                let nei = p.neis[edge];
+                let wall = nei == 0
+                    || (nei & EXT_LINK != 0
+                        && !self
+                            .poly_links(poly)
+                            .any(|(_, link)| usize::from(link.edge) == edge));
+                wall.then(|| super::BoundaryEdge {
+                    poly: tile_ref | poly as super::PolyRef,
+                    ends: [corners[edge], corners[(edge + 1) % n]],
+                })
+            })
+        })
+    }
+
     fn vertices_of(&self, poly: &Poly) -> ([Vec3; VERTS_PER_POLYGON], usize) {
         let mut out = [[0.0; 3]; VERTS_PER_POLYGON];
         let indices = poly.vertex_indices();
