@@ -415,9 +415,22 @@ pub fn straight_path(
     path: &[PolyRef],
     options: u32,
 ) -> (Status, Vec<StraightPathPoint>) {
-    let mut out = [StraightPathPoint::default(); MAX_POLYS];
+    straight_path_of_at_most(query, start, end, path, options, MAX_POLYS)
+}
+
+/// [`straight_path`] with room for `max_points` points instead of RecastDemo's buffer.
+pub fn straight_path_of_at_most(
+    query: &NavMeshQuery<'_>,
+    start: &Vec3,
+    end: &Vec3,
+    path: &[PolyRef],
+    options: u32,
+    max_points: usize,
+) -> (Status, Vec<StraightPathPoint>) {
+    let mut out = vec![StraightPathPoint::default(); max_points];
     let (status, n) = query.find_straight_path(start, end, path, &mut out, options);
-    (status, out[..n].to_vec())
+    out.truncate(n);
+    (status, out)
 }
 
 /// The end point the demo's straight modes use: `epos`, clamped onto the last polygon when

@@ -17,8 +17,11 @@ use bevy_egui::{EguiContexts, EguiGlobalSettings, EguiPrimaryContextPass, Primar
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
 use crate::viewer::build::BuildState;
+use crate::viewer::draw::world::{TileGrid, WorldView, shows_world};
 use crate::viewer::navmesh::{ShownNavMesh, nav_mesh_bounds};
+use crate::viewer::streaming::store_grid;
 use crate::viewer::typing::TypingInUi;
+use navlab::detour::NavMesh;
 
 /// RecastDemo's background colour.
 const CLEAR_COLOR: Color = Color::srgb(0.3, 0.3, 0.32);
@@ -27,6 +30,9 @@ const FOG_COLOR: Color = Color::srgb(0.32, 0.31, 0.30);
 /// Fly speed in units per second, and with Shift held (RecastDemo's values).
 const FLY_SPEED: f32 = 22.0;
 const SLOW_FLY_SPEED: f32 = 4.0;
+/// Over a world, the flying speed in orbit radii per second (a camera 2 km out crosses a
+/// 300 m block in under a second).
+const WORLD_FLY_SPEED_PER_RADIUS: f32 = 0.25;
 /// What one wheel notch divides (in) or multiplies (out) the orbit radius by.
 const ZOOM_STEP: f32 = 1.1;
 /// Pixels of smooth (touchpad) scrolling that make one notch.
@@ -122,10 +128,13 @@ fn frame_new_scene(
     };
     let new_file = framed.1 != now.1;
     *framed = now;
-    let file_bounds = shown
-        .loaded()
-        .filter(|_| new_file)
-        .and_then(|loaded| nav_mesh_bounds(&loaded.mesh));
+    let file_bounds = shown.loaded().filter(|_| new_file).and_then(|loaded| {
+        match world_grid(&shown, &loaded.mesh) {
+            // A world is framed at its middle, a few blocks across, not whole.
+            Some(grid) => Some(grid.middle_blocks(WORLD_FRAME_BLOCKS)),
+            None => nav_mesh_bounds(&loaded.mesh),
+        }
+    });
     let (bmin, bmax) = file_bounds.unwrap_or_else(|| state.scene.input.mesh.bounds());
     let (bmin, bmax) = (Vec3::from(bmin), Vec3::from(bmax));
     let half_diagonal = ((bmax - bmin).length() / 2.0).max(1.0);
@@ -152,6 +161,20 @@ fn frame_new_scene(
     }
 }
 
+/// Blocks across the area a world's navmesh is first framed on.
+const WORLD_FRAME_BLOCKS: i32 = 4;
+
+/// The tile grid of `mesh` when it is drawn as a world.
+fn world_grid(shown: &ShownNavMesh, mesh: &NavMesh) -> Option<TileGrid> {
+    if !shows_world(shown, mesh) {
+        return None;
+    }
+    match shown.store() {
+        Some(store) => store_grid(store),
+        None => TileGrid::of_nav_mesh(mesh),
+    }
+}
+
 /// Notes whether a text field has the keyboard ([`TypingInUi`]).
 fn note_typing(mut contexts: EguiContexts, mut typing: ResMut<TypingInUi>) -> Result {
     let now = TypingInUi(contexts.ctx_mut()?.text_edit_focused());
@@ -166,6 +189,7 @@ fn fly(
     time: Res<Time>,
     typing: Res<TypingInUi>,
     mut ease: Local<f32>,
+    world: Option<Res<WorldView>>,
     mut cameras: Query<(&mut PanOrbitCamera, &Transform), With<MainCamera>>,
 ) {
     let Ok((mut orbit, transform)) = cameras.single_mut() else {
@@ -198,6 +222,9 @@ fn fly(
     *ease = (*ease + dt * 4.0).min(1.0);
     let speed = if keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]) {
         SLOW_FLY_SPEED
+    } else if world.is_some_and(|w| w.is_on()) {
+        // Over a world, RecastDemo's walking pace would take minutes to cross a block.
+        FLY_SPEED.max(orbit.target_radius * WORLD_FLY_SPEED_PER_RADIUS)
     } else {
         FLY_SPEED
     };

@@ -30,6 +30,7 @@ pub mod self_test;
 pub mod session;
 #[cfg(test)]
 mod session_scenarios;
+pub mod streaming;
 pub mod test_cases;
 pub mod tools;
 pub mod typing;
@@ -208,12 +209,9 @@ pub fn run(options: ViewerOptions) -> navlab::Result<()> {
     };
     let nav_mesh = match &options.nav_mesh {
         None => None,
-        Some(path) => match navlab::detour::load_nav_mesh(path) {
-            Ok(mesh) => Some(navmesh::LoadedNavMesh {
-                path: path.clone(),
-                mesh: Arc::new(mesh),
-            }),
-            Err(err) if options.screenshot.is_some() => return Err(err.into()),
+        Some(path) => match navmesh::read_nav_mesh_file(path) {
+            Ok(loaded) => Some(loaded),
+            Err(err) if options.screenshot.is_some() => return Err(err),
             Err(err) => {
                 startup_error = Some(format!(
                     "Could not load the navmesh {}: {err}",
@@ -383,7 +381,8 @@ fn viewer_app(
             },
             compare::ComparePlugin,
             profiles::ProfilesPlugin,
-        ));
+        ))
+        .add_plugins(streaming::StreamingPlugin);
     if let Some(path) = &options.screenshot {
         app.add_plugins(screenshot::ScreenshotPlugin {
             path: path.clone(),

@@ -19,6 +19,7 @@ use crate::viewer::files::{FileDialog, FileFilter};
 use navlab::bake::solo::Stage;
 use navlab::bake::tiled::TiledBuild;
 use navlab::detour::NavMesh;
+use navlab::detour::tile_store::{STORE_MAGIC, TileStore};
 use navlab::detour::{load_nav_mesh, save_nav_mesh};
 
 /// RecastDemo's file name for a solo navmesh.
@@ -30,6 +31,8 @@ pub const DEFAULT_TILED_EXPORT_NAME: &str = "all_tiles_navmesh.bin";
 pub struct LoadedNavMesh {
     pub path: PathBuf,
     pub mesh: Arc<NavMesh>,
+    /// The tile store the navmesh's tiles stream from (`streaming`), for a `.nlts` file.
+    pub store: Option<Arc<TileStore>>,
 }
 
 /// Which navmesh the Navmesh draw modes show: a tool's edited copy (pruned flags), else a
@@ -46,6 +49,8 @@ pub struct ShownNavMesh {
     waiting: Option<LoadedNavMesh>,
     /// Bumped whenever a file's navmesh is shown or dropped.
     pub loaded_version: u64,
+    /// Bumped whenever tiles stream in or out of a tile store's navmesh.
+    stream_version: u64,
     /// The build's navmesh version last seen, to drop a loaded file when a new build lands.
     seen_build: u64,
     /// A build's navmesh landed and the draw-mode switch after full builds has not looked yet.
@@ -99,6 +104,12 @@ impl ShownNavMesh {
 
     /// A key that changes whenever [`ShownNavMesh::get`] may return something else.
     pub fn version(&self, state: &BuildState) -> u64 {
+        self.source_version(state) ^ self.stream_version << 40
+    }
+
+    /// A key that changes whenever another navmesh is shown, but not as tiles stream in and
+    /// out of the same one.
+    pub fn source_version(&self, state: &BuildState) -> u64 {
         let source = match &self.loaded {
             Some(_) => self.loaded_version << 32 | 1,
             None => state.stage_version(Stage::NavMesh) << 1,
@@ -107,6 +118,29 @@ impl ShownNavMesh {
             Some(_) => source ^ (self.edit_version << 48) ^ (1 << 63),
             None => source,
         }
+    }
+
+    /// The tile store the shown navmesh streams from, if it does.
+    pub fn store(&self) -> Option<&Arc<TileStore>> {
+        match (&self.edited, &self.loaded) {
+            (None, Some(loaded)) => loaded.store.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the shown navmesh streams from a tile store.
+    pub fn is_streamed(&self) -> bool {
+        self.store().is_some()
+    }
+
+    /// The streamed navmesh, to add and remove tiles; the change is noted as one.
+    pub fn streamed_mut(&mut self) -> Option<&mut Arc<NavMesh>> {
+        if self.edited.is_some() {
+            return None;
+        }
+        let loaded = self.loaded.as_mut().filter(|l| l.store.is_some())?;
+        self.stream_version += 1;
+        Some(&mut loaded.mesh)
     }
 
     /// Shows `mesh`, an edited copy of the navmesh on screen, until a build lands or a file
@@ -166,8 +200,8 @@ pub enum NavMeshRequest {
 
 /// What the navmesh dialogs offer: RecastDemo's all-tiles files.
 const NAVMESH_FILES: FileFilter = FileFilter {
-    name: "Detour navmesh (all tiles)",
-    extensions: &["bin"],
+    name: "Detour navmesh (all tiles), compact navmesh or tile store",
+    extensions: &["bin", "nlmz", "nlts"],
 };
 
 /// File dialogs and reads running off the main thread.
@@ -175,7 +209,7 @@ const NAVMESH_FILES: FileFilter = FileFilter {
 struct NavMeshTasks {
     export_dialog: FileDialog,
     load_dialog: FileDialog,
-    reads: Vec<Task<(PathBuf, navlab::Result<NavMesh>)>>,
+    reads: Vec<Task<(PathBuf, navlab::Result<LoadedNavMesh>)>>,
     /// Switch to the Navmesh draw mode when the next build lands.
     navmesh_mode_after_build: bool,
 }
@@ -231,12 +265,36 @@ fn handle_requests(
             NavMeshRequest::Load(path) => {
                 let path = path.clone();
                 tasks.reads.push(IoTaskPool::get().spawn(async move {
-                    let result = load_nav_mesh(&path).map_err(navlab::NavlabError::from);
+                    let result = read_nav_mesh_file(&path);
                     (path, result)
                 }));
             }
         }
     }
+}
+
+/// A navmesh file shown as a whole (MSET or NLMZ), or a tile store (NLTS) opened with no tile
+/// loaded yet: its tiles stream in around the camera.
+pub fn read_nav_mesh_file(path: &Path) -> navlab::Result<LoadedNavMesh> {
+    let mut magic = [0u8; 4];
+    let is_store = std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic))
+        .is_ok_and(|()| magic == STORE_MAGIC);
+    if !is_store {
+        let mesh = load_nav_mesh(path)?;
+        return Ok(LoadedNavMesh {
+            path: path.to_path_buf(),
+            mesh: Arc::new(mesh),
+            store: None,
+        });
+    }
+    let store = TileStore::open(path)?;
+    let mesh = store.empty_nav_mesh()?;
+    Ok(LoadedNavMesh {
+        path: path.to_path_buf(),
+        mesh: Arc::new(mesh),
+        store: Some(Arc::new(store)),
+    })
 }
 
 /// Writes the navmesh on screen at `path`; whether it was written.
@@ -280,10 +338,7 @@ fn poll_tasks(
     for mut task in tasks.reads.drain(..) {
         match check_ready(&mut task) {
             None => still_reading.push(task),
-            Some((path, Ok(mesh))) => shown.show_file(LoadedNavMesh {
-                path,
-                mesh: Arc::new(mesh),
-            }),
+            Some((_, Ok(loaded))) => shown.show_file(loaded),
             Some((path, Err(err))) => log.error(format!(
                 "Could not load the navmesh {}: {err}",
                 path.display()
@@ -341,12 +396,19 @@ fn follow_builds(
         }
     }
     if let Some(loaded) = shown.waiting.take() {
-        let polys = loaded.mesh.poly_count();
-        log.info(format!(
-            "Loaded navmesh {}: {} tiles, {polys} polygons",
-            loaded.path.display(),
-            loaded.mesh.tile_count()
-        ));
+        match &loaded.store {
+            Some(store) => log.info(format!(
+                "Opened tile store {}: {} tiles, streamed around the camera",
+                loaded.path.display(),
+                store.tiles().len()
+            )),
+            None => log.info(format!(
+                "Loaded navmesh {}: {} tiles, {} polygons",
+                loaded.path.display(),
+                loaded.mesh.tile_count(),
+                loaded.mesh.poly_count()
+            )),
+        }
         shown.loaded = Some(loaded);
         shown.loaded_version += 1;
         shown.edited = None;

@@ -406,11 +406,7 @@ fn advance(step: Step, p: &mut DriveParams, window: Entity) -> Result<Option<Ste
                 return Err(format!("the build did not finish within {BUILD_TIMEOUT:?}"));
             }
             // Two idle frames in a row: a request sent last frame has been taken up.
-            let idle_frames = if p.viewer.state.is_busy() {
-                0
-            } else {
-                idle_frames + 1
-            };
+            let idle_frames = if p.viewer.busy() { 0 } else { idle_frames + 1 };
             Ok((idle_frames < 2).then_some(Step::Build { since, idle_frames }))
         }
         Step::Screenshot(saved) => match saved.lock().unwrap_or_else(|e| e.into_inner()).take() {
@@ -1005,6 +1001,8 @@ pub struct FrameTimes {
     pub longest: Duration,
     /// Frames longer than 100 ms, the longest a person does not notice as a stall.
     pub over_100_ms: u64,
+    /// Every frame's time in microseconds, for the mean and the 95th percentile.
+    micros: Vec<u32>,
 }
 
 impl FrameTimes {
@@ -1023,6 +1021,23 @@ fn time_frames(mut times: ResMut<FrameTimes>) {
         times.frames += 1;
         times.longest = times.longest.max(frame);
         times.over_100_ms += u64::from(frame > Duration::from_millis(100));
+        times
+            .micros
+            .push(frame.as_micros().min(u128::from(u32::MAX)) as u32);
+    }
+}
+
+impl FrameTimes {
+    /// The mean frame time and the 95th percentile, in milliseconds.
+    pub fn mean_and_p95_ms(&self) -> (f64, f64) {
+        if self.micros.is_empty() {
+            return (0.0, 0.0);
+        }
+        let mut sorted = self.micros.clone();
+        sorted.sort_unstable();
+        let mean = sorted.iter().map(|&m| f64::from(m)).sum::<f64>() / sorted.len() as f64;
+        let p95 = sorted[(sorted.len() * 95 / 100).min(sorted.len() - 1)];
+        (mean / 1000.0, f64::from(p95) / 1000.0)
     }
 }
 
@@ -1138,6 +1153,9 @@ struct ViewerState<'w, 's> {
     game_link: Option<Res<'w, crate::viewer::game_link::GameLink>>,
     comparison: Option<Res<'w, crate::viewer::compare::Comparison>>,
     profiles: Option<Res<'w, crate::viewer::profiles::AgentProfiles>>,
+    world: Option<Res<'w, crate::viewer::draw::world::WorldView>>,
+    streaming: Option<Res<'w, crate::viewer::streaming::Streaming>>,
+    shown: Option<Res<'w, crate::viewer::navmesh::ShownNavMesh>>,
     orbits: Query<'w, 's, &'static PanOrbitCamera, With<MainCamera>>,
 }
 
@@ -1159,6 +1177,17 @@ fn write_or_log(path: &Path, bytes: &[u8], what: &str) {
 }
 
 impl ViewerState<'_, '_> {
+    /// Whether a build runs or waits, or a world's view is still coming: blocks being made or
+    /// not yet what the camera wants, tiles being streamed.
+    fn busy(&self) -> bool {
+        self.state.is_busy()
+            || self
+                .world
+                .as_deref()
+                .is_some_and(|w| w.is_on() && !w.settled())
+            || self.streaming.as_deref().is_some_and(|s| !s.idle())
+    }
+
     /// The viewer's state as a session reports it: the settings by RecastDemo's names, the
     /// sample, mesh and draw mode, whether the app was asked to quit, and the test cases' run.
     fn json(&self, quit: bool, error: Option<String>) -> serde_json::Value {
@@ -1202,6 +1231,8 @@ impl ViewerState<'_, '_> {
                 "count": frame_times.frames,
                 "longestMs": frame_times.longest.as_secs_f64() * 1000.0,
                 "over100Ms": frame_times.over_100_ms,
+                "meanMs": frame_times.mean_and_p95_ms().0,
+                "p95Ms": frame_times.mean_and_p95_ms().1,
             },
         });
         if let Some(tiled) = &state.tiled {
@@ -1216,6 +1247,30 @@ impl ViewerState<'_, '_> {
         }
         if let Some(view) = &state.temp_obstacles {
             value["obstacles"] = json!(view.build.obstacles.live().count());
+        }
+        if let Some(world) = self.world.as_deref().filter(|w| w.is_on()) {
+            let (full, outline, making) = world.counts();
+            let shown = self.shown.as_deref();
+            let mesh = shown.and_then(|shown| shown.get(state));
+            value["world"] = json!({
+                "fullBlocks": full,
+                "outlineBlocks": outline,
+                "making": making,
+                "settled": world.settled(),
+                "tilesLoaded": mesh.map(|m| m.tile_count()),
+            });
+            if let Some(streaming) = self
+                .streaming
+                .as_deref()
+                .filter(|_| shown.is_some_and(|s| s.is_streamed()))
+            {
+                value["world"]["streamed"] = json!({
+                    "loaded": streaming.loaded,
+                    "dropped": streaming.dropped,
+                    "idle": streaming.idle(),
+                    "corridorRanges": streaming.corridor.len(),
+                });
+            }
         }
         if let Some(tools) = tools {
             let listed = tools.listed(state.sample);

@@ -1087,3 +1087,107 @@ fn long_range_links_join_a_link_across_far_tiles() {
     assert!(straight_path_miss(&after, end) < 0.5, "{after:#}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A 3 km world baked at 1 m cells in 32 m tiles (36 blocks of 16 × 16 tiles), written as a
+/// tile store in `dir`; the store's path and the whole navmesh.
+fn small_world_store(dir: &Path) -> (PathBuf, navlab::detour::NavMesh) {
+    let mesh = navlab::input::scene::world(3000.0, 11);
+    let input = navlab::input::input_geom::InputGeom::from_mesh(mesh).unwrap();
+    let settings = navlab::bake::settings::BuildSettings {
+        cell_size: 1.0,
+        cell_height: 0.5,
+        ..Default::default()
+    };
+    let tiled = navlab::bake::tiled::TiledBuild::new(&input, settings, 32).unwrap();
+    let store = dir.join("world.nlts");
+    navlab::detour::tile_store::TileStore::write(&store, &tiled.nav_mesh).unwrap();
+    (store, tiled.nav_mesh.clone())
+}
+
+/// A tile store opened as a navmesh streams. Framed whole, every block is loaded; zoomed in on
+/// the middle, the blocks left behind are dropped, except along the Test Navmesh path from one
+/// corner to the other (over 3 km): its corridor stays loaded and the straight path is the one
+/// found on the whole navmesh.
+#[test]
+fn a_streamed_world_keeps_what_the_view_and_the_path_need() {
+    use navlab::detour::query::NavMeshQuery;
+    if !vulkan_available() {
+        return;
+    }
+    let dir = scratch("streamed-world");
+    let (store, whole) = small_world_store(&dir);
+    let query = NavMeshQuery::new(&whole, 65_535).unwrap();
+    let filter = crate::demo::tester::tester_filter(
+        navlab::bake::sample_areas::flags::ALL ^ navlab::bake::sample_areas::flags::DISABLED,
+        0,
+    );
+    let on_mesh = |x: f32, z: f32| {
+        let (_, nearest) = query.find_nearest_poly(&[x, 50.0, z], &[60.0, 200.0, 60.0], &filter);
+        assert_ne!(nearest.poly_ref, 0, "no navmesh near ({x}, {z})");
+        nearest.point
+    };
+    let (start, end) = (on_mesh(250.0, 250.0), on_mesh(2750.0, 2750.0));
+    let (start_ref, end_ref) = (
+        query
+            .find_nearest_poly(&start, &crate::demo::tester::POLY_PICK_EXT, &filter)
+            .1
+            .poly_ref,
+        query
+            .find_nearest_poly(&end, &crate::demo::tester::POLY_PICK_EXT, &filter)
+            .1
+            .poly_ref,
+    );
+    let mut query = query;
+    let mut path = vec![0; 65_535];
+    let (_, n) = query.find_path(start_ref, end_ref, &start, &end, &filter, &mut path);
+    let (corner_end, _) = crate::demo::tester::clamped_end(&query, &path[..n], end_ref, &end);
+    let (_, expected) = crate::demo::tester::straight_path_of_at_most(
+        &query,
+        &start,
+        &corner_end,
+        &path[..n],
+        0,
+        65_535,
+    );
+    let expected: Vec<[f32; 3]> = expected.iter().map(|p| p.pos).collect();
+    assert!(expected.len() > 2, "{expected:?}");
+
+    let script = "{\"wait_build\": true}\n\
+                  {\"state\": \"{dir}/whole.json\"}\n\
+                  {\"wheel\": 45.0}\n\
+                  {\"wait_frames\": 30}\n\
+                  {\"wait_build\": true}\n";
+    let options = ViewerOptions {
+        nav_mesh: Some(store),
+        tester: Some(straight_path_preset(start, end)),
+        ..ViewerOptions::default()
+    };
+    let zoomed = play(&dir, options, script);
+    let framed = read_json(&dir.join("whole.json"));
+    let tiles = whole.tile_count() as u64;
+    for state in [&framed, &zoomed] {
+        let corners: Vec<[f32; 3]> =
+            serde_json::from_value(state["toolState"]["straightPath"].clone()).unwrap();
+        assert_eq!(corners, expected, "{state:#}");
+        assert!(
+            state["world"]["fullBlocks"].as_u64().unwrap() > 0,
+            "{state:#}"
+        );
+    }
+    assert_eq!(framed["world"]["tilesLoaded"], tiles, "{framed:#}");
+    let loaded = zoomed["world"]["tilesLoaded"].as_u64().unwrap();
+    assert!(loaded < tiles, "{loaded} of {tiles} tiles: {zoomed:#}");
+    assert!(
+        zoomed["world"]["streamed"]["dropped"].as_u64().unwrap() > 0,
+        "{zoomed:#}"
+    );
+    // (The default scene, built under the file, logs an overlapping region of its own.)
+    let streaming_errors = zoomed["logErrors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| line.as_str().is_some_and(|l| l.contains("tile")))
+        .count();
+    assert_eq!(streaming_errors, 0, "{zoomed:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

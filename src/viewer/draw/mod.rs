@@ -13,6 +13,7 @@ mod poly_mesh;
 mod span_boxes;
 mod tile_cache;
 mod voxels;
+pub mod world;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -334,6 +335,7 @@ impl Plugin for DrawPlugin {
                 TileCacheDrawPlugin,
                 span_boxes::SpanBoxPlugin,
                 HeatMapDrawPlugin,
+                world::WorldViewPlugin,
             ));
     }
 }

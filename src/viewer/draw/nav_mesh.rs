@@ -35,7 +35,9 @@ fn sync_nav_mesh(
 ) {
     let mode = *mode;
     let mesh = shown.get(&state);
-    let version = (mode.shows_nav_mesh() && mesh.is_some()).then(|| {
+    // A world's navmesh is drawn in blocks around the camera instead (`world`).
+    let whole = mesh.is_some_and(|m| !super::world::shows_world(&shown, m));
+    let version = (mode.shows_nav_mesh() && whole).then(|| {
         let mut key = std::collections::hash_map::DefaultHasher::new();
         (shown.version(&state), mode, nodes.version).hash(&mut key);
         key.finish()

@@ -34,6 +34,13 @@ impl ToolContext<'_> {
     pub fn shared_nav_mesh(&self) -> Option<SharedNavMesh> {
         self.shown.shared(self.state)
     }
+
+    /// Whether the navmesh on screen is a world, drawn in blocks around the camera and maybe
+    /// streamed (queries may then cross kilometres).
+    pub fn shows_world(&self) -> bool {
+        self.nav_mesh
+            .is_some_and(|mesh| crate::viewer::draw::world::shows_world(self.shown, mesh))
+    }
 }
 
 /// What tools ask of the viewer besides their gizmos; applied once per frame.

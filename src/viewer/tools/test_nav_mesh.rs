@@ -12,7 +12,7 @@ use bevy_egui::egui;
 
 use super::framework::{QueryNodes, Tool, ToolAppExt, ToolContext, ToolOutput};
 use crate::demo::tester::{MAX_POLYS, MAX_SMOOTH, POLY_PICK_EXT, QUERY_NODES};
-use crate::demo::tester::{clamped_end, demo_query_shape, straight_path};
+use crate::demo::tester::{clamped_end, demo_query_shape, straight_path, straight_path_of_at_most};
 use crate::viewer::draw::parse_label;
 use crate::viewer::labels::Label;
 use crate::viewer::picking::Hit;
@@ -141,6 +141,37 @@ const PATH_LINE_COLOR: Rgba = rgba(255, 230, 40, 255);
 const OFF_MESH_LINE_COLOR: Rgba = rgba(255, 128, 0, 255);
 const PATH_LINE_WIDTH: f32 = 3.0;
 
+/// How far a query may search and what it may return: RecastDemo's buffers, or on a world
+/// (a navmesh drawn in blocks, `draw::world`) room for a path across kilometres of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct QueryLimits {
+    nodes: usize,
+    polys: usize,
+    smooth: usize,
+}
+
+impl QueryLimits {
+    const DEMO: QueryLimits = QueryLimits {
+        nodes: QUERY_NODES,
+        polys: MAX_POLYS,
+        smooth: MAX_SMOOTH,
+    };
+    /// The node pool's most (16-bit node indices), and paths of that many polygons.
+    const WORLD: QueryLimits = QueryLimits {
+        nodes: 65_535,
+        polys: 65_535,
+        smooth: 65_535,
+    };
+
+    fn for_context(ctx: &ToolContext) -> QueryLimits {
+        if ctx.shows_world() {
+            QueryLimits::WORLD
+        } else {
+            QueryLimits::DEMO
+        }
+    }
+}
+
 /// What the last query found, for drawing and the read-out.
 #[derive(Default)]
 struct Outcome {
@@ -265,7 +296,8 @@ impl TestNavMeshTool {
             out.labels = Some(Vec::new());
             return;
         };
-        let Ok(mut query) = NavMeshQuery::new(nav, QUERY_NODES) else {
+        let limits = QueryLimits::for_context(ctx);
+        let Ok(mut query) = NavMeshQuery::new(nav, limits.nodes) else {
             return;
         };
         let filter = self.filter();
@@ -286,7 +318,14 @@ impl TestNavMeshTool {
         let agent = agent_size(ctx);
         match (self.start, self.end) {
             (Some(spos), Some(epos)) if outcome.start_ref != 0 => {
-                self.run_mode(&mut query, &filter, spos, epos, agent, &mut outcome);
+                self.run_mode(
+                    &mut query,
+                    &filter,
+                    (spos, epos),
+                    agent,
+                    limits,
+                    &mut outcome,
+                );
             }
             (Some(spos), _) if outcome.start_ref != 0 => {
                 self.run_start_only_mode(&mut query, &filter, spos, agent, &mut outcome);
@@ -333,15 +372,16 @@ impl TestNavMeshTool {
         &self,
         query: &mut NavMeshQuery,
         filter: &QueryFilter,
-        spos: DtVec3,
-        epos: DtVec3,
+        (spos, epos): (DtVec3, DtVec3),
         agent: AgentSize,
+        limits: QueryLimits,
         outcome: &mut Outcome,
     ) {
         let (start_ref, end_ref) = (outcome.start_ref, outcome.end_ref);
         let mut path = [0 as PolyRef; MAX_POLYS];
         match self.mode {
             TesterMode::PathfindFollow | TesterMode::PathfindStraight if end_ref != 0 => {
+                let mut path = vec![0 as PolyRef; limits.polys];
                 let (status, n) =
                     query.find_path(start_ref, end_ref, &spos, &epos, filter, &mut path);
                 outcome.status = Some(status);
@@ -351,12 +391,20 @@ impl TestNavMeshTool {
                 }
                 if self.mode == TesterMode::PathfindFollow {
                     let mut walk = PathFollower::new(query, &spos, &epos, &path[..n]);
-                    while walk.step(query, filter, MAX_SMOOTH) {}
+                    while walk.step(query, filter, limits.smooth) {}
                     outcome.smooth_path = walk.result.smooth_path;
                 } else {
                     let (end, _) = clamped_end(query, &path[..n], end_ref, &epos);
-                    outcome.straight_path =
-                        straight_path(query, &spos, &end, &path[..n], self.straight_options).1;
+                    let options = self.straight_options;
+                    outcome.straight_path = straight_path_of_at_most(
+                        query,
+                        &spos,
+                        &end,
+                        &path[..n],
+                        options,
+                        limits.polys,
+                    )
+                    .1;
                 }
             }
             TesterMode::PathfindSliced if end_ref != 0 => {

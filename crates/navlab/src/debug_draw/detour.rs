@@ -574,7 +574,11 @@ mod tests {
                 }
                 let outline = nav_mesh_cells(mesh, (x, y), (x + 1, y + 1), TileDetail::Outline);
                 assert_eq!(outline.triangles.triangle_count(), 0);
-                walls += outline.lines.iter().map(|l| l.segments.len()).sum::<usize>();
+                walls += outline
+                    .lines
+                    .iter()
+                    .map(|l| l.segments.len())
+                    .sum::<usize>();
             }
         }
         assert!(mesh.tile_count() > 4);
