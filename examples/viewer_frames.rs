@@ -12,9 +12,9 @@
 //! `-- city.obj navmesh tile-mesh 64` (`solo-mesh`, `tile-mesh` or `temp-obstacles`).
 //!
 //! `-- world.nlts fly [SECONDS] [WIDTHxHEIGHT]` instead opens a navmesh file or tile store (a
-//! world) headless, waits for the view to settle, flies forward for SECONDS (20 by default) at
-//! 60 frames a second and prints every frame's time in that flight (mean, 95th percentile,
-//! longest, how many over 100 ms), the blocks drawn and the tiles loaded.
+//! world) headless, waits for the view to settle, flies forward (W held) for SECONDS (10 by
+//! default) and prints the frame times of that flight (mean, 95th percentile, longest, how many
+//! over 100 ms), of the opening before it, the blocks drawn and the tiles loaded.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -119,7 +119,7 @@ fn fly(nav_mesh: PathBuf, seconds: Option<String>, size: Option<String>) -> navl
         Some(text) => text
             .parse()
             .map_err(|e: std::num::ParseFloatError| invalid("seconds", text, e.to_string()))?,
-        None => 20.0,
+        None => 10.0,
     };
     let size = match &size {
         Some(text) => {
@@ -140,12 +140,11 @@ fn fly(nav_mesh: PathBuf, seconds: Option<String>, size: Option<String>) -> navl
         std::process::id()
     ));
     let flown = dir.join(format!("navlab-viewer-fly-{}.json", std::process::id()));
-    let frames = (seconds * 60.0).round() as u32;
     let session = [
         Action::WaitBuild,
         Action::State(settled.clone()),
         Action::KeyDown { key: "W".into() },
-        Action::WaitFrames(frames),
+        Action::WaitSeconds(seconds),
         Action::KeyUp { key: "W".into() },
         Action::State(flown.clone()),
     ];
@@ -192,6 +191,7 @@ fn fly(nav_mesh: PathBuf, seconds: Option<String>, size: Option<String>) -> navl
         "flight": after["frames"],
         "flownM": flown_m,
         "world": after["world"],
+        "settledWorld": before["world"],
         "totalS": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         "peakRssMiB": peak_rss().map_or(0, |b| b >> 20),
     });

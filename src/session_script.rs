@@ -16,6 +16,7 @@
 //! {"release": "left"}
 //! {"wheel": -1.0}
 //! {"wait_frames": 10}
+//! {"wait_seconds": 2.5}
 //! {"wait_build": true}
 //! {"screenshot": "after.png"}
 //! {"state": "after.json"}
@@ -35,6 +36,8 @@ pub const MAX_SCRIPT_BYTES: u64 = 16 << 20;
 pub const MAX_ACTIONS: usize = 1_000_000;
 /// The longest single wait or drag, in frames (about half an hour at 60 frames a second).
 pub const MAX_FRAMES: u32 = 100_000;
+/// The longest wait in seconds (the same half hour).
+pub const MAX_WAIT_SECONDS: f64 = 1800.0;
 
 /// A mouse button of a `press` or `release` action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +115,8 @@ pub enum Action {
     /// Turn the mouse wheel by this many lines (positive: away from the user, zooming in).
     Wheel(f32),
     WaitFrames(u32),
+    /// Wait this many seconds of real time (a flight of a set length, however long frames take).
+    WaitSeconds(f32),
     /// Wait until no build runs or waits.
     WaitBuild,
     /// Save what is on screen as PNG.
@@ -178,7 +183,7 @@ pub fn parse_script(text: &str) -> Result<Vec<ScriptLine>, ScriptError> {
 }
 
 /// The action names a line may start with, for the error on an unknown one.
-const ACTION_NAMES: [&str; 17] = [
+const ACTION_NAMES: [&str; 18] = [
     "drag",
     "set",
     "click",
@@ -192,6 +197,7 @@ const ACTION_NAMES: [&str; 17] = [
     "release",
     "wheel",
     "wait_frames",
+    "wait_seconds",
     "wait_build",
     "screenshot",
     "state",
@@ -264,6 +270,15 @@ fn parse_action(text: &str) -> Result<Action, String> {
         "release" => Action::Release(fields.button("release")?),
         "wheel" => Action::Wheel(fields.number("wheel")? as f32),
         "wait_frames" => Action::WaitFrames(fields.frames("wait_frames")?),
+        "wait_seconds" => {
+            let seconds = fields.number("wait_seconds")?;
+            if !(0.0..=MAX_WAIT_SECONDS).contains(&seconds) {
+                return Err(format!(
+                    "\"wait_seconds\" must be from 0 to {MAX_WAIT_SECONDS}, found {seconds}"
+                ));
+            }
+            Action::WaitSeconds(seconds as f32)
+        }
         "wait_build" => {
             if !fields
                 .optional("wait_build", Fields::bool)?
@@ -423,6 +438,7 @@ pub fn action_line(action: &Action) -> String {
         Action::Release(button) => serde_json::json!({ "release": button.name() }),
         Action::Wheel(lines) => serde_json::json!({ "wheel": lines }),
         Action::WaitFrames(frames) => serde_json::json!({ "wait_frames": frames }),
+        Action::WaitSeconds(seconds) => serde_json::json!({ "wait_seconds": seconds }),
         Action::WaitBuild => serde_json::json!({ "wait_build": true }),
         Action::Screenshot(path) => serde_json::json!({ "screenshot": path }),
         Action::State(path) => serde_json::json!({ "state": path }),
@@ -455,13 +471,14 @@ mod tests {
             {"release": "Right"}
             {"wheel": -2}
             {"wait_frames": 3}
+            {"wait_seconds": 1.5}
             {"wait_build": true}
             {"screenshot": "a.png"}
             {"state": "a.json"}
             {"expect": "0 failed", "min_height": 14}
         "#;
         let script = parse_script(text).unwrap();
-        assert_eq!(script.len(), 17);
+        assert_eq!(script.len(), 18);
         assert_eq!(script[0].line, 3);
         assert_eq!(
             script[0].action,
@@ -506,6 +523,8 @@ mod tests {
             ("[1, 2]", "expected a JSON object"),
             ("{\"wait_frames\": -1}", "whole number"),
             ("{\"wait_frames\": 1e12}", "whole number"),
+            ("{\"wait_seconds\": -1}", "from 0 to"),
+            ("{\"wait_seconds\": 1e9}", "from 0 to"),
             ("{\"pointer\": [1]}", "2 finite numbers"),
             ("{\"click_world\": [1, 2, 1e300]}", "3 finite numbers"),
             ("{\"press\": \"thumb\"}", "unknown button"),

@@ -281,6 +281,8 @@ enum Step {
         frames: u32,
     },
     Frames(u32),
+    /// Frames until this moment.
+    Until(Instant),
     Build {
         since: Instant,
         idle_frames: u32,
@@ -370,6 +372,9 @@ fn start(action: Action) -> Step {
         Action::Release(button) => inputs([vec![Input::Button(mouse_button(button), false)]]),
         Action::Wheel(lines) => inputs([vec![Input::Wheel(lines)]]),
         Action::WaitFrames(frames) => Step::Frames(frames),
+        Action::WaitSeconds(seconds) => {
+            Step::Until(Instant::now() + Duration::from_secs_f32(seconds))
+        }
         Action::WaitBuild => Step::Build {
             since: Instant::now(),
             idle_frames: 0,
@@ -401,6 +406,7 @@ fn advance(step: Step, p: &mut DriveParams, window: Entity) -> Result<Option<Ste
         }
         Step::Frames(0) => Ok(None),
         Step::Frames(n) => Ok(Some(Step::Frames(n - 1))),
+        Step::Until(end) => Ok((Instant::now() < end).then_some(Step::Until(end))),
         Step::Build { since, idle_frames } => {
             if since.elapsed() > BUILD_TIMEOUT {
                 return Err(format!("the build did not finish within {BUILD_TIMEOUT:?}"));
@@ -659,6 +665,7 @@ fn plan(action: &Action, p: &mut DriveParams) -> Plan {
         | Action::Release(_)
         | Action::Wheel(_)
         | Action::WaitFrames(_)
+        | Action::WaitSeconds(_)
         | Action::WaitBuild => Plan::Ready(start(action.clone())),
     }
 }
@@ -1257,6 +1264,8 @@ impl ViewerState<'_, '_> {
                 "outlineBlocks": outline,
                 "making": making,
                 "settled": world.settled(),
+                "triangles": world.primitives().0,
+                "lineSegments": world.primitives().1,
                 "tilesLoaded": mesh.map(|m| m.tile_count()),
             });
             if let Some(streaming) = self

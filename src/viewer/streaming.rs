@@ -349,3 +349,48 @@ mod tests {
         assert!(corridor_cells(&huge, Vec3::ZERO, far_end).is_empty());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_corridor_follows_the_path_and_stays_in_the_grid() {
+        let grid = TileGrid {
+            orig: Vec3::ZERO,
+            tile_width: 20.0,
+            tile_height: 20.0,
+            first: IVec2::ZERO,
+            last: IVec2::splat(499),
+        };
+        // 5 km along the diagonal: pieces of a tenth of it, each reaching 500 m beside the line.
+        let (start, end) = (Vec3::new(500.0, 0.0, 500.0), Vec3::new(4035.0, 0.0, 4035.0));
+        let ranges = corridor_cells(&grid, start, end);
+        assert_eq!(ranges.len(), 10);
+        let covers = |p: Vec3| {
+            let cell = IVec2::new((p.x / 20.0) as i32, (p.z / 20.0) as i32);
+            ranges
+                .iter()
+                .any(|(a, b)| cell.cmpge(*a).all() && cell.cmple(*b).all())
+        };
+        for i in 0..=20 {
+            assert!(covers(start.lerp(end, i as f32 / 20.0)));
+        }
+        // The far corners are not in it, and nothing is outside the grid.
+        assert!(!covers(Vec3::new(9900.0, 0.0, 100.0)));
+        assert!(
+            ranges
+                .iter()
+                .all(|(a, b)| a.cmpge(grid.first).all() && b.cmple(grid.last).all())
+        );
+        // A path across a grid too big to hold the corridor gets none.
+        let huge = TileGrid {
+            last: IVec2::splat(1 << 20),
+            tile_width: 1.0,
+            tile_height: 1.0,
+            ..grid
+        };
+        let far_end = Vec3::new(900_000.0, 0.0, 900_000.0);
+        assert!(corridor_cells(&huge, Vec3::ZERO, far_end).is_empty());
+    }
+}

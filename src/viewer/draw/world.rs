@@ -7,14 +7,17 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use bevy::asset::RenderAssetUsages;
+use bevy::asset::{RenderAssetUsages, load_internal_asset, uuid_handle};
 use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::pbr::{Material, MaterialPlugin};
 use bevy::prelude::*;
+use bevy::render::render_resource::AsBindGroup;
+use bevy::shader::ShaderRef;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use bevy_panorbit_camera::PanOrbitCamera;
 
-use super::{DrawAssets, DrawMode, DrawSystems, linear};
+use super::{DrawMode, DrawSystems, linear};
 use crate::viewer::build::BuildState;
 use crate::viewer::camera::MainCamera;
 use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
@@ -173,6 +176,8 @@ struct Block {
     detail: TileDetail,
     signature: u64,
     entity: Entity,
+    /// Triangles and line segments drawn.
+    primitives: (usize, usize),
 }
 
 /// A block being made on the compute pool.
@@ -198,9 +203,8 @@ pub struct WorldView {
     wanted: Vec<(IVec2, TileDetail, u64)>,
     /// No new blocks are started while set, so the navmesh is free to change (streaming).
     pub hold: bool,
-    /// The blocks' line material: blended as the overlays are, but without their depth bias,
-    /// which line topologies cannot have.
-    line_material: Option<Handle<StandardMaterial>>,
+    /// The blocks' material, made on first use.
+    material: Option<Handle<WorldColorMaterial>>,
 }
 
 impl WorldView {
@@ -217,6 +221,13 @@ impl WorldView {
     /// The tile grid of the navmesh drawn.
     pub fn grid(&self) -> Option<TileGrid> {
         self.grid
+    }
+
+    /// Triangles and line segments of the blocks on screen.
+    pub fn primitives(&self) -> (usize, usize) {
+        self.blocks
+            .values()
+            .fold((0, 0), |(t, l), b| (t + b.primitives.0, l + b.primitives.1))
     }
 
     /// Whether the world view is on.
@@ -248,12 +259,68 @@ impl WorldView {
     }
 }
 
+/// The blocks' material: vertex colours as they are, blended. The standard material's
+/// unlit path still runs its fog and much of its setup for every pixel, which on a software
+/// renderer cost more than the blocks' geometry (docs/world-view.md).
+#[derive(Asset, TypePath, AsBindGroup, Clone, Default)]
+pub struct WorldColorMaterial {}
+
+const WORLD_COLOR_SHADER: Handle<Shader> = uuid_handle!("5c0f4f3e-8a61-4d8e-9f5e-2b7a93c1d604");
+
+impl Material for WorldColorMaterial {
+    fn fragment_shader() -> ShaderRef {
+        WORLD_COLOR_SHADER.into()
+    }
+
+    fn alpha_mode(&self) -> AlphaMode {
+        AlphaMode::Blend
+    }
+
+    fn enable_prepass() -> bool {
+        false
+    }
+
+    fn enable_shadows() -> bool {
+        false
+    }
+}
+
 pub struct WorldViewPlugin;
 
 impl Plugin for WorldViewPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<WorldView>()
-            .add_systems(Update, sync_world.in_set(DrawSystems));
+        if app.world().contains_resource::<Assets<Shader>>() {
+            load_internal_asset!(
+                app,
+                WORLD_COLOR_SHADER,
+                "../../../shaders/world_colors.wgsl",
+                Shader::from_wgsl
+            );
+            app.add_plugins(MaterialPlugin::<WorldColorMaterial>::default());
+        } else {
+            // No renderer (the draw tests): the material is only stored.
+            app.init_asset::<WorldColorMaterial>();
+        }
+        app.init_resource::<WorldView>().add_systems(
+            Update,
+            (sync_world, multisample_off_on_worlds).in_set(DrawSystems),
+        );
+    }
+}
+
+/// Multisampling is off while a world is shown: on a software renderer it doubled the cost of
+/// a frame of blocks, and far lines one pixel wide need it least.
+fn multisample_off_on_worlds(
+    view: Res<WorldView>,
+    mut cameras: Query<&mut Msaa, With<MainCamera>>,
+) {
+    let wanted = if view.is_on() {
+        Msaa::Off
+    } else {
+        Msaa::Sample4
+    };
+    for mut msaa in &mut cameras {
+        msaa.set_if_neq(wanted);
     }
 }
 
@@ -262,12 +329,15 @@ impl Plugin for WorldViewPlugin {
 struct BlockMeshes {
     triangles: Option<Mesh>,
     lines: Option<Mesh>,
+    /// Triangles and line segments in them.
+    primitives: (usize, usize),
 }
 
 /// The drawing's triangles as a mesh, and all its lines as one line-list mesh (one pixel wide:
 /// far cheaper for a software renderer than wide gizmo lines, and a world has many).
 fn block_meshes(drawing: DebugDraw) -> BlockMeshes {
     let tris = drawing.triangles;
+    let triangle_count = tris.indices.len() / 3;
     let triangles = (!tris.indices.is_empty()).then(|| {
         let colors: Vec<[f32; 4]> = tris.colors.iter().map(|&c| linear(c)).collect();
         let mut mesh = Mesh::new(
@@ -293,7 +363,11 @@ fn block_meshes(drawing: DebugDraw) -> BlockMeshes {
             .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
             .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors)
     });
-    BlockMeshes { triangles, lines }
+    BlockMeshes {
+        triangles,
+        lines,
+        primitives: (triangle_count, segments),
+    }
 }
 
 /// What a block shows of a streamed navmesh changes with the tiles in it and around it (a
@@ -317,10 +391,9 @@ fn sync_world(
     state: Res<BuildState>,
     shown: Res<ShownNavMesh>,
     cameras: Query<&PanOrbitCamera, With<MainCamera>>,
-    assets: Res<DrawAssets>,
     mut view: ResMut<WorldView>,
     mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut materials: ResMut<Assets<WorldColorMaterial>>,
     mut commands: Commands,
 ) {
     let view = &mut *view;
@@ -348,16 +421,9 @@ fn sync_world(
     if view.version.is_none() {
         commands.entity(root).insert(Visibility::Inherited);
     }
-    let line_material = view
-        .line_material
-        .get_or_insert_with(|| {
-            materials.add(StandardMaterial {
-                base_color: Color::WHITE,
-                unlit: true,
-                alpha_mode: AlphaMode::Blend,
-                ..default()
-            })
-        })
+    let material = view
+        .material
+        .get_or_insert_with(|| materials.add(WorldColorMaterial {}))
         .clone();
     let source = shown.source_version(&state);
     if view.grid_source != Some(source) {
@@ -412,14 +478,15 @@ fn sync_world(
         if let Some(old) = view.blocks.remove(&block) {
             commands.entity(old.entity).despawn();
         }
-        let materials = (assets.blended.clone(), line_material.clone());
-        let entity = spawn_block(&mut commands, &mut meshes, materials, root, made);
+        let primitives = made.primitives;
+        let entity = spawn_block(&mut commands, &mut meshes, material.clone(), root, made);
         view.blocks.insert(
             block,
             Block {
                 detail: making.detail,
                 signature: making.signature,
                 entity,
+                primitives,
             },
         );
     }
@@ -479,11 +546,11 @@ fn sync_world(
     }
 }
 
-/// A block's entity under `root`, with its triangles and lines in their materials.
+/// A block's entity under `root`, with its triangles and lines.
 fn spawn_block(
     commands: &mut Commands,
     meshes: &mut Assets<Mesh>,
-    (triangle_material, line_material): (Handle<StandardMaterial>, Handle<StandardMaterial>),
+    material: Handle<WorldColorMaterial>,
     root: Entity,
     made: BlockMeshes,
 ) -> Entity {
@@ -493,14 +560,14 @@ fn spawn_block(
     if let Some(triangles) = made.triangles {
         commands.spawn((
             Mesh3d(meshes.add(triangles)),
-            MeshMaterial3d(triangle_material),
+            MeshMaterial3d(material.clone()),
             ChildOf(entity),
         ));
     }
     if let Some(lines) = made.lines {
         commands.spawn((
             Mesh3d(meshes.add(lines)),
-            MeshMaterial3d(line_material),
+            MeshMaterial3d(material),
             ChildOf(entity),
         ));
     }
