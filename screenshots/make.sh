@@ -54,3 +54,10 @@ if [ -f "$gset" ]; then
         --test-start=-17.7,-2.37,26.3 --test-end=-21.26,-2.37,3.5 \
         --headless --session screenshots/sessions/long-range-links.jsonl
 fi
+# Issue 29: the 100 km² world's tile store in the viewer, when one is at hand
+# (NAVLAB_WORLD_STORE=world.nlts; docs/world-bake.md and docs/streaming.md make it).
+if [ -n "${NAVLAB_WORLD_STORE:-}" ]; then
+    "$navlab" view --navmesh "$NAVLAB_WORLD_STORE" --test-mode pathfind-straight \
+        --test-start 3500,10.224913,3500 --test-end 6000,36.678276,6200 \
+        --headless --session screenshots/sessions/world-view.jsonl
+fi
