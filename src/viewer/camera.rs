@@ -19,7 +19,6 @@ use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 use crate::viewer::build::BuildState;
 use crate::viewer::draw::world::{TileGrid, WorldView, shows_world};
 use crate::viewer::navmesh::{ShownNavMesh, nav_mesh_bounds};
-use crate::viewer::streaming::store_grid;
 use crate::viewer::typing::TypingInUi;
 use navlab::detour::NavMesh;
 
@@ -170,7 +169,7 @@ fn world_grid(shown: &ShownNavMesh, mesh: &NavMesh) -> Option<TileGrid> {
         return None;
     }
     match shown.store() {
-        Some(store) => store_grid(store),
+        Some(store) => TileGrid::of_store(store),
         None => TileGrid::of_nav_mesh(mesh),
     }
 }

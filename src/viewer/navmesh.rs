@@ -534,6 +534,44 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A tile store opens as a streamed navmesh with no tile loaded yet; a cut one is reported
+    /// and changes nothing.
+    #[test]
+    fn a_tile_store_opens_streamed_and_a_cut_one_is_reported() {
+        let mut app = app();
+        let before = shown_bytes(app.world());
+        let dir = scratch("tile_store");
+        let input =
+            navlab::input::input_geom::InputGeom::from_mesh(navlab::input::scene::default_scene())
+                .unwrap();
+        let tiled = navlab::bake::tiled::TiledBuild::new(&input, Default::default(), 32).unwrap();
+        let store = dir.join("level.nlts");
+        TileStore::write(&store, &tiled.nav_mesh).unwrap();
+        let bytes = std::fs::read(&store).unwrap();
+        let cut = dir.join("cut.nlts");
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+
+        app.world_mut().write_message(NavMeshRequest::Load(cut));
+        run_until(&mut app, |w| {
+            w.resource::<ViewerLog>()
+                .lines
+                .iter()
+                .any(|(_, line)| line.starts_with("Could not load the navmesh"))
+        });
+        assert_eq!(shown_bytes(app.world()), before);
+
+        app.world_mut().write_message(NavMeshRequest::Load(store));
+        run_until(&mut app, |w| w.resource::<ShownNavMesh>().is_streamed());
+        let shown = app.world().resource::<ShownNavMesh>();
+        let state = app.world().resource::<BuildState>();
+        assert_eq!(shown.get(state).map(NavMesh::tile_count), Some(0));
+        assert_eq!(
+            shown.store().map(|s| s.tiles().len()),
+            Some(tiled.nav_mesh.tile_count())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn exporting_nothing_is_an_error_not_a_file() {
         let mut app = app();

@@ -110,25 +110,6 @@ pub fn corridor_cells(grid: &TileGrid, start: Vec3, end: Vec3) -> Vec<(IVec2, IV
     ranges
 }
 
-/// The grid of a store's tiles.
-pub fn store_grid(store: &TileStore) -> Option<TileGrid> {
-    let (first, last) = store.tiles().iter().map(|t| IVec2::new(t.x, t.y)).fold(
-        None,
-        |range: Option<(IVec2, IVec2)>, c| {
-            Some(range.map_or((c, c), |(a, b)| (a.min(c), b.max(c))))
-        },
-    )?;
-    let params = store.params();
-    Some(TileGrid {
-        orig: Vec3::from(params.orig),
-        tile_width: params.tile_width,
-        tile_height: params.tile_height,
-        first,
-        last,
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
 fn stream_tiles(
     state: Res<BuildState>,
     mut shown: ResMut<ShownNavMesh>,

@@ -38,6 +38,7 @@ pub use nav_mesh::NavMeshDrawPlugin;
 pub use poly_mesh::PolyMeshDrawPlugin;
 pub use tile_cache::TileCacheDrawPlugin;
 pub use voxels::VoxelDrawPlugin;
+pub use world::WorldViewPlugin;
 
 /// RecastDemo's draw modes for a solo mesh, in pipeline order.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -335,7 +336,7 @@ impl Plugin for DrawPlugin {
                 TileCacheDrawPlugin,
                 span_boxes::SpanBoxPlugin,
                 HeatMapDrawPlugin,
-                world::WorldViewPlugin,
+                WorldViewPlugin,
             ));
     }
 }

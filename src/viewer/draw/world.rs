@@ -19,11 +19,11 @@ use bevy_panorbit_camera::PanOrbitCamera;
 
 use super::{DrawMode, DrawSystems, linear};
 use crate::viewer::build::BuildState;
-use crate::viewer::camera::MainCamera;
 use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
 use navlab::debug_draw::DebugDraw;
 use navlab::debug_draw::detour::{TileDetail, nav_mesh_cells};
 use navlab::detour::NavMesh;
+use navlab::detour::tile_store::TileStore;
 
 /// Navmeshes of more tiles than this are drawn as a world (the 1 km² city at tile size 64 has
 /// 2 704; drawn whole, a few thousand tiles still make a frame in time).
@@ -60,6 +60,24 @@ impl TileGrid {
                 Some(range.map_or((c, c), |(a, b)| (a.min(c), b.max(c))))
             })?;
         let params = mesh.params();
+        Some(TileGrid {
+            orig: Vec3::from(params.orig),
+            tile_width: params.tile_width,
+            tile_height: params.tile_height,
+            first,
+            last,
+        })
+    }
+
+    /// The grid of a tile store's tiles (`None` for a store of none).
+    pub fn of_store(store: &TileStore) -> Option<TileGrid> {
+        let (first, last) = store.tiles().iter().map(|t| IVec2::new(t.x, t.y)).fold(
+            None,
+            |range: Option<(IVec2, IVec2)>, c| {
+                Some(range.map_or((c, c), |(a, b)| (a.min(c), b.max(c))))
+            },
+        )?;
+        let params = store.params();
         Some(TileGrid {
             orig: Vec3::from(params.orig),
             tile_width: params.tile_width,
@@ -312,7 +330,7 @@ impl Plugin for WorldViewPlugin {
 /// a frame of blocks, and far lines one pixel wide need it least.
 fn multisample_off_on_worlds(
     view: Res<WorldView>,
-    mut cameras: Query<&mut Msaa, With<MainCamera>>,
+    mut cameras: Query<&mut Msaa, With<PanOrbitCamera>>,
 ) {
     let wanted = if view.is_on() {
         Msaa::Off
@@ -390,7 +408,8 @@ fn sync_world(
     mode: Res<DrawMode>,
     state: Res<BuildState>,
     shown: Res<ShownNavMesh>,
-    cameras: Query<&PanOrbitCamera, With<MainCamera>>,
+    // The viewer's one orbit camera (the 3D view's).
+    cameras: Query<&PanOrbitCamera>,
     mut view: ResMut<WorldView>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<WorldColorMaterial>>,
@@ -433,7 +452,7 @@ fn sync_world(
         }
         view.making.clear();
         view.grid = match shown.store() {
-            Some(store) => crate::viewer::streaming::store_grid(store),
+            Some(store) => TileGrid::of_store(store),
             None => TileGrid::of_nav_mesh(mesh),
         };
         view.grid_source = Some(source);

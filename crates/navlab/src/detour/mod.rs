@@ -26,12 +26,14 @@ pub mod tile;
 pub mod tile_store;
 
 pub use load::{load_nav_mesh, nav_mesh_from_bytes};
-pub use nav_mesh::{BoundaryEdge, LongLink, NavMesh, NavMeshParams};
+pub use nav_mesh::{LongLink, NavMesh, NavMeshParams};
 pub use nav_mesh_builder::{
     NavMeshCreateParams, OffMeshConnectionParams, create_nav_mesh_data, create_nav_mesh_data_into,
 };
 pub use nav_mesh_file::{NavMeshFileError, save_nav_mesh};
-pub use tile::{BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType};
+pub use tile::{
+    BoundaryEdge, BvNode, Link, MeshHeader, MeshTile, OffMeshConnection, Poly, PolyDetail, PolyType,
+};
 
 /// A polygon reference: salt, tile index and polygon index packed into the navmesh's
 /// [`RefWidth`] (32 bits by default, as Detour without `DT_POLYREF64`; 64 bits as with it). The

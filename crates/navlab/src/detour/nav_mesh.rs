@@ -5,7 +5,7 @@
 
 use super::common::{self, Vec3};
 use super::portal_index::{TargetPortals, scan_connecting_polys};
-use super::tile::{Link, MeshTile, OffMeshConnection, Poly};
+use super::tile::{BoundaryEdge, Link, MeshTile, OffMeshConnection, Poly};
 use super::{
     DetourError, EXT_LINK, NULL_LINK, OFFMESH_CON_BIDIR, PolyRef, RefWidth, TileRef, opposite_tile,
 };
@@ -28,15 +28,6 @@ pub struct NavMeshParams {
     /// How wide the navmesh's references are. Not part of `dtNavMeshParams` nor of the MSET
     /// parameter block: a file's layout tells it.
     pub ref_width: RefWidth,
-}
-
-/// One wall edge of a polygon ([`NavMesh::boundary_edges`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BoundaryEdge {
-    /// The polygon the edge belongs to.
-    pub poly: PolyRef,
-    /// The edge's end points, in the polygon's vertex order.
-    pub ends: [Vec3; 2],
 }
 
 /// The most tile bits Sample_TileMesh gives a navmesh (the rest of the 22 go to polygons).

@@ -21,6 +21,15 @@ pub(crate) const DETAIL_TRI_SIZE: usize = 4;
 pub(crate) const BV_NODE_SIZE: usize = 16;
 pub(crate) const OFF_MESH_CON_SIZE: usize = 36;
 
+/// One wall edge of a polygon ([`MeshTile::boundary_edges`], `NavMesh::boundary_edges`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundaryEdge {
+    /// The polygon the edge belongs to.
+    pub poly: super::PolyRef,
+    /// The edge's end points, in the polygon's vertex order.
+    pub ends: [Vec3; 2],
+}
+
 /// The per-tile values of `dtMeshHeader`. The counts live in the arrays' lengths; see the
 /// accessors on [`MeshTile`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -901,7 +910,7 @@ impl MeshTile {
     pub fn boundary_edges(
         &self,
         tile_ref: super::TileRef,
-    ) -> impl Iterator<Item = super::BoundaryEdge> + '_ {
+    ) -> impl Iterator<Item = BoundaryEdge> + '_ {
         self.polys.iter().enumerate().flat_map(move |(poly, p)| {
             let corners = (!p.is_off_mesh_connection()).then(|| self.vertices_of(p));
             let (corners, n) = corners.unwrap_or(([[0.0; 3]; VERTS_PER_POLYGON], 0));
@@ -912,7 +921,7 @@ impl MeshTile {
                         && !self
                             .poly_links(poly)
                             .any(|(_, link)| usize::from(link.edge) == edge));
-                wall.then(|| super::BoundaryEdge {
+                wall.then(|| BoundaryEdge {
                     poly: tile_ref | poly as super::PolyRef,
                     ends: [corners[edge], corners[(edge + 1) % n]],
                 })
