@@ -183,6 +183,7 @@ fn note_typing(mut contexts: EguiContexts, mut typing: ResMut<TypingInUi>) -> Re
 
 /// RecastDemo's key movement: W/S along the view, A/D sideways, Q/E (or PageUp/PageDown) up and
 /// down, Shift slow; speed eases in over a quarter second. Not while typing in a text field.
+/// Over a world, W/S keep the height and the speed grows with the orbit radius.
 fn fly(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
@@ -219,18 +220,22 @@ fn fly(
         return;
     }
     *ease = (*ease + dt * 4.0).min(1.0);
+    let on_world = world.is_some_and(|w| w.is_on());
     let speed = if keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]) {
         SLOW_FLY_SPEED
-    } else if world.is_some_and(|w| w.is_on()) {
+    } else if on_world {
         // Over a world, RecastDemo's walking pace would take minutes to cross a block.
         FLY_SPEED.max(orbit.target_radius * WORLD_FLY_SPEED_PER_RADIUS)
     } else {
         FLY_SPEED
     };
-    let step = (transform.forward() * forward + transform.right() * right + Vec3::Y * up)
-        * speed
-        * *ease
-        * dt;
+    // Over a world the flight is level, as over a map: W/S along the ground, Q/E for height.
+    let ahead = if on_world {
+        transform.forward().with_y(0.0).normalize_or_zero()
+    } else {
+        *transform.forward()
+    };
+    let step = (ahead * forward + transform.right() * right + Vec3::Y * up) * speed * *ease * dt;
     orbit.focus += step;
     orbit.target_focus += step;
     orbit.force_update = true;
