@@ -444,6 +444,16 @@ mod tests {
         panic!("gave up waiting");
     }
 
+    /// Runs frames until the log reports a navmesh file that could not be loaded.
+    fn run_until_load_error(app: &mut App) {
+        run_until(app, |w| {
+            w.resource::<ViewerLog>()
+                .lines
+                .iter()
+                .any(|(_, line)| line.starts_with("Could not load the navmesh"))
+        });
+    }
+
     fn shown_bytes(world: &World) -> Option<Vec<u8>> {
         let state = world.resource::<BuildState>();
         let shown = world.resource::<ShownNavMesh>();
@@ -523,12 +533,7 @@ mod tests {
         bytes.truncate(bytes.len() / 2);
         std::fs::write(&path, bytes).unwrap();
         app.world_mut().write_message(NavMeshRequest::Load(path));
-        run_until(&mut app, |w| {
-            w.resource::<ViewerLog>()
-                .lines
-                .iter()
-                .any(|(_, line)| line.starts_with("Could not load the navmesh"))
-        });
+        run_until_load_error(&mut app);
         assert_eq!(shown_bytes(app.world()), before);
         assert!(!app.world().resource::<ViewerLog>().toasts.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -552,12 +557,7 @@ mod tests {
         std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
 
         app.world_mut().write_message(NavMeshRequest::Load(cut));
-        run_until(&mut app, |w| {
-            w.resource::<ViewerLog>()
-                .lines
-                .iter()
-                .any(|(_, line)| line.starts_with("Could not load the navmesh"))
-        });
+        run_until_load_error(&mut app);
         assert_eq!(shown_bytes(app.world()), before);
 
         app.world_mut().write_message(NavMeshRequest::Load(store));

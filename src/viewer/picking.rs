@@ -142,7 +142,7 @@ pub fn raycast_nav_mesh(mesh: &NavMesh, ray: Ray3d, max_distance: f32) -> Option
     let end = start + *ray.direction * max_distance;
     let d = end - start;
     let (start_xz, d_xz, orig_xz) = (start.xz(), d.xz(), orig.xz());
-    let mut cell = ((start_xz - orig_xz) / size).floor().as_ivec2();
+    let mut cell = IVec2::from(mesh.calc_tile_loc(&start.into()));
     let step = IVec2::new(
         if d_xz.x > 0.0 { 1 } else { -1 },
         if d_xz.y > 0.0 { 1 } else { -1 },

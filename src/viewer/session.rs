@@ -1214,6 +1214,7 @@ impl ViewerState<'_, '_> {
             .filter(|(level, _)| *level == LogLevel::Error)
             .map(|(_, line)| line.as_str())
             .collect();
+        let (mean_ms, p95_ms) = frame_times.mean_and_p95_ms();
         let mut value = json!({
             "settings": state.settings,
             "sample": state.sample.label(),
@@ -1238,8 +1239,8 @@ impl ViewerState<'_, '_> {
                 "count": frame_times.frames,
                 "longestMs": frame_times.longest.as_secs_f64() * 1000.0,
                 "over100Ms": frame_times.over_100_ms,
-                "meanMs": frame_times.mean_and_p95_ms().0,
-                "p95Ms": frame_times.mean_and_p95_ms().1,
+                "meanMs": mean_ms,
+                "p95Ms": p95_ms,
             },
         });
         if let Some(tiled) = &state.tiled {

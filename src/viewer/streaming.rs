@@ -17,7 +17,7 @@ use crate::viewer::draw::world::{TileGrid, WorldView};
 use crate::viewer::navmesh::ShownNavMesh;
 use crate::viewer::tools::Tools;
 use navlab::detour::tile_store::{StoredTile, TileStore};
-use navlab::detour::{MeshTile, NavMesh};
+use navlab::detour::{MeshTile, NavMesh, TileRef};
 
 /// Tiles read by one task on the I/O pool.
 const TILES_PER_READ: usize = 64;
@@ -84,19 +84,13 @@ pub fn corridor_cells(grid: &TileGrid, start: Vec3, end: Vec3) -> Vec<(IVec2, IV
     let length = start.xz().distance(end.xz());
     let reach = CORRIDOR_REACH.max(length * CORRIDOR_REACH_PER_LENGTH);
     let pieces = (length / reach).ceil().max(1.0) as usize;
-    let cell = |p: Vec2| {
-        IVec2::new(
-            ((p.x - grid.orig.x) / grid.tile_width).floor() as i32,
-            ((p.y - grid.orig.z) / grid.tile_height).floor() as i32,
-        )
-    };
     let mut ranges = Vec::with_capacity(pieces);
     let mut cells = 0usize;
     for i in 0..pieces {
         let a = start.xz().lerp(end.xz(), i as f32 / pieces as f32);
         let b = start.xz().lerp(end.xz(), (i + 1) as f32 / pieces as f32);
-        let first = cell(a.min(b) - reach).max(grid.first);
-        let last = cell(a.max(b) + reach).min(grid.last);
+        let first = grid.cell_of(a.min(b) - reach).max(grid.first);
+        let last = grid.cell_of(a.max(b) + reach).min(grid.last);
         if first.cmpgt(last).any() {
             continue;
         }
@@ -209,10 +203,15 @@ fn stream_tiles(
         keep.iter()
             .any(|(a, b)| x >= a.x && y >= a.y && x <= b.x && y <= b.y)
     };
-    let nav = shown.get(&state);
-    let dropping = !regions.is_empty()
-        && nav.is_some_and(|n| n.tiles().any(|(_, t)| !inside(t.header().x, t.header().y)));
-    if streaming.ready.is_empty() && !dropping {
+    let outside: Vec<TileRef> = match shown.get(&state).filter(|_| !regions.is_empty()) {
+        Some(nav) => nav
+            .tiles()
+            .filter(|(_, t)| !inside(t.header().x, t.header().y))
+            .map(|(r, _)| r)
+            .collect(),
+        None => Vec::new(),
+    };
+    if streaming.ready.is_empty() && outside.is_empty() {
         world.hold = false;
         return;
     }
@@ -231,16 +230,10 @@ fn stream_tiles(
     // long).
     let mesh: &mut NavMesh = Arc::make_mut(shared);
     let started = Instant::now();
-    if dropping {
-        let outside: Vec<u64> = mesh
-            .tiles()
-            .filter(|(_, t)| !inside(t.header().x, t.header().y))
-            .map(|(r, _)| r)
-            .collect();
-        for tile_ref in outside {
-            if mesh.remove_tile(tile_ref).is_ok() {
-                streaming.dropped += 1;
-            }
+    // The references hold in a copy too: it keeps the slots and salts.
+    for tile_ref in outside {
+        if mesh.remove_tile(tile_ref).is_ok() {
+            streaming.dropped += 1;
         }
     }
     while started.elapsed() < FRAME_BUDGET {

@@ -26,7 +26,7 @@ use bevy::render::render_resource::{Extent3d, Face, TextureDimension, TextureFor
 
 use crate::viewer::build::BuildState;
 use navlab::bake::solo::Stage;
-use navlab::debug_draw::{self, DebugDraw, Rgba};
+use navlab::debug_draw::{self, DebugDraw, Rgba, TriangleBatch};
 
 pub use authored::AuthoredDrawPlugin;
 pub use compact::{CompactDrawPlugin, WatershedView};
@@ -573,17 +573,7 @@ fn spawn_drawing(params: &mut LayerParams, root: Entity, mut drawing: DebugDraw)
         } else {
             params.assets.blended.clone()
         };
-        let colors: Vec<[f32; 4]> = tris.colors.iter().map(|&c| linear(c)).collect();
-        let mut mesh = Mesh::new(
-            PrimitiveTopology::TriangleList,
-            RenderAssetUsages::RENDER_WORLD,
-        )
-        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, tris.positions)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors);
-        if !tris.uvs.is_empty() {
-            mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, tris.uvs);
-        }
-        mesh.insert_indices(Indices::U32(tris.indices));
+        let mesh = triangle_mesh(tris);
         let mesh = params.meshes.add(mesh);
         params
             .commands
@@ -592,6 +582,23 @@ fn spawn_drawing(params: &mut LayerParams, root: Entity, mut drawing: DebugDraw)
     for (gizmo, width) in bevy_navlab::debug_draw::drawing_gizmos(&drawing) {
         spawn_gizmo(params, root, gizmo, width);
     }
+}
+
+/// A batch of triangles as a mesh: positions, linear vertex colours, texture coordinates when
+/// it has them.
+pub fn triangle_mesh(tris: TriangleBatch) -> Mesh {
+    let colors: Vec<[f32; 4]> = tris.colors.iter().map(|&c| linear(c)).collect();
+    let mut mesh = Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::RENDER_WORLD,
+    )
+    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, tris.positions)
+    .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors);
+    if !tris.uvs.is_empty() {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, tris.uvs);
+    }
+    mesh.insert_indices(Indices::U32(tris.indices));
+    mesh
 }
 
 fn spawn_gizmo(params: &mut LayerParams, root: Entity, gizmo: GizmoAsset, width: f32) {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use bevy::asset::{RenderAssetUsages, load_internal_asset, uuid_handle};
-use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::mesh::PrimitiveTopology;
 use bevy::pbr::{Material, MaterialPlugin};
 use bevy::prelude::*;
 use bevy::render::render_resource::AsBindGroup;
@@ -17,13 +17,13 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use bevy_panorbit_camera::PanOrbitCamera;
 
-use super::{DrawMode, DrawSystems, linear};
+use super::{DrawMode, DrawSystems, linear, triangle_mesh};
 use crate::viewer::build::BuildState;
 use crate::viewer::navmesh::{SharedNavMesh, ShownNavMesh};
 use navlab::debug_draw::DebugDraw;
 use navlab::debug_draw::detour::{TileDetail, nav_mesh_cells};
-use navlab::detour::NavMesh;
 use navlab::detour::tile_store::TileStore;
+use navlab::detour::{NavMesh, NavMeshParams};
 
 /// Navmeshes of more tiles than this are drawn as a world (the 1 km² city at tile size 64 has
 /// 2 704; drawn whole, a few thousand tiles still make a frame in time).
@@ -53,13 +53,23 @@ pub struct TileGrid {
 impl TileGrid {
     /// The grid of `mesh`'s loaded tiles (`None` without tiles).
     pub fn of_nav_mesh(mesh: &NavMesh) -> Option<TileGrid> {
-        let (first, last) = mesh
+        let cells = mesh
             .tiles()
-            .map(|(_, t)| IVec2::new(t.header().x, t.header().y))
-            .fold(None, |range: Option<(IVec2, IVec2)>, c| {
-                Some(range.map_or((c, c), |(a, b)| (a.min(c), b.max(c))))
-            })?;
-        let params = mesh.params();
+            .map(|(_, t)| IVec2::new(t.header().x, t.header().y));
+        TileGrid::spanning(mesh.params(), cells)
+    }
+
+    /// The grid of a tile store's tiles (`None` for a store of none).
+    pub fn of_store(store: &TileStore) -> Option<TileGrid> {
+        let cells = store.tiles().iter().map(|t| IVec2::new(t.x, t.y));
+        TileGrid::spanning(store.params(), cells)
+    }
+
+    /// The grid of `params` over the range `cells` span.
+    fn spanning(params: &NavMeshParams, cells: impl Iterator<Item = IVec2>) -> Option<TileGrid> {
+        let (first, last) = cells.fold(None, |range: Option<(IVec2, IVec2)>, c| {
+            Some(range.map_or((c, c), |(a, b)| (a.min(c), b.max(c))))
+        })?;
         Some(TileGrid {
             orig: Vec3::from(params.orig),
             tile_width: params.tile_width,
@@ -69,22 +79,12 @@ impl TileGrid {
         })
     }
 
-    /// The grid of a tile store's tiles (`None` for a store of none).
-    pub fn of_store(store: &TileStore) -> Option<TileGrid> {
-        let (first, last) = store.tiles().iter().map(|t| IVec2::new(t.x, t.y)).fold(
-            None,
-            |range: Option<(IVec2, IVec2)>, c| {
-                Some(range.map_or((c, c), |(a, b)| (a.min(c), b.max(c))))
-            },
-        )?;
-        let params = store.params();
-        Some(TileGrid {
-            orig: Vec3::from(params.orig),
-            tile_width: params.tile_width,
-            tile_height: params.tile_height,
-            first,
-            last,
-        })
+    /// The cell holding the xz point `p` (Detour's `calcTileLoc`).
+    pub fn cell_of(&self, p: Vec2) -> IVec2 {
+        IVec2::new(
+            ((p.x - self.orig.x) / self.tile_width).floor() as i32,
+            ((p.y - self.orig.z) / self.tile_height).floor() as i32,
+        )
     }
 
     fn block_size(&self) -> Vec2 {
@@ -147,10 +147,7 @@ pub fn blocks_in_view(grid: &TileGrid, focus: Vec3, distance: f32) -> Vec<(IVec2
     let near = distance.max(reach);
     // Far enough to show the surroundings, and never so far that the candidates are many.
     let far = (distance * FAR_PER_DISTANCE).clamp(reach, 64.0 * reach);
-    let focus_cell = IVec2::new(
-        ((focus.x - grid.orig.x) / grid.tile_width).floor() as i32,
-        ((focus.z - grid.orig.z) / grid.tile_height).floor() as i32,
-    );
+    let focus_cell = grid.cell_of(focus.xz());
     let radius_blocks = (far / size.min_element()).ceil() as i32 + 1;
     let centre = TileGrid::block_of(focus_cell.clamp(grid.first, grid.last));
     let lo = (centre - radius_blocks).max(TileGrid::block_of(grid.first));
@@ -355,18 +352,8 @@ struct BlockMeshes {
 /// far cheaper for a software renderer than wide gizmo lines, and a world has many).
 fn block_meshes(drawing: DebugDraw) -> BlockMeshes {
     let tris = drawing.triangles;
-    let triangle_count = tris.indices.len() / 3;
-    let triangles = (!tris.indices.is_empty()).then(|| {
-        let colors: Vec<[f32; 4]> = tris.colors.iter().map(|&c| linear(c)).collect();
-        let mut mesh = Mesh::new(
-            PrimitiveTopology::TriangleList,
-            RenderAssetUsages::RENDER_WORLD,
-        )
-        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, tris.positions)
-        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors);
-        mesh.insert_indices(Indices::U32(tris.indices));
-        mesh
-    });
+    let triangle_count = tris.triangle_count();
+    let triangles = (!tris.indices.is_empty()).then(|| triangle_mesh(tris));
     let segments: usize = drawing.lines.iter().map(|l| l.segments.len()).sum();
     let lines = (segments > 0).then(|| {
         let mut positions = Vec::with_capacity(segments * 2);
