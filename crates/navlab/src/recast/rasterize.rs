@@ -687,12 +687,28 @@ impl Rasterizer {
         remaining[2] = *v2;
         let mut remaining_count = 3;
 
+        let mut remaining_shape: Option<CutShape> = None;
         for z in z0..=z1 {
             let cell_z = bmin[2] + z as f32 * cs;
-            let (row_count, rest_count) =
-                split_row(remaining, remaining_count, cell_z + cs, row, next_remaining);
-            std::mem::swap(&mut remaining, &mut next_remaining);
-            remaining_count = rest_count;
+            let offset = cell_z + cs;
+            let row_count = match remaining_shape
+                .as_ref()
+                .and_then(|s| s.cut_row(remaining, offset, row))
+            {
+                Some(row_count) => row_count,
+                None => {
+                    // The shape only pays off with at least two more cuts to come.
+                    let (row_count, rest_count, shape) = if z + 2 <= z1 {
+                        split_row::<true>(remaining, remaining_count, offset, row, next_remaining)
+                    } else {
+                        split_row::<false>(remaining, remaining_count, offset, row, next_remaining)
+                    };
+                    std::mem::swap(&mut remaining, &mut next_remaining);
+                    remaining_count = rest_count;
+                    remaining_shape = shape;
+                    row_count
+                }
+            };
             if row_count < 3 || z < first_row {
                 continue;
             }
@@ -721,7 +737,7 @@ impl Rasterizer {
                 let offset = cell_x + cs;
                 let cell = match shape
                     .as_mut()
-                    .and_then(|s: &mut RowShape| s.cut(row, offset))
+                    .and_then(|s: &mut CutShape| s.cut_cell(row, offset))
                 {
                     Some(cell) => cell,
                     None => {
@@ -809,19 +825,21 @@ fn crossing<const N: usize>(vb: &[f32; N], va: &[f32; N], db: f32, da: f32) -> [
 
 /// Splits polygon `input[..count]` at `z == offset` (Recast's `dividePoly` on the z axis): `row`
 /// receives the part with z at most `offset` (as x, y), `rest` the other part. Vertices on the
-/// plane go to both. Returns the two vertex counts.
-fn split_row(
+/// plane go to both. Returns the two vertex counts, and the rest's [`CutShape`] when it has that
+/// shape and `FIND_SHAPE` asks for it.
+fn split_row<const FIND_SHAPE: bool>(
     input: &Poly3,
     count: usize,
     offset: f32,
     row: &mut Poly2,
     rest: &mut Poly3,
-) -> (usize, usize) {
+) -> (usize, usize, Option<CutShape>) {
     let n = count.min(MAX_CLIP_INPUT);
     let (mut row_count, mut rest_count) = (0, 0);
+    let mut finder = ShapeFinder::new();
     // Walk the edges b → a, starting with the closing edge.
     let Some(last) = input[..n].last() else {
-        return (0, 0);
+        return (0, 0, None);
     };
     let mut previous = last;
     let mut previous_delta = offset - previous[2];
@@ -833,6 +851,9 @@ fn split_row(
             let point = crossing(vb, va, db, da);
             row[row_count & CLIP_MASK] = [point[0], point[1]];
             row_count += 1;
+            if FIND_SHAPE {
+                finder.crossing(rest_count, da);
+            }
             rest[rest_count & CLIP_MASK] = point;
             rest_count += 1;
             // The crossing is on both sides already; a vertex on the plane is not repeated.
@@ -840,6 +861,9 @@ fn split_row(
                 row[row_count & CLIP_MASK] = [va[0], va[1]];
                 row_count += 1;
             } else if da < 0.0 {
+                if FIND_SHAPE {
+                    finder.run_vertex(va[2]);
+                }
                 rest[rest_count & CLIP_MASK] = *va;
                 rest_count += 1;
             }
@@ -850,12 +874,23 @@ fn split_row(
                 if da != 0.0 {
                     continue;
                 }
+                if FIND_SHAPE {
+                    finder.vertex_on_cut();
+                }
+            }
+            if FIND_SHAPE {
+                finder.run_vertex(va[2]);
             }
             rest[rest_count & CLIP_MASK] = *va;
             rest_count += 1;
         }
     }
-    (row_count, rest_count)
+    let shape = if FIND_SHAPE {
+        finder.shape(rest_count)
+    } else {
+        None
+    };
+    (row_count, rest_count, shape)
 }
 
 /// What [`split_cell`] keeps of the cell side of a split.
@@ -887,16 +922,17 @@ impl CellPart {
     }
 }
 
-/// The common shape of what is left of a row after a cut: the two points where the cut
-/// crossed the row polygon's edges and, between them, a run of the polygon's vertices that lie
-/// beyond the cut (Recast's `dividePoly` leaves it so for a convex row whenever no vertex lies
-/// on the cut).
+/// The common shape of what is left of a polygon after a cut along one axis: the two points
+/// where the cut crossed the polygon's edges and, between them, a run of the polygon's vertices
+/// that lie beyond the cut (Recast's `dividePoly` leaves it so for a convex polygon whenever no
+/// vertex lies on the cut). Rows of a triangle (cuts along z) and cells of a row (along x) both
+/// take this shape.
 ///
 /// While the next cut stays short of every vertex of the run, its result is known without
-/// walking the polygon: the two crossings move along their edges and become the new cell's
+/// walking the polygon: the two crossings move along their edges and become the new part's
 /// corners, in place. The values and their order are exactly those of the full split.
-struct RowShape {
-    /// Vertex count of the row polygon.
+struct CutShape {
+    /// Vertex count of the polygon.
     count: usize,
     /// Index of the crossing the run starts after; the run starts at `entry + 1`.
     entry: usize,
@@ -904,16 +940,59 @@ struct RowShape {
     exit: usize,
     /// Index of the run's last vertex, just before `exit` (cyclically).
     last: usize,
-    /// Lowest x of the run (NaN when any is NaN, which keeps cuts on the full path).
-    run_min_x: f32,
+    /// Lowest coordinate of the run along the cut's axis (NaN when any is NaN, which keeps
+    /// cuts on the full path).
+    run_min: f32,
 }
 
-impl RowShape {
-    /// Cuts the row polygon `row` at `x == offset` when the cut stays short of the run, leaving
-    /// the rest in `row` and returning the cell; `None` (with `row` untouched) otherwise.
-    #[inline]
-    fn cut(&mut self, row: &mut Poly2, offset: f32) -> Option<CellPart> {
-        if offset.partial_cmp(&self.run_min_x) != Some(Ordering::Less) {
+impl CutShape {
+    /// Cuts `polygon` at `AXIS == offset` when the cut stays short of the run, leaving the rest
+    /// in `polygon` and returning the cut-off quad as old entry, new entry, new exit and old
+    /// exit (see [`Self::in_walk_order`]); `None` (with `polygon` untouched) otherwise.
+    #[inline(always)]
+    fn cut<const N: usize, const AXIS: usize>(
+        &self,
+        polygon: &mut [[f32; N]; CLIP_BUFFER],
+        offset: f32,
+    ) -> Option<[[f32; N]; 4]> {
+        if offset.partial_cmp(&self.run_min) != Some(Ordering::Less) {
+            return None;
+        }
+        let (entry, exit) = (
+            polygon[self.entry & CLIP_MASK],
+            polygon[self.exit & CLIP_MASK],
+        );
+        let (entry_delta, exit_delta) = (offset - entry[AXIS], offset - exit[AXIS]);
+        if !(entry_delta > 0.0 && exit_delta > 0.0) {
+            return None;
+        }
+        let first = polygon[(self.entry + 1) & CLIP_MASK];
+        let last = polygon[self.last & CLIP_MASK];
+        let new_entry = crossing(&entry, &first, entry_delta, offset - first[AXIS]);
+        let new_exit = crossing(&last, &exit, offset - last[AXIS], exit_delta);
+        polygon[self.entry & CLIP_MASK] = new_entry;
+        polygon[self.exit & CLIP_MASK] = new_exit;
+        Some([entry, new_entry, new_exit, exit])
+    }
+
+    /// The quad of [`Self::cut`] in `dividePoly`'s vertex order. The walk emits the old entry at
+    /// its index, the new entry at the next one (never wrapping: a split always writes the
+    /// run's first vertex after the entry) and the new exit with the old exit at the exit's.
+    #[inline(always)]
+    fn in_walk_order<T>(&self, [entry, new_entry, new_exit, exit]: [T; 4]) -> [T; 4] {
+        if self.exit < self.entry {
+            [new_exit, exit, entry, new_entry]
+        } else {
+            [entry, new_entry, new_exit, exit]
+        }
+    }
+
+    /// [`Self::cut`] of a row polygon at `x == offset`, keeping the cell's heights. Written
+    /// out for the cell's four heights alone: through the generic quad LLVM packs the two
+    /// crossings into vector shuffles that cost a third more instructions per cell.
+    #[inline(always)]
+    fn cut_cell(&self, row: &mut Poly2, offset: f32) -> Option<CellPart> {
+        if offset.partial_cmp(&self.run_min) != Some(Ordering::Less) {
             return None;
         }
         let (entry, exit) = (row[self.entry & CLIP_MASK], row[self.exit & CLIP_MASK]);
@@ -927,26 +1006,94 @@ impl RowShape {
         let new_exit = crossing(&last, &exit, offset - last[0], exit_delta);
         row[self.entry & CLIP_MASK] = new_entry;
         row[self.exit & CLIP_MASK] = new_exit;
-        // The cell is the quad between the old and new crossings, in the row's vertex order.
-        let ys = if self.exit < self.entry {
-            [new_exit[1], exit[1], entry[1], new_entry[1]]
-        } else {
-            [entry[1], new_entry[1], new_exit[1], exit[1]]
-        };
+        let ys = self.in_walk_order([entry[1], new_entry[1], new_exit[1], exit[1]]);
         Some(CellPart::of(ys, self.count))
+    }
+
+    /// [`Self::cut`] of a triangle's remaining part at `z == offset`, writing the row polygon
+    /// (x and y) to `row`; returns its vertex count.
+    #[inline(always)]
+    fn cut_row(&self, remaining: &mut Poly3, offset: f32, row: &mut Poly2) -> Option<usize> {
+        let quad = self.cut::<3, 2>(remaining, offset)?;
+        for (corner, v) in row.iter_mut().zip(self.in_walk_order(quad)) {
+            *corner = [v[0], v[1]];
+        }
+        Some(4)
+    }
+}
+
+/// What a split walk needs to recognise a [`CutShape`] in the part beyond the cut.
+struct ShapeFinder {
+    entry: usize,
+    exit: usize,
+    crossings: u32,
+    only_run_and_crossings: bool,
+    run_min: f32,
+}
+
+impl ShapeFinder {
+    fn new() -> Self {
+        Self {
+            entry: 0,
+            exit: 0,
+            crossings: 0,
+            only_run_and_crossings: true,
+            run_min: f32::INFINITY,
+        }
+    }
+
+    /// A crossing lands at `index` of the rest; `beyond` when the walk goes on beyond the cut
+    /// (`delta` is the next vertex's distance).
+    #[inline(always)]
+    fn crossing(&mut self, index: usize, delta: f32) {
+        self.crossings += 1;
+        if delta >= 0.0 {
+            self.exit = index;
+        } else {
+            self.entry = index;
+            // The run must start right after the entry crossing.
+            self.only_run_and_crossings &= delta < 0.0;
+        }
+    }
+
+    /// A vertex at `coordinate` along the cut's axis goes to the rest.
+    #[inline(always)]
+    fn run_vertex(&mut self, coordinate: f32) {
+        if coordinate < self.run_min || coordinate.is_nan() {
+            self.run_min = coordinate;
+        }
+    }
+
+    /// A vertex lies on the cut: it goes to both sides, which the shape does not allow.
+    #[inline(always)]
+    fn vertex_on_cut(&mut self) {
+        self.only_run_and_crossings = false;
+    }
+
+    /// The rest of `rest_count` vertices has the shape.
+    fn shape(&self, rest_count: usize) -> Option<CutShape> {
+        (self.crossings == 2 && self.only_run_and_crossings && rest_count <= MAX_CLIP_INPUT).then(
+            || CutShape {
+                count: rest_count,
+                entry: self.entry,
+                exit: self.exit,
+                last: (self.exit + rest_count - 1) % rest_count,
+                run_min: self.run_min,
+            },
+        )
     }
 }
 
 /// Splits row polygon `input[..count]` at `x == offset` (Recast's `dividePoly` on the x axis):
 /// the part with x at most `offset` is the cell, of which only the vertex count and height range
-/// are kept; the other part goes to `rest`, with its [`RowShape`] when it has that shape and
+/// are kept; the other part goes to `rest`, with its [`CutShape`] when it has that shape and
 /// `FIND_SHAPE` asks for it.
 fn split_cell<const FIND_SHAPE: bool>(
     input: &Poly2,
     count: usize,
     offset: f32,
     rest: &mut Poly2,
-) -> (CellPart, Option<RowShape>) {
+) -> (CellPart, Option<CutShape>) {
     let n = count.min(MAX_CLIP_INPUT);
     // Folding from ±infinity gives exactly Recast's fold from the first vertex.
     let (mut cell_count, mut min_y, mut max_y) = (0, f32::INFINITY, f32::NEG_INFINITY);
@@ -956,15 +1103,7 @@ fn split_cell<const FIND_SHAPE: bool>(
         cell_count += 1;
     };
     let mut rest_count = 0;
-    // What is needed to recognise a `RowShape` in the rest.
-    let (mut entry, mut exit, mut crossings) = (0, 0, 0);
-    let mut only_run_and_crossings = true;
-    let mut run_min_x = f32::INFINITY;
-    let mut add_to_run = |x: f32| {
-        if FIND_SHAPE && (x < run_min_x || x.is_nan()) {
-            run_min_x = x;
-        }
-    };
+    let mut finder = ShapeFinder::new();
     // Walk the edges b → a, starting with the closing edge.
     if let Some(last) = input[..n].last() {
         let mut previous = last;
@@ -976,20 +1115,17 @@ fn split_cell<const FIND_SHAPE: bool>(
             if (da >= 0.0) != (db >= 0.0) {
                 let point = crossing(vb, va, db, da);
                 add_to_cell(point[1]);
-                crossings += 1;
-                if da >= 0.0 {
-                    exit = rest_count;
-                } else {
-                    entry = rest_count;
-                    // The run must start right after the entry crossing.
-                    only_run_and_crossings &= da < 0.0;
+                if FIND_SHAPE {
+                    finder.crossing(rest_count, da);
                 }
                 rest[rest_count & CLIP_MASK] = point;
                 rest_count += 1;
                 if da > 0.0 {
                     add_to_cell(va[1]);
                 } else if da < 0.0 {
-                    add_to_run(va[0]);
+                    if FIND_SHAPE {
+                        finder.run_vertex(va[0]);
+                    }
                     rest[rest_count & CLIP_MASK] = *va;
                     rest_count += 1;
                 }
@@ -999,24 +1135,23 @@ fn split_cell<const FIND_SHAPE: bool>(
                     if da != 0.0 {
                         continue;
                     }
-                    // A vertex on the cut goes to both sides.
-                    only_run_and_crossings = false;
+                    if FIND_SHAPE {
+                        finder.vertex_on_cut();
+                    }
                 }
-                add_to_run(va[0]);
+                if FIND_SHAPE {
+                    finder.run_vertex(va[0]);
+                }
                 rest[rest_count & CLIP_MASK] = *va;
                 rest_count += 1;
             }
         }
     }
-    let shape =
-        (FIND_SHAPE && crossings == 2 && only_run_and_crossings && rest_count <= MAX_CLIP_INPUT)
-            .then(|| RowShape {
-                count: rest_count,
-                entry,
-                exit,
-                last: (exit + rest_count - 1) % rest_count,
-                run_min_x,
-            });
+    let shape = if FIND_SHAPE {
+        finder.shape(rest_count)
+    } else {
+        None
+    };
     let cell = CellPart {
         count: cell_count,
         min_y,
@@ -1061,29 +1196,81 @@ mod tests {
         }
     }
 
-    /// The shortcut through [`RowShape`] must give the very cells and rests of full splits.
+    /// A triangle of random corners.
+    fn random_triangle(numbers: &mut Numbers) -> Poly3 {
+        let mut triangle: Poly3 = [[0.0; 3]; CLIP_BUFFER];
+        for v in &mut triangle[..3] {
+            *v = [0.0; 3].map(|_| numbers.coordinate());
+        }
+        triangle
+    }
+
+    /// The shortcut through [`CutShape`] must give the very rows and rests of full splits.
     #[test]
-    fn row_shape_cuts_equal_full_splits() {
+    fn shaped_row_cuts_equal_full_splits() {
+        let mut numbers = Numbers(0x2545_f491_4f6c_dd1d);
+        for _ in 0..50_000 {
+            let triangle = random_triangle(&mut numbers);
+            let (mut plain, mut plain_count) = (triangle, 3);
+            let (mut shaped, mut shaped_count, mut shape) = (triangle, 3, None::<CutShape>);
+            for z in 1..9 {
+                let offset = z as f32;
+                let (mut expected_row, mut next) =
+                    ([[0.0; 2]; CLIP_BUFFER], [[0.0; 3]; CLIP_BUFFER]);
+                let (expected_count, rest_count, _) =
+                    split_row::<false>(&plain, plain_count, offset, &mut expected_row, &mut next);
+                (plain, plain_count) = (next, rest_count);
+
+                let mut row = [[0.0; 2]; CLIP_BUFFER];
+                let row_count = match shape
+                    .as_ref()
+                    .and_then(|s| s.cut_row(&mut shaped, offset, &mut row))
+                {
+                    Some(row_count) => row_count,
+                    None => {
+                        let mut next = [[0.0; 3]; CLIP_BUFFER];
+                        let (row_count, rest_count, next_shape) =
+                            split_row::<true>(&shaped, shaped_count, offset, &mut row, &mut next);
+                        (shaped, shaped_count, shape) = (next, rest_count, next_shape);
+                        row_count
+                    }
+                };
+                assert_eq!(row_count, expected_count);
+                let n = row_count.min(CLIP_BUFFER);
+                let row_bits = |p: &Poly2| -> Vec<[u32; 2]> {
+                    p[..n].iter().map(|v| v.map(f32::to_bits)).collect()
+                };
+                assert_eq!(row_bits(&row), row_bits(&expected_row));
+                assert_eq!(shaped_count, plain_count);
+                let n = plain_count.min(CLIP_BUFFER);
+                let rest_bits = |p: &Poly3| -> Vec<[u32; 3]> {
+                    p[..n].iter().map(|v| v.map(f32::to_bits)).collect()
+                };
+                assert_eq!(rest_bits(&shaped), rest_bits(&plain));
+            }
+        }
+    }
+
+    /// The shortcut through [`CutShape`] must give the very cells and rests of full splits.
+    #[test]
+    fn shaped_cell_cuts_equal_full_splits() {
         let mut numbers = Numbers(0x9e37_79b9_7f4a_7c15);
         for _ in 0..50_000 {
-            let mut triangle: Poly3 = [[0.0; 3]; CLIP_BUFFER];
-            for v in &mut triangle[..3] {
-                *v = [0.0; 3].map(|_| numbers.coordinate());
-            }
+            let triangle = random_triangle(&mut numbers);
             let mut row: Poly2 = [[0.0; 2]; CLIP_BUFFER];
             let mut rest: Poly3 = [[0.0; 3]; CLIP_BUFFER];
             let z_cut = numbers.coordinate();
-            let (count, _) = split_row(&triangle, 3, z_cut, &mut row, &mut rest);
+            let (count, _, _) = split_row::<false>(&triangle, 3, z_cut, &mut row, &mut rest);
 
             let (mut plain, mut plain_count) = (row, count);
-            let (mut shaped, mut shaped_count, mut shape) = (row, count, None::<RowShape>);
+            let (mut shaped, mut shaped_count, mut shape) = (row, count, None::<CutShape>);
             for x in 1..9 {
                 let offset = x as f32;
                 let mut next = [[0.0; 2]; CLIP_BUFFER];
                 let (expected, _) = split_cell::<false>(&plain, plain_count, offset, &mut next);
                 (plain, plain_count) = (next, expected.rest_count);
 
-                let cell = match shape.as_mut().and_then(|s| s.cut(&mut shaped, offset)) {
+                let cell = match shape.as_mut().and_then(|s| s.cut_cell(&mut shaped, offset)) {
                     Some(cell) => cell,
                     None => {
                         let mut next = [[0.0; 2]; CLIP_BUFFER];
