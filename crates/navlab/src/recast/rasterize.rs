@@ -740,6 +740,11 @@ impl Rasterizer {
                     .and_then(|s: &mut CutShape| s.cut_cell(row, offset))
                 {
                     Some(cell) => cell,
+                    None if x == x1
+                        && let Some(cell) = whole_cell(row, row_count, offset) =>
+                    {
+                        cell
+                    }
                     None => {
                         // The shape only pays off with at least two more cuts to come.
                         let (cell, rest_shape) = if x + 2 <= x1 {
@@ -1084,6 +1089,28 @@ impl ShapeFinder {
     }
 }
 
+/// The row's last cell when the whole row polygon `input[..count]` lies short of `x ==
+/// offset`, as [`split_cell`] would give it (every vertex to the cell, in order, nothing left),
+/// without the split's bookkeeping; `None` when a vertex reaches the cut.
+#[inline(always)]
+fn whole_cell(input: &Poly2, count: usize, offset: f32) -> Option<CellPart> {
+    let n = count.min(MAX_CLIP_INPUT);
+    let (mut min_y, mut max_y) = (f32::INFINITY, f32::NEG_INFINITY);
+    for v in &input[..n] {
+        if !(offset - v[0] > 0.0) {
+            return None;
+        }
+        min_y = fmin(min_y, v[1]);
+        max_y = fmax(max_y, v[1]);
+    }
+    Some(CellPart {
+        count: n,
+        min_y,
+        max_y,
+        rest_count: 0,
+    })
+}
+
 /// Splits row polygon `input[..count]` at `x == offset` (Recast's `dividePoly` on the x axis):
 /// the part with x at most `offset` is the cell, of which only the vertex count and height range
 /// are kept; the other part goes to `rest`, with its [`CutShape`] when it has that shape and
@@ -1268,6 +1295,12 @@ mod tests {
                 let offset = x as f32;
                 let mut next = [[0.0; 2]; CLIP_BUFFER];
                 let (expected, _) = split_cell::<false>(&plain, plain_count, offset, &mut next);
+                if let Some(whole) = whole_cell(&plain, plain_count, offset) {
+                    let bits = |c: &CellPart| {
+                        (c.count, c.min_y.to_bits(), c.max_y.to_bits(), c.rest_count)
+                    };
+                    assert_eq!(bits(&whole), bits(&expected));
+                }
                 (plain, plain_count) = (next, expected.rest_count);
 
                 let cell = match shape.as_mut().and_then(|s| s.cut_cell(&mut shaped, offset)) {
