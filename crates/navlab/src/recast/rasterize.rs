@@ -669,7 +669,13 @@ impl Rasterizer {
         if !overlap_bounds(&tri_min, &tri_max, &bmin, &bmax) {
             return Ok(());
         }
-        let by = bmax[1] - bmin[1];
+        let heights = SpanHeights {
+            bottom: bmin[1],
+            by: bmax[1] - bmin[1],
+            inverse_ch,
+            area,
+            flag_merge_threshold,
+        };
 
         // Row -1 is clipped too, so that the part before the grid is cut off properly.
         let z0 = clamp_i32(((tri_min[2] - bmin[2]) * inverse_cs) as i32, -1, h - 1);
@@ -730,22 +736,27 @@ impl Rasterizer {
             let x0 = clamp_i32(x0, -1, w - 1);
             let x1 = clamp_i32(x1, 0, w - 1);
 
+            let row_start = (z - first_row) * w;
+            let mut add_cell =
+                |x: i32, cell: CellPart| add_cell_span(hf, observer, &heights, row_start, x, cell);
+            // Cell x's cut lies at the cell's far side, as Recast computes it.
+            let cut_at = |x: i32| bmin[0] + x as f32 * cs + cs;
+
             let mut row_count = row_count;
-            let mut shape = None;
-            for x in x0..=x1 {
-                let cell_x = bmin[0] + x as f32 * cs;
-                let offset = cell_x + cs;
-                let cell = match shape
-                    .as_mut()
-                    .and_then(|s: &mut CutShape| s.cut_cell(row, offset))
-                {
-                    Some(cell) => cell,
-                    None if x == x1
-                        && let Some(cell) = whole_cell(row, row_count, offset) =>
-                    {
-                        cell
+            let mut x = x0;
+            while x <= x1 {
+                let offset = cut_at(x);
+                let whole = if x == x1 {
+                    whole_cell(row, row_count, offset)
+                } else {
+                    None
+                };
+                let shape = match whole {
+                    Some(cell) => {
+                        add_cell(x, cell)?;
+                        None
                     }
-                    None => {
+                    _ => {
                         // The shape only pays off with at least two more cuts to come.
                         let (cell, rest_shape) = if x + 2 <= x1 {
                             split_cell::<true>(row, row_count, offset, row_rest)
@@ -754,43 +765,91 @@ impl Rasterizer {
                         };
                         std::mem::swap(&mut row, &mut row_rest);
                         row_count = cell.rest_count;
-                        shape = rest_shape;
-                        cell
+                        add_cell(x, cell)?;
+                        rest_shape
                     }
                 };
-                if cell.count < 3 || x < 0 {
+                x += 1;
+                let Some(shape) = shape else {
                     continue;
+                };
+                // While the cuts stay short of the run, only the two crossings move: they stay
+                // in registers until the run is reached.
+                let (entry_at, exit_at) = (shape.entry & CLIP_MASK, shape.exit & CLIP_MASK);
+                let first = row[(shape.entry + 1) & CLIP_MASK];
+                let last = row[shape.last & CLIP_MASK];
+                let (mut entry, mut exit) = (row[entry_at], row[exit_at]);
+                while x <= x1 {
+                    let Some(cell) =
+                        shape.advance_cell(&mut entry, &mut exit, &first, &last, cut_at(x))
+                    else {
+                        break;
+                    };
+                    add_cell(x, cell)?;
+                    x += 1;
                 }
-
-                let span_min = cell.min_y - bmin[1];
-                let span_max = cell.max_y - bmin[1];
-                if span_max < 0.0 || span_min > by {
-                    continue;
-                }
-                let span_min = if span_min < 0.0 { 0.0 } else { span_min };
-                let span_max = if span_max > by { by } else { span_max };
-
-                let max_height = i32::from(SPAN_MAX_HEIGHT);
-                let smin = clamp_i32(floor_non_negative(span_min * inverse_ch), 0, max_height);
-                let smax = clamp_i32(
-                    ceil_non_negative(span_max * inverse_ch),
-                    smin + 1,
-                    max_height,
-                );
-                let column = (x + (z - first_row) * w) as usize;
-                insert_span(
-                    hf,
-                    column,
-                    smin as u16,
-                    smax as u16,
-                    area,
-                    flag_merge_threshold,
-                    observer,
-                )?;
+                (row[entry_at], row[exit_at]) = (entry, exit);
             }
         }
         Ok(())
     }
+}
+
+/// What turns a cell's height range into a span: the heightfield's bottom and height, and the
+/// triangle's area and merge threshold.
+struct SpanHeights {
+    bottom: f32,
+    by: f32,
+    inverse_ch: f32,
+    area: u8,
+    flag_merge_threshold: i32,
+}
+
+/// Adds the span of cell `x` of the row starting at column `row_start`: the height range of
+/// the cell's part of the triangle (nothing for a cell of fewer than three corners, before the
+/// grid, or wholly below or above the heightfield). Inlined into both of the rasterizer's cell
+/// loops: a call per cell costs more than the span.
+#[inline(always)]
+fn add_cell_span<O: InsertionObserver>(
+    hf: &mut Heightfield,
+    observer: &mut O,
+    heights: &SpanHeights,
+    row_start: i32,
+    x: i32,
+    cell: CellPart,
+) -> Result<(), PoolFull> {
+    if cell.count < 3 || x < 0 {
+        return Ok(());
+    }
+    let by = heights.by;
+    let span_min = cell.min_y - heights.bottom;
+    let span_max = cell.max_y - heights.bottom;
+    if span_max < 0.0 || span_min > by {
+        return Ok(());
+    }
+    let span_min = if span_min < 0.0 { 0.0 } else { span_min };
+    let span_max = if span_max > by { by } else { span_max };
+
+    let max_height = i32::from(SPAN_MAX_HEIGHT);
+    let smin = clamp_i32(
+        floor_non_negative(span_min * heights.inverse_ch),
+        0,
+        max_height,
+    );
+    let smax = clamp_i32(
+        ceil_non_negative(span_max * heights.inverse_ch),
+        smin + 1,
+        max_height,
+    );
+    insert_span(
+        hf,
+        (x + row_start) as usize,
+        smin as u16,
+        smax as u16,
+        heights.area,
+        heights.flag_merge_threshold,
+        observer,
+    )
 }
 
 /// `x.floor() as i32` for `x >= 0` or NaN, where truncation is the floor; avoids a libm call
@@ -912,9 +971,9 @@ struct CellPart {
 impl CellPart {
     /// A cell polygon of the vertex heights `ys`, in vertex order.
     fn of<const N: usize>(ys: [f32; N], rest_count: usize) -> Self {
-        // Folding from ±infinity gives exactly Recast's fold from the first vertex.
-        let (mut min_y, mut max_y) = (f32::INFINITY, f32::NEG_INFINITY);
-        for y in ys {
+        // Recast's fold from the first vertex.
+        let (mut min_y, mut max_y) = (ys[0], ys[0]);
+        for &y in &ys[1..] {
             min_y = fmin(min_y, y);
             max_y = fmax(max_y, y);
         }
@@ -992,26 +1051,31 @@ impl CutShape {
         }
     }
 
-    /// [`Self::cut`] of a row polygon at `x == offset`, keeping the cell's heights. Written
-    /// out for the cell's four heights alone: through the generic quad LLVM packs the two
-    /// crossings into vector shuffles that cost a third more instructions per cell.
+    /// [`Self::cut`] of a row polygon at `x == offset` with the polygon's crossings `entry`
+    /// and `exit` held apart (moved in place) and its fixed `first` and `last` run vertices,
+    /// keeping only the cell's heights. Written out for the heights alone: through the generic
+    /// quad LLVM packs the two crossings into vector shuffles that cost a third more
+    /// instructions per cell.
     #[inline(always)]
-    fn cut_cell(&self, row: &mut Poly2, offset: f32) -> Option<CellPart> {
+    fn advance_cell(
+        &self,
+        entry: &mut [f32; 2],
+        exit: &mut [f32; 2],
+        first: &[f32; 2],
+        last: &[f32; 2],
+        offset: f32,
+    ) -> Option<CellPart> {
         if offset.partial_cmp(&self.run_min) != Some(Ordering::Less) {
             return None;
         }
-        let (entry, exit) = (row[self.entry & CLIP_MASK], row[self.exit & CLIP_MASK]);
         let (entry_delta, exit_delta) = (offset - entry[0], offset - exit[0]);
         if !(entry_delta > 0.0 && exit_delta > 0.0) {
             return None;
         }
-        let first = row[(self.entry + 1) & CLIP_MASK];
-        let last = row[self.last & CLIP_MASK];
-        let new_entry = crossing(&entry, &first, entry_delta, offset - first[0]);
-        let new_exit = crossing(&last, &exit, offset - last[0], exit_delta);
-        row[self.entry & CLIP_MASK] = new_entry;
-        row[self.exit & CLIP_MASK] = new_exit;
+        let new_entry = crossing(entry, first, entry_delta, offset - first[0]);
+        let new_exit = crossing(last, exit, offset - last[0], exit_delta);
         let ys = self.in_walk_order([entry[1], new_entry[1], new_exit[1], exit[1]]);
+        (*entry, *exit) = (new_entry, new_exit);
         Some(CellPart::of(ys, self.count))
     }
 
@@ -1278,6 +1342,19 @@ mod tests {
         }
     }
 
+    /// [`CutShape::advance_cell`] as the rasterizer uses it, on the row polygon in place.
+    fn cut_cell(shape: &CutShape, row: &mut Poly2, offset: f32) -> Option<CellPart> {
+        let (entry_at, exit_at) = (shape.entry & CLIP_MASK, shape.exit & CLIP_MASK);
+        let (first, last) = (
+            row[(shape.entry + 1) & CLIP_MASK],
+            row[shape.last & CLIP_MASK],
+        );
+        let (mut entry, mut exit) = (row[entry_at], row[exit_at]);
+        let cell = shape.advance_cell(&mut entry, &mut exit, &first, &last, offset)?;
+        (row[entry_at], row[exit_at]) = (entry, exit);
+        Some(cell)
+    }
+
     /// The shortcut through [`CutShape`] must give the very cells and rests of full splits.
     #[test]
     fn shaped_cell_cuts_equal_full_splits() {
@@ -1303,7 +1380,10 @@ mod tests {
                 }
                 (plain, plain_count) = (next, expected.rest_count);
 
-                let cell = match shape.as_mut().and_then(|s| s.cut_cell(&mut shaped, offset)) {
+                let cell = match shape
+                    .as_ref()
+                    .and_then(|s| cut_cell(s, &mut shaped, offset))
+                {
                     Some(cell) => cell,
                     None => {
                         let mut next = [[0.0; 2]; CLIP_BUFFER];
