@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use bevy::asset::{RenderAssetUsages, load_internal_asset, uuid_handle};
+use bevy::camera::visibility::NoFrustumCulling;
 use bevy::mesh::PrimitiveTopology;
 use bevy::pbr::{Material, MaterialPlugin};
 use bevy::prelude::*;
@@ -318,24 +319,62 @@ impl Plugin for WorldViewPlugin {
         }
         app.init_resource::<WorldView>().add_systems(
             Update,
-            (sync_world, multisample_off_on_worlds).in_set(DrawSystems),
+            (sync_world, multisample_off_on_worlds, end_pipeline_warm_up).in_set(DrawSystems),
         );
     }
 }
 
 /// Multisampling is off while a world is shown: on a software renderer it doubled the cost of
 /// a frame of blocks, and far lines one pixel wide need it least.
+///
+/// Every mesh's pipeline depends on the sample count, and Bevy makes a mesh's pipeline when the
+/// mesh first comes into view: the scene's, made at start-up with multisampling, was made again
+/// in the middle of a flight over a world, when the scene came into view (a 120–140 ms frame on
+/// lavapipe). So when the count changes, the meshes already there are shown unculled for
+/// [`WARM_UP_FRAMES`], which queues their new pipelines at once.
 fn multisample_off_on_worlds(
+    mut commands: Commands,
     view: Res<WorldView>,
     mut cameras: Query<&mut Msaa, With<PanOrbitCamera>>,
+    culled_meshes: Query<Entity, (With<Mesh3d>, Without<NoFrustumCulling>)>,
 ) {
     let wanted = if view.is_on() {
         Msaa::Off
     } else {
         Msaa::Sample4
     };
+    let mut changed = false;
     for mut msaa in &mut cameras {
-        msaa.set_if_neq(wanted);
+        changed |= msaa.set_if_neq(wanted);
+    }
+    if changed {
+        for mesh in &culled_meshes {
+            commands
+                .entity(mesh)
+                .insert((NoFrustumCulling, PipelineWarmUp(WARM_UP_FRAMES)));
+        }
+    }
+}
+
+/// Frames a mesh stays unculled after the sample count changed: its pipeline is queued in the
+/// first and made in the background (a pipeline once queued is finished whether or not the
+/// mesh stays in view).
+const WARM_UP_FRAMES: u8 = 2;
+
+/// A mesh shown unculled while its pipeline for a new sample count is queued, and the frames
+/// left.
+#[derive(Component)]
+struct PipelineWarmUp(u8);
+
+/// Culls the warmed-up meshes again.
+fn end_pipeline_warm_up(mut commands: Commands, mut warming: Query<(Entity, &mut PipelineWarmUp)>) {
+    for (mesh, mut frames) in &mut warming {
+        frames.0 = frames.0.saturating_sub(1);
+        if frames.0 == 0 {
+            commands
+                .entity(mesh)
+                .remove::<(NoFrustumCulling, PipelineWarmUp)>();
+        }
     }
 }
 
@@ -614,6 +653,37 @@ mod tests {
         let high = blocks_in_view(&grid, focus, 50_000.0);
         assert_eq!(high.len(), MAX_BLOCKS);
         assert!(high.iter().filter(|(_, d)| *d == TileDetail::Full).count() <= MAX_FULL_BLOCKS);
+    }
+
+    #[test]
+    fn meshes_already_there_are_unculled_for_a_moment_when_the_sample_count_changes() {
+        let mut app = App::new();
+        app.init_resource::<WorldView>()
+            .add_systems(Update, (multisample_off_on_worlds, end_pipeline_warm_up));
+        let camera = app
+            .world_mut()
+            .spawn((PanOrbitCamera::default(), Msaa::Sample4))
+            .id();
+        let scene = app.world_mut().spawn(Mesh3d::default()).id();
+        let never_culled = app
+            .world_mut()
+            .spawn((Mesh3d::default(), NoFrustumCulling))
+            .id();
+        let unculled =
+            |app: &App, mesh: Entity| app.world().entity(mesh).contains::<NoFrustumCulling>();
+        app.update();
+        assert!(!unculled(&app, scene));
+
+        // The world view comes on: multisampling goes off, the scene is shown unculled.
+        app.world_mut().resource_mut::<WorldView>().version = Some(1);
+        app.update();
+        assert_eq!(app.world().get::<Msaa>(camera), Some(&Msaa::Off));
+        assert!(unculled(&app, scene));
+        for _ in 0..WARM_UP_FRAMES {
+            app.update();
+        }
+        assert!(!unculled(&app, scene));
+        assert!(unculled(&app, never_culled), "a mesh never culled stays so");
     }
 
     #[test]

@@ -1161,7 +1161,8 @@ fn whole_cell(input: &Poly2, count: usize, offset: f32) -> Option<CellPart> {
     let n = count.min(MAX_CLIP_INPUT);
     let (mut min_y, mut max_y) = (f32::INFINITY, f32::NEG_INFINITY);
     for v in &input[..n] {
-        if !(offset - v[0] > 0.0) {
+        // A vertex on or past the cut (or NaN) leaves the work to the full split.
+        if (offset - v[0]).partial_cmp(&0.0) != Some(Ordering::Greater) {
             return None;
         }
         min_y = fmin(min_y, v[1]);
