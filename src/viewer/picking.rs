@@ -26,8 +26,9 @@ pub struct Hit {
     /// Where the ray started (the camera). RecastDemo hands tools both ends, and picks agents
     /// and temp obstacles by the first one the ray passes through, not by the point it hit.
     pub origin: Vec3,
-    /// The vertex indices of the triangle hit.
-    pub triangle: [i32; 3],
+    /// The vertex indices of the input triangle hit; `None` on a navmesh file's own surface
+    /// (a world shown without its scene), which has no input triangle.
+    pub triangle: Option<[i32; 3]>,
     /// Distance along the ray.
     pub distance: f32,
 }
@@ -39,23 +40,25 @@ impl Hit {
         Hit {
             point,
             origin: point + Vec3::Y * 10.0,
-            triangle: [0; 3],
+            triangle: None,
             distance: 10.0,
         }
     }
 
-    /// The corners of the triangle hit.
-    pub fn corners(&self, mesh: &TriMesh) -> [Vec3; 3] {
-        self.triangle.map(|i| {
-            let i = i as usize * 3;
-            Vec3::new(mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2])
+    /// The corners of the input triangle hit.
+    pub fn corners(&self, mesh: &TriMesh) -> Option<[Vec3; 3]> {
+        self.triangle.map(|triangle| {
+            triangle.map(|i| {
+                let i = i as usize * 3;
+                Vec3::new(mesh.verts[i], mesh.verts[i + 1], mesh.verts[i + 2])
+            })
         })
     }
 
-    /// The triangle's unit normal (counter-clockwise winding, as Recast computes it).
-    pub fn normal(&self, mesh: &TriMesh) -> Vec3 {
-        let [a, b, c] = self.corners(mesh);
-        (b - a).cross(c - a).normalize_or_zero()
+    /// The input triangle's unit normal (counter-clockwise winding, as Recast computes it).
+    pub fn normal(&self, mesh: &TriMesh) -> Option<Vec3> {
+        let [a, b, c] = self.corners(mesh)?;
+        Some((b - a).cross(c - a).normalize_or_zero())
     }
 }
 
@@ -121,7 +124,7 @@ pub fn raycast_scene(scene: &SceneData, ray: Ray3d, max_distance: f32) -> Option
     best.map(|(t, triangle)| Hit {
         point: start + (end - start) * t,
         origin: start,
-        triangle,
+        triangle: Some(triangle),
         distance: t * max_distance,
     })
 }
@@ -200,7 +203,7 @@ pub fn raycast_nav_mesh(mesh: &NavMesh, ray: Ray3d, max_distance: f32) -> Option
     best.map(|t| Hit {
         point: start + d * t,
         origin: start,
-        triangle: [0; 3],
+        triangle: None,
         distance: t * max_distance,
     })
 }
@@ -324,7 +327,7 @@ mod tests {
         let hit = raycast_scene(&scene, ray, 100.0).expect("the floor is under the ray");
         assert!(hit.point.y.abs() < 1e-4, "{hit:?}");
         assert!((hit.distance - 50.0).abs() < 1e-3, "{hit:?}");
-        assert!(hit.normal(&scene.input.mesh).y > 0.99);
+        assert!(hit.normal(&scene.input.mesh).is_some_and(|n| n.y > 0.99));
         let up = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::Y);
         assert!(raycast_scene(&scene, up, 100.0).is_none());
         let short = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);

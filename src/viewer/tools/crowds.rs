@@ -1152,7 +1152,7 @@ mod tests {
         let body_click = Hit {
             point: first_v - away * 3.0,
             origin: first_v + away * 10.0 + Vec3::Y,
-            triangle: [0; 3],
+            triangle: None,
             distance: 13.0,
         };
         tool.on_click(&ctx, body_click, false, &mut out);

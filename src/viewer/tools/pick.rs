@@ -40,11 +40,9 @@ pub struct PickTool {
 /// Everything the Pick tool reports about one point.
 #[derive(Debug, Default, PartialEq)]
 pub struct PickInfo {
-    /// Vertex indices of the triangle.
-    pub triangle: [i32; 3],
-    /// Slope of the triangle in degrees from horizontal.
-    pub slope_degrees: f32,
-    pub walkable_slope: bool,
+    /// The input triangle, when the point is on the scene (a navmesh file's own surface has
+    /// none).
+    pub triangle: Option<PickedTriangle>,
     /// Voxel column of the point, if inside the grid.
     pub column: Option<(i32, i32)>,
     /// The column's spans after filtering: (bottom, top, area) in world heights.
@@ -56,6 +54,17 @@ pub struct PickInfo {
     pub polygon: Option<(usize, u16, u8, usize)>,
     /// The polygon of the navmesh on screen under the point.
     pub nav_polygon: Option<NavPolygon>,
+}
+
+/// An input triangle as the Pick tool reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PickedTriangle {
+    /// Vertex indices.
+    pub corners: [i32; 3],
+    /// Slope in degrees from horizontal.
+    pub slope_degrees: f32,
+    /// Below the agent's maximum slope.
+    pub walkable: bool,
 }
 
 /// A navmesh polygon as the Pick tool reports it.
@@ -80,12 +89,16 @@ impl PickInfo {
         max_slope: f32,
         hit: Hit,
     ) -> Self {
-        let n = hit.normal(mesh);
-        let slope_degrees = n.y.clamp(-1.0, 1.0).acos().to_degrees();
+        let triangle = hit
+            .triangle
+            .zip(hit.normal(mesh))
+            .map(|(corners, n)| PickedTriangle {
+                corners,
+                slope_degrees: n.y.clamp(-1.0, 1.0).acos().to_degrees(),
+                walkable: n.y >= max_slope.to_radians().cos(),
+            });
         let mut info = PickInfo {
-            triangle: hit.triangle,
-            slope_degrees,
-            walkable_slope: n.y >= max_slope.to_radians().cos(),
+            triangle,
             nav_polygon: nav_mesh.and_then(|nav| nav_polygon_under(nav, hit.point)),
             ..Default::default()
         };
@@ -230,16 +243,23 @@ impl Tool for PickTool {
         self.reported_polygon = info.nav_polygon;
         let p = hit.point;
         ui.label(format!("Point: {:.2}, {:.2}, {:.2}", p.x, p.y, p.z));
-        let [a, b, c] = info.triangle;
-        ui.label(format!(
-            "Triangle ({a}, {b}, {c}): slope {:.1}° ({})",
-            info.slope_degrees,
-            if info.walkable_slope {
-                "walkable"
-            } else {
-                "too steep"
+        match info.triangle {
+            Some(triangle) => {
+                let [a, b, c] = triangle.corners;
+                ui.label(format!(
+                    "Triangle ({a}, {b}, {c}): slope {:.1}° ({})",
+                    triangle.slope_degrees,
+                    if triangle.walkable {
+                        "walkable"
+                    } else {
+                        "too steep"
+                    }
+                ));
             }
-        ));
+            None => {
+                ui.label("On the navmesh file's surface (no input triangle)");
+            }
+        }
         if let Some((x, z)) = info.column {
             ui.label(format!("Voxel column {x}, {z}:"));
             for (bottom, top, area) in &info.spans {
@@ -284,10 +304,11 @@ impl Tool for PickTool {
         let Some(hit) = self.point(ctx) else {
             return;
         };
-        let corners = hit.corners(&ctx.state.scene.input.mesh);
         let yellow = Color::srgb(1.0, 0.85, 0.1);
-        for k in 0..3 {
-            gizmos.line(corners[k], corners[(k + 1) % 3], yellow);
+        if let Some(corners) = hit.corners(&ctx.state.scene.input.mesh) {
+            for k in 0..3 {
+                gizmos.line(corners[k], corners[(k + 1) % 3], yellow);
+            }
         }
         if let Some(pinned) = self.pinned {
             gizmos.sphere(Isometry3d::from_translation(pinned.point), 0.15, yellow);
@@ -333,6 +354,31 @@ mod tests {
     use crate::viewer::navmesh::ShownNavMesh;
     use crate::viewer::picking::PointerHit;
     use crate::viewer::tools::tool_context;
+
+    /// A point on the scene names its input triangle and slope; one on a navmesh file's own
+    /// surface names none (it used to report the scene's triangle 0).
+    #[test]
+    fn only_a_scene_hit_reports_an_input_triangle() {
+        let scene = crate::viewer::build::SceneData::default_scene();
+        let ray = Ray3d::new(Vec3::new(0.5, 50.0, 0.5), Dir3::NEG_Y);
+        let hit = crate::viewer::picking::raycast_scene(&scene, ray, 100.0).expect("the floor");
+        let mesh = &scene.input.mesh;
+        let triangle = PickInfo::gather(mesh, None, None, 45.0, hit)
+            .triangle
+            .expect("the floor's triangle");
+        assert!(
+            triangle.walkable && triangle.slope_degrees < 1.0,
+            "{triangle:?}"
+        );
+        let on_nav_mesh = Hit {
+            triangle: None,
+            ..hit
+        };
+        assert_eq!(
+            PickInfo::gather(mesh, None, None, 45.0, on_nav_mesh).triangle,
+            None
+        );
+    }
 
     /// Every sample reports the polygon of the navmesh on screen; only the solo build's stages
     /// add the poly mesh's.

@@ -161,7 +161,7 @@ mod tests {
         let side_click = Hit {
             point: point + Vec3::new(3.0, -0.5, 0.0),
             origin: point + Vec3::new(-10.0, 1.0, 0.0),
-            triangle: [0; 3],
+            triangle: None,
             distance: 13.1,
         };
         tool.on_click(&ctx, side_click, true, &mut out);
