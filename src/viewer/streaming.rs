@@ -50,8 +50,12 @@ pub struct Streaming {
     in_flight: HashSet<(i32, i32, i32)>,
     /// Tiles read, waiting to be added.
     ready: Vec<(StoredTile, MeshTile)>,
-    /// The regions last asked for, as cell ranges, so an unchanged view asks nothing again.
+    /// The regions last asked for in full, as cell ranges, so an unchanged view asks nothing
+    /// again (cleared when a tile read for them was let go).
     asked: Vec<(IVec2, IVec2)>,
+    /// The regions the loaded tiles were last trimmed to: the drop check walks every loaded
+    /// tile, so it runs only when they change.
+    trimmed_to: Option<Vec<(IVec2, IVec2)>>,
     waited_frames: u32,
     /// The Test Navmesh path's corridor, as cell ranges along it.
     pub corridor: Vec<(IVec2, IVec2)>,
@@ -163,7 +167,7 @@ fn stream_tiles(
 
     // New reads for the tiles wanted and not loaded, the view's first, a few reads at a time.
     let room = MAX_READS.saturating_sub(streaming.reading.len()) * TILES_PER_READ;
-    if room > 0 && (streaming.asked != regions || streaming.reading.is_empty()) {
+    if room > 0 && streaming.asked != regions {
         let nav = shown.get(&state);
         let mut wanted: Vec<StoredTile> = Vec::new();
         'regions: for &(first, last) in &regions {
@@ -203,7 +207,11 @@ fn stream_tiles(
         keep.iter()
             .any(|(a, b)| x >= a.x && y >= a.y && x <= b.x && y <= b.y)
     };
-    let outside: Vec<TileRef> = match shown.get(&state).filter(|_| !regions.is_empty()) {
+    let trimmed = streaming.trimmed_to.as_ref() == Some(&regions);
+    let outside: Vec<TileRef> = match shown
+        .get(&state)
+        .filter(|_| !regions.is_empty() && !trimmed)
+    {
         Some(nav) => nav
             .tiles()
             .filter(|(_, t)| !inside(t.header().x, t.header().y))
@@ -212,6 +220,7 @@ fn stream_tiles(
         None => Vec::new(),
     };
     if streaming.ready.is_empty() && outside.is_empty() {
+        streaming.trimmed_to = Some(regions);
         world.hold = false;
         return;
     }
@@ -236,6 +245,7 @@ fn stream_tiles(
             streaming.dropped += 1;
         }
     }
+    streaming.trimmed_to = Some(regions.clone());
     while started.elapsed() < FRAME_BUDGET {
         let Some((stored, tile)) = streaming.ready.pop() else {
             break;
@@ -243,8 +253,13 @@ fn stream_tiles(
         streaming
             .in_flight
             .remove(&(stored.x, stored.y, stored.layer));
-        // A tile whose region was left while it was read is not added.
-        if !inside(stored.x, stored.y) || mesh.tile_at(stored.x, stored.y, stored.layer).is_some() {
+        // A tile whose region was left while it was read is not added; should the view come
+        // back, the regions are asked for again.
+        if !inside(stored.x, stored.y) {
+            streaming.asked.clear();
+            continue;
+        }
+        if mesh.tile_at(stored.x, stored.y, stored.layer).is_some() {
             continue;
         }
         match mesh.add_tile(tile, stored.tile_ref) {
