@@ -1001,6 +1001,10 @@ fn is_solid_edge(
 
 /// Walks the contour of the region of span `i` starting at its solid edge `dir`, appending the
 /// sequence of neighbouring region ids to `cont`.
+///
+/// Called once a region, from a loop over every cell: kept out of that loop, whose set-up per
+/// cell it made several times dearer.
+#[inline(never)]
 fn walk_contour(
     chf: &CompactHeightfield,
     regs: &[u16],
@@ -1079,13 +1083,34 @@ fn merge_and_filter_regions(
     // but the edges), so it is skipped.
     let mut floors = UniqueLists::new(nreg);
     let mut last_floor_column: &[u16] = &[];
+    // A region's area and contour neighbours come from its first span met.
+    let first_meeting = |reg: &mut Region, cell: usize, i: usize| {
+        if !reg.connections.is_empty() {
+            return;
+        }
+        reg.area = chf.areas[i];
+        if let Some(dir) = (0..4).find(|&dir| is_solid_edge(chf, regs, cell, i, dir)) {
+            walk_contour(chf, regs, (cell, i, dir), &mut reg.connections);
+        }
+    };
     for (cell, c) in chf.cells.iter().enumerate() {
         if c.count == 0 {
             continue;
         }
         let first = c.index as usize;
+        if c.count == 1 {
+            // Most columns hold one span, with no floors to add: kept apart from the general
+            // loop, whose set-up per column cost more than the work.
+            let r = regs[first];
+            if r != 0 && (r as usize) < nreg {
+                let reg = &mut regions[r as usize];
+                reg.span_count += 1;
+                first_meeting(reg, cell, first);
+            }
+            continue;
+        }
         let column = &regs[first..first + c.count as usize];
-        let add_floors = c.count > 1 && column != last_floor_column;
+        let add_floors = column != last_floor_column;
         if add_floors {
             last_floor_column = column;
         }
@@ -1107,14 +1132,7 @@ fn merge_and_filter_regions(
                 }
             }
 
-            if !reg.connections.is_empty() {
-                continue;
-            }
-            let i = first + k;
-            reg.area = chf.areas[i];
-            if let Some(dir) = (0..4).find(|&dir| is_solid_edge(chf, regs, cell, i, dir)) {
-                walk_contour(chf, regs, (cell, i, dir), &mut reg.connections);
-            }
+            first_meeting(reg, cell, first + k);
         }
     }
     for (reg, list) in regions.iter_mut().zip(floors.into_lists()) {
