@@ -1288,6 +1288,17 @@ mod tests {
         }
     }
 
+    /// The bits of a polygon's first `count` vertices, to compare polygons exactly.
+    fn polygon_bits<const N: usize>(
+        polygon: &[[f32; N]; CLIP_BUFFER],
+        count: usize,
+    ) -> Vec<[u32; N]> {
+        polygon[..count.min(CLIP_BUFFER)]
+            .iter()
+            .map(|v| v.map(f32::to_bits))
+            .collect()
+    }
+
     /// A triangle of random corners.
     fn random_triangle(numbers: &mut Numbers) -> Poly3 {
         let mut triangle: Poly3 = [[0.0; 3]; CLIP_BUFFER];
@@ -1328,17 +1339,15 @@ mod tests {
                     }
                 };
                 assert_eq!(row_count, expected_count);
-                let n = row_count.min(CLIP_BUFFER);
-                let row_bits = |p: &Poly2| -> Vec<[u32; 2]> {
-                    p[..n].iter().map(|v| v.map(f32::to_bits)).collect()
-                };
-                assert_eq!(row_bits(&row), row_bits(&expected_row));
+                assert_eq!(
+                    polygon_bits(&row, row_count),
+                    polygon_bits(&expected_row, row_count)
+                );
                 assert_eq!(shaped_count, plain_count);
-                let n = plain_count.min(CLIP_BUFFER);
-                let rest_bits = |p: &Poly3| -> Vec<[u32; 3]> {
-                    p[..n].iter().map(|v| v.map(f32::to_bits)).collect()
-                };
-                assert_eq!(rest_bits(&shaped), rest_bits(&plain));
+                assert_eq!(
+                    polygon_bits(&shaped, plain_count),
+                    polygon_bits(&plain, plain_count)
+                );
             }
         }
     }
@@ -1397,11 +1406,10 @@ mod tests {
                 let bits = |c: &CellPart| (c.count, c.min_y.to_bits(), c.max_y.to_bits());
                 assert_eq!(bits(&cell), bits(&expected));
                 assert_eq!(shaped_count, plain_count);
-                let n = plain_count.min(CLIP_BUFFER);
-                let rest_bits = |p: &Poly2| -> Vec<[u32; 2]> {
-                    p[..n].iter().map(|v| v.map(f32::to_bits)).collect()
-                };
-                assert_eq!(rest_bits(&shaped), rest_bits(&plain));
+                assert_eq!(
+                    polygon_bits(&shaped, plain_count),
+                    polygon_bits(&plain, plain_count)
+                );
             }
         }
     }
