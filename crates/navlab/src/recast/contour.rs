@@ -275,32 +275,44 @@ fn boundaries_in_rows(
 ) -> Vec<(WalkStart, u8)> {
     let mut starts = Vec::new();
     let width = chf.width as usize;
-    let steps = cell_steps(chf);
+    let (cells, spans) = (&chf.cells[..], &chf.spans[..]);
     for z in rows {
-        let row = z as usize * width;
-        for x in 0..chf.width {
-            let c = row + x as usize;
-            let cell = chf.cells[c];
+        let row_start = z as usize * width;
+        let row = &cells[row_start..row_start + width];
+        // The rows before and after; a grid edge's row stands in for the missing one, which
+        // none of its spans links to.
+        let before = match row_start.checked_sub(width) {
+            Some(before_start) => &cells[before_start..row_start],
+            None => row,
+        };
+        let after = cells
+            .get(row_start + width..row_start + 2 * width)
+            .unwrap_or(row);
+        for (x, cell) in row.iter().enumerate() {
             for i in cell.index..cell.index + cell.count {
-                let span = chf.spans[i as usize];
+                let span = spans[i as usize];
                 if span.reg == 0 || span.reg & BORDER_REG != 0 {
                     continue;
                 }
-                let mut open = 0u8;
-                for (dir, step) in steps.into_iter().enumerate() {
+                // The neighbour's first span is looked up only when the link exists: the cell
+                // beyond the grid's edge is never asked for.
+                let differs = |dir: usize, first: &dyn Fn() -> u32| {
                     let con = span.con(dir);
-                    let neighbour_reg = if con == NOT_CONNECTED {
-                        0
-                    } else {
-                        let ni = chf.cells[c.wrapping_add(step)].index + con;
-                        chf.spans[ni as usize].reg
-                    };
-                    if neighbour_reg != span.reg {
-                        open |= 1 << dir;
-                    }
-                }
+                    con == NOT_CONNECTED || spans[(first() + con) as usize].reg != span.reg
+                };
+                let open = u8::from(differs(0, &|| row[x - 1].index))
+                    | u8::from(differs(1, &|| after[x].index)) << 1
+                    | u8::from(differs(2, &|| row[x + 1].index)) << 2
+                    | u8::from(differs(3, &|| before[x].index)) << 3;
                 if open != 0 && open != 0xf {
-                    starts.push((WalkStart { x, z, span: i }, open));
+                    starts.push((
+                        WalkStart {
+                            x: x as i32,
+                            z,
+                            span: i,
+                        },
+                        open,
+                    ));
                 }
             }
         }

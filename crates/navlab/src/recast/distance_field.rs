@@ -57,15 +57,18 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
 /// What makes `chf` unusable for the passes over it (array sizes that disagree, cells whose
 /// spans lie outside the span array), if anything.
 pub(crate) fn layout_problem(chf: &CompactHeightfield) -> Option<&'static str> {
-    let spans = chf.spans.len() as u64;
     let cells = (chf.width.max(0) as u64) * (chf.height.max(0) as u64);
-    let span_end = chf
-        .cells
-        .iter()
-        .map(|c| c.index as u64 + c.count as u64)
-        .max();
-    let cells_fit = span_end.unwrap_or(0) <= spans;
-    if cells != chf.cells.len() as u64 || chf.areas.len() as u64 != spans || !cells_fit {
+    // Span indices are u32, so a longer span array is itself inconsistent.
+    let spans = u32::try_from(chf.spans.len()).ok();
+    // A flag folded over every cell, without early exit or 64-bit sums, so the loop
+    // vectorises: it runs before every pass over the heightfield.
+    let cells_fit = spans.is_some_and(|spans| {
+        let outside = chf.cells.iter().fold(false, |outside, c| {
+            outside | (c.index > spans) | (c.count > spans.wrapping_sub(c.index))
+        });
+        !outside
+    });
+    if cells != chf.cells.len() as u64 || chf.areas.len() != chf.spans.len() || !cells_fit {
         Some("inconsistent compact heightfield")
     } else {
         None

@@ -722,18 +722,31 @@ fn sweep_rows(
     let mut runs: Vec<SweepRun> = vec![SweepRun::default(); w.max(h).max(1) as usize];
     let overflow = |ctx: &mut BuildContext| stage_error(ctx, stage, "Region ID overflow".into());
 
+    // One length for the per-span arrays lets a single bounds check cover all three.
+    let span_count = spans.len();
+    let (areas, regs) = (&areas[..span_count], &mut regs[..span_count]);
+    let (xs, width) = (border_size as usize..(w - border_size) as usize, w as usize);
     for z in border_size..h - border_size {
         prev_samples.clear();
         prev_samples.resize(id as usize + 1, 0);
         let mut next_run: u16 = 1;
-        let row_cells = (z * w + border_size) as usize..(z * w + w - border_size) as usize;
+        let row_start = z as usize * width;
+        let row = &cells[row_start..row_start + width];
+        // No span of the first row links to a row above it, so the row itself stands in for one.
+        let above = match row_start.checked_sub(width) {
+            Some(above_start) => &cells[above_start..row_start],
+            None => row,
+        };
 
         // The row's spans are contiguous (the compact heightfield stores them cell by cell):
         // track where its walkable ones start and end for the remapping.
         let (mut first_span, mut end_span) = (usize::MAX, 0);
-        for cell in row_cells {
-            let c = cells[cell];
-            for i in c.index as usize..(c.index + c.count) as usize {
+        // The first span of the cell to the left, carried along instead of looked up per span.
+        let mut left_first = 0usize;
+        for x in xs.clone() {
+            let c = row[x];
+            let cell_first = c.index as usize;
+            for i in cell_first..cell_first + c.count as usize {
                 let area = areas[i];
                 if area == NULL_AREA {
                     continue;
@@ -743,7 +756,7 @@ fn sweep_rows(
                 let mut run = 0;
                 let con = span.con(0);
                 if con != NOT_CONNECTED {
-                    let ai = cells[cell - 1].index as usize + con as usize;
+                    let ai = left_first + con as usize;
                     if regs[ai] & BORDER_REG == 0 && areas[ai] == area {
                         run = regs[ai];
                     }
@@ -763,7 +776,7 @@ fn sweep_rows(
 
                 let con = span.con(3);
                 if con != NOT_CONNECTED {
-                    let ai = cells[cell - w as usize].index as usize + con as usize;
+                    let ai = above[x].index as usize + con as usize;
                     let nr = regs[ai];
                     if nr != 0 && nr & BORDER_REG == 0 && areas[ai] == area {
                         let r = &mut runs[run as usize];
@@ -780,6 +793,7 @@ fn sweep_rows(
                 }
                 regs[i] = run;
             }
+            left_first = cell_first;
         }
 
         for r in &mut runs[1..next_run as usize] {
