@@ -56,6 +56,7 @@ use crate::recast::config::Config;
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::contour::{ContourBuildFlags, ContourSet, build_contours};
 use crate::recast::detail_mesh::{PolyMeshDetail, build_poly_mesh_detail};
+use crate::recast::distance_field::SpanLinks;
 use crate::recast::heightfield::Heightfield;
 use crate::recast::poly_mesh::{PolyMesh, build_poly_mesh};
 use crate::recast::region::PartitionType;
@@ -326,6 +327,8 @@ pub struct Build {
     pub progress: Option<Arc<BuildProgress>>,
     /// The stage the last (re)build stopped at with an error; it and later stages are empty.
     pub failed_stage: Option<Stage>,
+    /// The span links the distance field resolved, held until the watershed reuses them.
+    span_links: Option<Arc<SpanLinks>>,
 }
 
 impl Build {
@@ -447,6 +450,7 @@ impl Build {
             intermediates_held: false,
             progress: None,
             failed_stage: None,
+            span_links: None,
         })
     }
 
@@ -509,6 +513,7 @@ impl Build {
             intermediates_held: true,
             progress: None,
             failed_stage: None,
+            span_links: None,
             config,
         }
     }
@@ -794,8 +799,10 @@ impl Build {
             }
             Stage::DistanceField => {
                 let chf = Arc::make_mut(&mut self.regions);
+                self.span_links = None;
                 if self.settings.partition_type == PartitionType::Watershed {
-                    distance_field::build_distance_field(ctx, chf)?;
+                    let links = distance_field::build_distance_field_keeping_links(ctx, chf)?;
+                    self.span_links = Some(Arc::new(links));
                 } else {
                     clear_distances(chf);
                 }
@@ -805,13 +812,13 @@ impl Build {
                 clear_regions(chf);
                 let options = self.settings.region_options();
                 match self.settings.partition_type {
-                    PartitionType::Watershed => region::build_regions_with(
+                    PartitionType::Watershed => region::build_regions_reusing_links(
                         ctx,
                         chf,
                         0,
-                        cfg.min_region_area,
-                        cfg.merge_region_area,
+                        (cfg.min_region_area, cfg.merge_region_area),
                         options,
+                        self.span_links.take().as_deref(),
                         |_, _| {},
                     )?,
                     PartitionType::Monotone => region::build_regions_monotone_with(

@@ -813,14 +813,14 @@ fn run_tile_pipeline(
     let walkable = &mut tile.walkable;
     match settings.partition_type {
         PartitionType::Watershed => {
-            distance_field::build_distance_field(ctx, &mut chf)?;
-            region::build_regions_with(
+            let links = distance_field::build_distance_field_keeping_links(ctx, &mut chf)?;
+            region::build_regions_reusing_links(
                 ctx,
                 &mut chf,
                 cfg.border_size,
-                cfg.min_region_area,
-                cfg.merge_region_area,
+                (cfg.min_region_area, cfg.merge_region_area),
                 settings.region_options(),
+                Some(&links),
                 |_, _| {},
             )?;
         }

@@ -8,7 +8,7 @@ use crate::recast::parallel::Split;
 use crate::memory::try_filled;
 use std::ops::Range;
 
-use crate::recast::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use crate::recast::compact::{CompactCell, CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::{Error, Result};
 
@@ -23,6 +23,15 @@ const ROWS_PER_TASK: usize = 16;
 /// Computes `chf.dist` (blurred border distance per span, in units of half a cell: 2 per straight
 /// step, 3 per diagonal step) and `chf.max_distance` (the largest distance before blurring).
 pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield) -> Result<()> {
+    build_distance_field_keeping_links(ctx, chf).map(drop)
+}
+
+/// [`build_distance_field`], returning the span links it resolved so that the watershed that
+/// follows can reuse them (see [`crate::recast::region::build_regions_reusing_links`]).
+pub(crate) fn build_distance_field_keeping_links(
+    ctx: &mut BuildContext,
+    chf: &mut CompactHeightfield,
+) -> Result<SpanLinks> {
     if let Some(problem) = layout_problem(chf) {
         let message = problem.to_string();
         ctx.error(format!("rcBuildDistanceField: {message}"));
@@ -51,7 +60,7 @@ pub fn build_distance_field(ctx: &mut BuildContext, chf: &mut CompactHeightfield
     ctx.stop_timer(TimerLabel::BuildDistanceFieldBlur);
 
     ctx.stop_timer(TimerLabel::BuildDistanceField);
-    Ok(())
+    Ok(links)
 }
 
 /// What makes `chf` unusable for the passes over it (array sizes that disagree, cells whose
@@ -106,6 +115,7 @@ pub(crate) fn neighbour(
 /// look at neighbours many times (the distance field, the watershed) then need neither the
 /// cells nor the packed links, and can walk the spans in storage order, which is the cells'
 /// order since the compact heightfield stores them column by column.
+#[derive(Debug)]
 pub(crate) struct SpanLinks {
     links: Vec<[u32; 4]>,
 }
@@ -135,8 +145,9 @@ impl SpanLinks {
             .filter(|range| !range.is_empty())
             .try_fold(0, |end, range| (range.start >= end).then_some(range.end))
             .is_some();
+        let rows = chf.height.max(0) as usize;
         if !disjoint {
-            Self::resolve_cells(chf, 0, &mut links, 0);
+            Self::resolve_rows(chf, 0..rows, &mut links, 0);
             return Ok(Self { links });
         }
         let mut previous_end = 0;
@@ -154,9 +165,21 @@ impl SpanLinks {
         }
         let parts: Vec<_> = parts.into_iter().enumerate().collect();
         split.for_each(parts, |(band, (part, first_span))| {
-            Self::resolve_cells(chf, band * band_cells, part, first_span);
+            let first_row = band * ROWS_PER_TASK;
+            Self::resolve_rows(
+                chf,
+                first_row..rows.min(first_row + ROWS_PER_TASK),
+                part,
+                first_span,
+            );
         });
         Ok(Self { links })
+    }
+
+    /// Whether these links can stand for `chf`'s: resolved for as many spans, so that every
+    /// link is in range. Callers reuse links only for the heightfield they were resolved from.
+    pub(crate) fn fits(&self, chf: &CompactHeightfield) -> bool {
+        self.links.len() == chf.spans.len()
     }
 
     /// The span range of cell `c`, if it lies within `span_count` spans.
@@ -165,53 +188,60 @@ impl SpanLinks {
         (!column.is_empty() && column.end <= span_count).then_some(column)
     }
 
-    /// Resolves the links of the spans of the cells from `first_cell` on whose spans lie in
-    /// `out`, which starts at span `first_span`.
-    fn resolve_cells(
+    /// Resolves the links of the spans of grid rows `rows` whose spans lie in `out`, which
+    /// starts at span `first_span`. Each row's neighbours are read through row slices, so a
+    /// link is one load and a range check.
+    fn resolve_rows(
         chf: &CompactHeightfield,
-        first_cell: usize,
+        rows: Range<usize>,
         out: &mut [[u32; 4]],
         first_span: usize,
     ) {
         let width = chf.width.max(0) as usize;
-        let span_count = chf.spans.len();
-        for (cell, c) in chf.cells.iter().enumerate().skip(first_cell) {
-            let Some(column) = Self::column(c, span_count) else {
-                continue;
-            };
-            let Some(out) = column
-                .start
-                .checked_sub(first_span)
-                .and_then(|start| out.get_mut(start..column.end - first_span))
-            else {
+        let (cells, spans) = (&chf.cells[..], &chf.spans[..]);
+        // The span linked through `con` in neighbour column `neighbour`, if both exist.
+        let link = |neighbour: Option<&CompactCell>, con: u32| match neighbour {
+            Some(n) if con != NOT_CONNECTED && ((n.index + con) as usize) < spans.len() => {
+                n.index + con
+            }
+            _ => Self::NONE,
+        };
+        for z in rows {
+            let row_start = z * width;
+            let Some(row) = cells.get(row_start..row_start + width) else {
                 break;
             };
-            for (span, out) in chf.spans[column].iter().zip(out) {
-                *out = [
-                    Self::resolve::<0>(chf, span, cell, width),
-                    Self::resolve::<1>(chf, span, cell, width),
-                    Self::resolve::<2>(chf, span, cell, width),
-                    Self::resolve::<3>(chf, span, cell, width),
-                ];
+            let before = row_start
+                .checked_sub(width)
+                .map(|before_start| &cells[before_start..row_start]);
+            let after = cells.get(row_start + width..row_start + 2 * width);
+            for (x, c) in row.iter().enumerate() {
+                let Some(column) = Self::column(c, spans.len()) else {
+                    continue;
+                };
+                let Some(out) = column
+                    .start
+                    .checked_sub(first_span)
+                    .and_then(|start| out.get_mut(start..column.end - first_span))
+                else {
+                    continue;
+                };
+                // Links off the grid's sides count as missing.
+                let left = x.checked_sub(1).map(|left| &row[left]);
+                let (right, up, down) = (
+                    row.get(x + 1),
+                    after.map(|after| &after[x]),
+                    before.map(|before| &before[x]),
+                );
+                for (span, out) in spans[column].iter().zip(out) {
+                    *out = [
+                        link(left, span.con(0)),
+                        link(up, span.con(1)),
+                        link(right, span.con(2)),
+                        link(down, span.con(3)),
+                    ];
+                }
             }
-        }
-    }
-
-    /// The link of `span` (in `cell`) in direction `DIR`, or [`Self::NONE`].
-    #[inline(always)]
-    fn resolve<const DIR: usize>(
-        chf: &CompactHeightfield,
-        span: &CompactSpan,
-        cell: usize,
-        width: usize,
-    ) -> u32 {
-        let con = span.con(DIR);
-        if con == NOT_CONNECTED {
-            return Self::NONE;
-        }
-        match chf.cells.get(step_cell(cell, width, DIR)) {
-            Some(n) if ((n.index + con) as usize) < chf.spans.len() => n.index + con,
-            _ => Self::NONE,
         }
     }
 

@@ -173,17 +173,33 @@ pub fn build_regions_with(
     min_region_area: i32,
     merge_region_area: i32,
     options: RegionOptions,
-    mut observer: impl FnMut(u16, &[u16]),
+    observer: impl FnMut(u16, &[u16]),
 ) -> Result<()> {
-    ctx.start_timer(TimerLabel::BuildRegions);
-    let result = watershed(
+    build_regions_reusing_links(
         ctx,
         chf,
         border_size,
         (min_region_area, merge_region_area),
         options,
-        &mut observer,
-    );
+        None,
+        observer,
+    )
+}
+
+/// [`build_regions_with`] reusing the span links the distance field of this same `chf`
+/// resolved, when given and still fitting its spans: resolving them is a sixth of the
+/// watershed's work.
+pub(crate) fn build_regions_reusing_links(
+    ctx: &mut BuildContext,
+    chf: &mut CompactHeightfield,
+    border_size: i32,
+    areas: (i32, i32),
+    options: RegionOptions,
+    links: Option<&SpanLinks>,
+    mut observer: impl FnMut(u16, &[u16]),
+) -> Result<()> {
+    ctx.start_timer(TimerLabel::BuildRegions);
+    let result = watershed(ctx, chf, border_size, areas, options, links, &mut observer);
     ctx.stop_timer(TimerLabel::BuildRegions);
     result
 }
@@ -320,8 +336,8 @@ fn paint_border_regions(
 }
 
 /// Scratch buffers of the watershed, reused across levels.
-struct Watershed {
-    links: SpanLinks,
+struct Watershed<'l> {
+    links: &'l SpanLinks,
     regs: Vec<u16>,
     /// Distance (in half-cells) of each span from the seed of its region while expanding.
     dists: Vec<u16>,
@@ -369,13 +385,22 @@ fn watershed(
     border_size: i32,
     (min_region_area, merge_region_area): (i32, i32),
     options: RegionOptions,
+    links: Option<&SpanLinks>,
     observer: &mut impl FnMut(u16, &[u16]),
 ) -> Result<()> {
     const STAGE: &str = "rcBuildRegions";
     check_input(ctx, chf, STAGE, border_size, true)?;
     let span_count = chf.spans.len();
+    let resolved;
+    let links = match links {
+        Some(links) if links.fits(chf) => links,
+        _ => {
+            resolved = SpanLinks::new(chf)?;
+            &resolved
+        }
+    };
     let mut ws = Watershed {
-        links: SpanLinks::new(chf)?,
+        links,
         regs: try_filled(span_count, 0, || chf.describe("region ids"))?,
         dists: try_filled(span_count, 0, || chf.describe("region seed distances"))?,
         level_stacks: Default::default(),
@@ -494,7 +519,7 @@ impl Step<'_> {
     }
 }
 
-impl Watershed {
+impl Watershed<'_> {
     /// Distributes the spans without a region into the level stacks: stack `k` gets the spans
     /// whose distance level is `k` two-level steps below `start_level` (higher ones go to stack
     /// 0, lower ones wait for the next sort).
@@ -584,7 +609,7 @@ impl Watershed {
     /// spans are joined in stack order.
     fn expand_step(&mut self, chf: &CompactHeightfield, stack: &mut Vec<u32>) {
         let step = Step {
-            links: &self.links,
+            links: self.links,
             regs: &self.regs,
             dists: &self.dists,
             areas: &chf.areas,
