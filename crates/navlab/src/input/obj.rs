@@ -389,7 +389,7 @@ impl<R: BufRead> RowReader<R> {
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(err) => return Err(RowError::Io(err)),
             };
-            let (used, is_row) = match buf.iter().position(|&c| c == b'\n') {
+            let (used, is_row) = match memchr::memchr(b'\n', buf) {
                 _ if buf.is_empty() => {
                     if self.partial.is_empty() {
                         return Ok(None);
@@ -430,19 +430,25 @@ fn take_row(text: &[u8], line: usize, row: &mut Vec<u8>) -> std::result::Result<
     } else {
         text
     };
-    if text.contains(&0) {
+    if memchr::memchr(0, text).is_some() {
         return Err(RowError::Binary);
     }
     let start = text
         .iter()
         .position(|c| !matches!(c, b'\\' | b'\r' | b'\t' | b' '))
         .unwrap_or(text.len());
-    let is_row = matches!(text.get(start), Some(b'v' | b'f'));
+    let text = &text[start..];
+    // `vn`, `vt` and `vp` rows (as many as the vertices in a typical export) are never copied:
+    // what RecastDemo drops from a row cannot change its first two bytes.
+    let is_row = match text {
+        [b'v', b'n' | b't' | b'p', ..] => false,
+        [b'v' | b'f', ..] => true,
+        _ => false,
+    };
     if is_row {
-        let text = &text[start..];
         let text = text.strip_suffix(b"\r").unwrap_or(text);
         row.clear();
-        if text.iter().any(|&c| c == b'\\' || c == b'\r') {
+        if memchr::memchr2(b'\\', b'\r', text).is_some() {
             row.extend(text.iter().filter(|&&c| c != b'\\' && c != b'\r'));
         } else {
             row.extend_from_slice(text);
@@ -469,16 +475,23 @@ fn parse_vertex(coords: &[u8]) -> Option<[f32; 3]> {
 /// Zero-based vertex indices of an `f` row: each `i`, `i/t` or `i/t/n` element contributes `i`
 /// (negative = relative to the `vert_count` vertices read so far).
 fn face_indices(row: &[u8], vert_count: i64) -> impl Iterator<Item = i64> + '_ {
-    row.split(|&c| c == b' ' || c == b'\t')
-        .filter(|e| !e.is_empty())
-        .map(move |element| {
-            let index = leading_int(element.split(|&c| c == b'/').next().unwrap_or(&[]));
-            if index < 0 {
-                index + vert_count
-            } else {
-                index - 1
-            }
+    let is_blank = |c: &u8| *c == b' ' || *c == b'\t';
+    let mut rest = row;
+    // One pass over the row: each element's index is read, then the rest of the element is
+    // skipped, without first cutting the row into elements.
+    std::iter::from_fn(move || {
+        let start = rest.iter().position(|c| !is_blank(c))?;
+        let element = &rest[start..];
+        // `atoi` stops at the `/` before a texture or normal index.
+        let index = leading_int(element);
+        let end = memchr::memchr2(b' ', b'\t', element).unwrap_or(element.len());
+        rest = &element[end..];
+        Some(if index < 0 {
+            index + vert_count
+        } else {
+            index - 1
         })
+    })
 }
 
 /// `atoi`: an optional sign and the digits that follow; 0 when there are none.
@@ -586,5 +599,35 @@ mod tests {
         assert_eq!(&mesh.verts[6..], &[1.0, 0.0, 1.0]);
         let lines = mesh.warnings.lines();
         assert!(lines.len() == 1 && lines[0].contains("line 3"), "{lines:?}");
+    }
+
+    #[test]
+    fn face_elements_read_as_atoi_reads_them() {
+        // `atoi` of each blank-separated element, as RecastDemo reads it: signs, texture and
+        // normal indices after `/`, repeated blanks and tabs, and elements without digits.
+        let atoi_of_elements = |row: &[u8], vert_count: i64| -> Vec<i64> {
+            row.split(|&c| c == b' ' || c == b'\t')
+                .filter(|e| !e.is_empty())
+                .map(|e| leading_int(e.split(|&c| c == b'/').next().unwrap_or(&[])))
+                .map(|i| if i < 0 { i + vert_count } else { i - 1 })
+                .collect()
+        };
+        for row in [
+            " 1 2 3",
+            " 4/1/4 2/2/2\t1/3/1  3/4/3 ",
+            "\t-1//2  +3 -0 x7 /5 - +",
+            "1/2/3",
+            "",
+            "   ",
+            " 12345678901234567890 9",
+        ] {
+            let row = row.as_bytes();
+            assert_eq!(
+                face_indices(row, 10).collect::<Vec<_>>(),
+                atoi_of_elements(row, 10),
+                "{:?}",
+                String::from_utf8_lossy(row)
+            );
+        }
     }
 }
