@@ -95,16 +95,36 @@ pub fn erode_walkable_area(
 
     // Spans that are not walkable, or miss a walkable neighbour on any side, are the boundary.
     let mut near_boundary = ColumnSet::new(width, height);
+    let (cells, spans) = (&chf.cells[..], &chf.spans[..]);
     for z in 0..height {
-        for x in 0..width {
-            let column = x + z * width;
-            for i in links.column_spans(column) {
+        let row_start = z * width;
+        let row = &cells[row_start..row_start + width];
+        // The neighbouring rows through slices, a grid edge's row standing in for the missing
+        // one (none of its spans links there): a link is then one load.
+        let before = match row_start.checked_sub(width) {
+            Some(before_start) => &cells[before_start..row_start],
+            None => row,
+        };
+        let after = cells
+            .get(row_start + width..row_start + 2 * width)
+            .unwrap_or(row);
+        for (x, cell) in row.iter().enumerate() {
+            // A link off the grid's side (only in a malformed heightfield) leads nowhere.
+            let left = x.checked_sub(1).and_then(|left| row.get(left));
+            let (right, up, down) = (row.get(x + 1), after.get(x), before.get(x));
+            let column = cell.index as usize..(cell.index + cell.count) as usize;
+            for i in column {
+                let span = spans[i];
+                let walkable = |dir: usize, neighbour: Option<&CompactCell>| {
+                    let con = span.con(dir);
+                    con != NOT_CONNECTED
+                        && neighbour.is_some_and(|n| areas[(n.index + con) as usize] != NULL_AREA)
+                };
                 let interior = areas[i] != NULL_AREA
-                    && (0..4).all(|dir| {
-                        links
-                            .neighbour(column, i, dir)
-                            .is_some_and(|(_, n)| areas[n] != NULL_AREA)
-                    });
+                    && walkable(0, left)
+                    && walkable(1, up)
+                    && walkable(2, right)
+                    && walkable(3, down);
                 if !interior {
                     dist[i] = 0;
                     near_boundary.insert(x, z);
