@@ -1122,11 +1122,9 @@ fn merge_and_filter_regions(
     // but the edges), so it is skipped.
     let mut floors = UniqueLists::new(nreg);
     let mut last_floor_column: &[u16] = &[];
-    // A region's area and contour neighbours come from its first span met.
+    // A region's area and contour neighbours come from its first span met: called only while
+    // its connections are empty, so that the once-a-region call stays out of the span loop.
     let first_meeting = |reg: &mut Region, cell: usize, i: usize| {
-        if !reg.connections.is_empty() {
-            return;
-        }
         reg.area = chf.areas[i];
         if let Some(dir) = (0..4).find(|&dir| is_solid_edge(chf, regs, cell, i, dir)) {
             walk_contour(chf, regs, (cell, i, dir), &mut reg.connections);
@@ -1144,7 +1142,9 @@ fn merge_and_filter_regions(
             if r != 0 && (r as usize) < nreg {
                 let reg = &mut regions[r as usize];
                 reg.span_count += 1;
-                first_meeting(reg, cell, first);
+                if reg.connections.is_empty() {
+                    first_meeting(reg, cell, first);
+                }
             }
             continue;
         }
@@ -1171,7 +1171,9 @@ fn merge_and_filter_regions(
                 }
             }
 
-            first_meeting(reg, cell, first + k);
+            if reg.connections.is_empty() {
+                first_meeting(reg, cell, first + k);
+            }
         }
     }
     for (reg, list) in regions.iter_mut().zip(floors.into_lists()) {
