@@ -5,6 +5,7 @@ use crate::recast::parallel::Split;
 use crate::memory::try_filled;
 use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
+use crate::recast::distance_field::cells_overrun;
 use crate::recast::{Error, Result};
 use crate::{
     recast::AREA_BORDER, recast::BORDER_REG, recast::BORDER_VERTEX, recast::CONTOUR_REG_MASK,
@@ -223,7 +224,7 @@ fn check_layout(chf: &CompactHeightfield) -> Result<()> {
     let spans = chf.spans.len() as u64;
     // One branch-free pass finds whether any cell overruns; the search for which runs only then.
     let end = |c: &crate::recast::compact::CompactCell| u64::from(c.index) + u64::from(c.count);
-    let overrun = chf.cells.iter().map(end).max().is_some_and(|e| e > spans);
+    let overrun = cells_overrun(&chf.cells, chf.spans.len());
     if let Some(cell) = overrun
         .then(|| chf.cells.iter().find(|c| end(c) > spans))
         .flatten()

@@ -67,20 +67,24 @@ pub(crate) fn build_distance_field_keeping_links(
 /// spans lie outside the span array), if anything.
 pub(crate) fn layout_problem(chf: &CompactHeightfield) -> Option<&'static str> {
     let cells = (chf.width.max(0) as u64) * (chf.height.max(0) as u64);
-    // Span indices are u32, so a longer span array is itself inconsistent.
-    let spans = u32::try_from(chf.spans.len()).ok();
-    // A flag folded over every cell, without early exit or 64-bit sums, so the loop
-    // vectorises: it runs before every pass over the heightfield.
-    let cells_fit = spans.is_some_and(|spans| {
-        let outside = chf.cells.iter().fold(false, |outside, c| {
-            outside | (c.index > spans) | (c.count > spans.wrapping_sub(c.index))
-        });
-        !outside
-    });
+    let cells_fit = !cells_overrun(&chf.cells, chf.spans.len());
     if cells != chf.cells.len() as u64 || chf.areas.len() != chf.spans.len() || !cells_fit {
         Some("inconsistent compact heightfield")
     } else {
         None
+    }
+}
+
+/// Whether any cell's spans reach past `span_count` spans. A flag folded over every cell in
+/// 32 bits, without early exit, so that the loop vectorises: it runs before every pass over
+/// a compact heightfield.
+pub(crate) fn cells_overrun(cells: &[CompactCell], span_count: usize) -> bool {
+    match u32::try_from(span_count) {
+        Ok(spans) => cells.iter().fold(false, |outside, c| {
+            outside | (c.index > spans) | (c.count > spans.wrapping_sub(c.index))
+        }),
+        // No u32 index and count can reach this far.
+        Err(_) => false,
     }
 }
 
