@@ -768,8 +768,7 @@ fn sweep_rows(
         let (mut first_span, mut end_span) = (usize::MAX, 0);
         // The first span of the cell to the left, carried along instead of looked up per span.
         let mut left_first = 0usize;
-        for x in xs.clone() {
-            let c = row[x];
+        for (c, up) in row[xs.clone()].iter().zip(&above[xs.clone()]) {
             let cell_first = c.index as usize;
             for i in cell_first..cell_first + c.count as usize {
                 let area = areas[i];
@@ -801,7 +800,7 @@ fn sweep_rows(
 
                 let con = span.con(3);
                 if con != NOT_CONNECTED {
-                    let ai = above[x].index as usize + con as usize;
+                    let ai = up.index as usize + con as usize;
                     let nr = regs[ai];
                     if nr != 0 && nr & BORDER_REG == 0 && areas[ai] == area {
                         let r = &mut runs[run as usize];
