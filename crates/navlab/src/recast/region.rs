@@ -754,7 +754,9 @@ fn sweep_rows(
     for z in border_size..h - border_size {
         prev_samples.clear();
         prev_samples.resize(id as usize + 1, 0);
-        let mut next_run: u16 = 1;
+        // Counted wide: a row that runs out of 16-bit run ids fails after its spans, which
+        // keeps the error's early return out of the span loop.
+        let mut next_run: usize = 1;
         let row_start = z as usize * width;
         let row = &cells[row_start..row_start + width];
         // No span of the first row links to a row above it, so the row itself stands in for one.
@@ -790,12 +792,12 @@ fn sweep_rows(
                     if next_run == 1 {
                         first_span = i;
                     }
-                    run = next_run;
-                    next_run = next_run.checked_add(1).ok_or_else(|| overflow(ctx))?;
-                    if runs.len() <= run as usize {
-                        runs.resize(run as usize + 1, SweepRun::default());
+                    run = next_run as u16;
+                    if runs.len() <= next_run {
+                        runs.resize(next_run + 1, SweepRun::default());
                     }
-                    runs[run as usize] = SweepRun::default();
+                    runs[next_run] = SweepRun::default();
+                    next_run += 1;
                 }
 
                 let con = span.con(3);
@@ -819,8 +821,12 @@ fn sweep_rows(
             }
             left_first = cell_first;
         }
+        // Run ids are u16 (as Recast's): the row's last id must stay below u16::MAX.
+        if next_run > usize::from(u16::MAX) {
+            return Err(overflow(ctx));
+        }
 
-        for r in &mut runs[1..next_run as usize] {
+        for r in &mut runs[1..next_run] {
             let continues = r.neighbour != NO_UNIQUE_NEIGHBOUR
                 && r.neighbour != 0
                 && prev_samples.get(r.neighbour as usize) == Some(&(r.samples as i32));
@@ -833,7 +839,7 @@ fn sweep_rows(
         }
 
         for reg in regs.get_mut(first_span..end_span).unwrap_or_default() {
-            if *reg > 0 && *reg < next_run {
+            if *reg > 0 && usize::from(*reg) < next_run {
                 *reg = runs[*reg as usize].id;
             }
         }
@@ -1488,5 +1494,49 @@ fn merge_and_filter_layer_regions(
         max_id,
         overlaps: 0,
         new_ids: layer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recast::WALKABLE_AREA;
+    use crate::recast::compact::{CompactCell, CompactSpan};
+
+    /// One row of `width` walkable single-span cells, none linked to another: every span
+    /// starts a run of its own.
+    fn unlinked_row(width: i32) -> CompactHeightfield {
+        let n = width as usize;
+        CompactHeightfield {
+            width,
+            height: 1,
+            walkable_height: 10,
+            walkable_climb: 1,
+            cells: (0..n as u32)
+                .map(|index| CompactCell { index, count: 1 })
+                .collect(),
+            spans: vec![
+                CompactSpan {
+                    con: 0xff_ffff,
+                    h: 10,
+                    ..Default::default()
+                };
+                n
+            ],
+            areas: vec![WALKABLE_AREA; n],
+            ..Default::default()
+        }
+    }
+
+    /// The sweep counts a row's runs past 16 bits and fails after the row, as Recast's ids
+    /// would overflow at run 65 535.
+    #[test]
+    fn a_row_of_more_runs_than_u16_ids_fails_cleanly() {
+        let mut ctx = BuildContext::silent();
+        let mut fits = unlinked_row(65_534);
+        build_regions_monotone(&mut ctx, &mut fits, 0, 0, 0).unwrap();
+        let mut overflows = unlinked_row(65_535);
+        let error = build_regions_monotone(&mut ctx, &mut overflows, 0, 0, 0).unwrap_err();
+        assert!(error.to_string().contains("Region ID overflow"), "{error}");
     }
 }
