@@ -125,7 +125,7 @@ pub(crate) struct SpanLinks {
 }
 
 impl SpanLinks {
-    const NONE: u32 = u32::MAX;
+    pub(crate) const NONE: u32 = u32::MAX;
 
     /// Resolves the links of `chf`; links leading outside the grid count as missing.
     ///
@@ -258,7 +258,7 @@ impl SpanLinks {
 
     /// The four links of every span ([`Self::NONE`] where missing).
     #[inline(always)]
-    fn all(&self) -> &[[u32; 4]] {
+    pub(crate) fn all(&self) -> &[[u32; 4]] {
         &self.links
     }
 }

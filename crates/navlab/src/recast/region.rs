@@ -469,13 +469,26 @@ const PARALLEL_CHUNK: usize = 4 * 1024;
 
 /// The state one expansion step reads.
 struct Step<'a> {
-    links: &'a SpanLinks,
+    links: &'a [[u32; 4]],
     regs: &'a [u16],
     dists: &'a [u16],
     areas: &'a [u8],
 }
 
-impl Step<'_> {
+impl<'a> Step<'a> {
+    /// The per-span arrays cut to the links' length: one bounds check on a neighbour then
+    /// covers all three.
+    fn new(links: &'a SpanLinks, regs: &'a [u16], dists: &'a [u16], areas: &'a [u8]) -> Self {
+        let links = links.all();
+        let n = links.len();
+        Self {
+            links,
+            regs: &regs[..n],
+            dists: &dists[..n],
+            areas: &areas[..n],
+        }
+    }
+
     /// Lets each span of `stack` join the same-area neighbour region whose seed is nearest,
     /// pushing what it finds to `assignments`, and moves the spans left without one, in order,
     /// to the front of `stack`; returns their number.
@@ -490,10 +503,11 @@ impl Step<'_> {
             let mut region = self.regs[i];
             let mut best_dist = u16::MAX;
             let area = self.areas[i];
-            for dir in 0..4 {
-                let Some(ai) = self.links.get(i, dir) else {
+            for link in self.links[i] {
+                if link == SpanLinks::NONE {
                     continue;
-                };
+                }
+                let ai = link as usize;
                 if self.areas[ai] != area {
                     continue;
                 }
@@ -608,12 +622,7 @@ impl Watershed<'_> {
     /// so big stacks are split into chunks for rayon's threads; the chunks' assignments and
     /// spans are joined in stack order.
     fn expand_step(&mut self, chf: &CompactHeightfield, stack: &mut Vec<u32>) {
-        let step = Step {
-            links: self.links,
-            regs: &self.regs,
-            dists: &self.dists,
-            areas: &chf.areas,
-        };
+        let step = Step::new(self.links, &self.regs, &self.dists, &chf.areas);
         self.assignments.clear();
         if stack.len() <= PARALLEL_CHUNK || !Split::for_cells(chf.cells.len()).is_parallel() {
             let kept = step.run(stack, &mut self.assignments);
