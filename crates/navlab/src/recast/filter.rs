@@ -515,9 +515,9 @@ mod tests {
     use crate::recast::rasterize::add_span;
 
     /// A `width`×`height` heightfield whose columns hold from no span to a dozen, walkable or
-    /// not, with gaps from one voxel to more than any agent's height; some tops reach the
-    /// heightfield's limit.
-    fn random_heightfield(seed: u32, width: i32, height: i32) -> Heightfield {
+    /// not, with gaps from one voxel to `widest_gap` (more than most agents' heights); some
+    /// tops reach the heightfield's limit.
+    fn random_heightfield(seed: u32, width: i32, height: i32, widest_gap: u32) -> Heightfield {
         let mut state = seed;
         let mut next = move |n: u32| {
             state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
@@ -540,7 +540,7 @@ mod tests {
                         WALKABLE_AREA
                     };
                     add_span(&mut ctx, &mut hf, x, z, bottom..top, area, 0).unwrap();
-                    bottom = top + 1 + next(14) as u16;
+                    bottom = top + 1 + next(widest_gap) as u16;
                     if next(16) == 0 {
                         bottom = SPAN_MAX_HEIGHT - 2;
                     }
@@ -615,11 +615,37 @@ mod tests {
 
     #[test]
     fn ledges_match_a_full_scan_for_any_agent() {
-        let heights = [i32::MIN, -70_000, -3, 0, 1, 2, 5, 9, 30, 70_000, i32::MAX];
-        let climbs = [i32::MIN + 1, -70_000, -1, 0, 1, 3, 8, 70_000, i32::MAX];
-        let sizes = [(1, 1), (1, 5), (2, 2), (3, 3), (7, 4), (9, 70)];
-        for (seed, &(width, height)) in (1..).zip(&sizes) {
-            let fresh = random_heightfield(seed, width, height);
+        let heights = [
+            i32::MIN,
+            -70_000,
+            -5,
+            -3,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            3,
+            5,
+            9,
+            30,
+            70_000,
+            i32::MAX,
+        ];
+        let climbs = [i32::MIN + 1, -70_000, -1, 0, 1, 2, 3, 8, 70_000, i32::MAX];
+        let fields = [
+            (1, 1, 14),
+            (1, 5, 14),
+            (2, 2, 14),
+            (3, 3, 14),
+            (7, 4, 14),
+            (9, 70, 14),
+            (12, 12, 3),
+            (20, 9, 6),
+            (5, 40, 4),
+        ];
+        for (seed, &(width, height, widest_gap)) in (1..).zip(&fields) {
+            let fresh = random_heightfield(seed, width, height, widest_gap);
             let walkable: Vec<bool> = fresh.spans().map(|s| s.area != NULL_AREA).collect();
             for walkable_height in heights {
                 for walkable_climb in climbs {
