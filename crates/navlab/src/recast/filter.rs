@@ -499,8 +499,10 @@ pub fn filter_walkable_low_height_spans(
     let pool = &mut hf.pool;
     for index in 0..pool.len() {
         let span = pool[index];
-        let ceiling = span_floor_or_sky(pool, span.next);
-        if ceiling - i32::from(span.smax) < walkable_height {
+        // Nearly half the spans are not walkable (or no longer): no need to look above them.
+        if span.area != NULL_AREA
+            && span_floor_or_sky(pool, span.next) - i32::from(span.smax) < walkable_height
+        {
             pool[index].area = NULL_AREA;
         }
     }
