@@ -144,62 +144,66 @@ impl RowSpace {
         let pool = &hf.pool;
         let has_room =
             |floor: u16, ceiling: u16| i32::from(ceiling) - i32::from(floor) >= walkable_height;
+        let walkable = |span: &Span, index: u32| {
+            if span.area != NULL_AREA {
+                index
+            } else {
+                NO_SPAN
+            }
+        };
         let gaps = &mut self.gaps;
         gaps.clear();
+        // Every column starts empty (a third of them stay so).
         self.columns.clear();
-        self.columns
-            .extend(hf.columns[first..first + width].iter().map(|&head| {
-                if head == NO_SPAN {
-                    return ColumnSpace {
-                        sky_floor_and_lower_ceiling: u32::from(SKY) << 16 | u32::from(SKY),
-                        bottom: SKY,
-                        lower_gap_count: 0,
-                        first_lower_gap: 0,
-                        sky_span: NO_SPAN,
-                    };
+        self.columns.resize(width, EMPTY_COLUMN);
+        let heads = &hf.columns[first..first + width];
+        for (column, &head) in self.columns.iter_mut().zip(heads) {
+            if head == NO_SPAN {
+                continue;
+            }
+            let mut index = head;
+            let mut span = &pool[index as usize];
+            let bottom = span.smin;
+            let mut lower_ceiling = bottom;
+            let first_lower_gap = gaps.len();
+            while span.next != NO_SPAN {
+                let above = &pool[span.next as usize];
+                if has_room(span.smax, above.smin) {
+                    lower_ceiling = above.smin;
+                    gaps.push(Gap {
+                        floor: span.smax,
+                        ceiling: above.smin,
+                        walkable_span: walkable(span, index),
+                    });
                 }
-                let walkable = |span: &Span, index: u32| {
-                    if span.area != NULL_AREA {
-                        index
-                    } else {
-                        NO_SPAN
-                    }
-                };
-                let mut index = head;
-                let mut span = &pool[index as usize];
-                let bottom = span.smin;
-                let mut lower_ceiling = bottom;
-                let first_lower_gap = gaps.len();
-                while span.next != NO_SPAN {
-                    let above = &pool[span.next as usize];
-                    if has_room(span.smax, above.smin) {
-                        lower_ceiling = above.smin;
-                        gaps.push(Gap {
-                            floor: span.smax,
-                            ceiling: above.smin,
-                            walkable_span: walkable(span, index),
-                        });
-                    }
-                    index = span.next;
-                    span = above;
-                }
-                let (sky_floor, sky_span) = if has_room(span.smax, SKY) {
-                    (span.smax, walkable(span, index))
-                } else {
-                    (SKY, NO_SPAN)
-                };
-                ColumnSpace {
-                    sky_floor_and_lower_ceiling: u32::from(sky_floor) << 16
-                        | u32::from(lower_ceiling),
-                    bottom,
-                    // A column holds at most one span per two of the 2^13 span heights.
-                    lower_gap_count: (gaps.len() - first_lower_gap) as u16,
-                    first_lower_gap: first_lower_gap as u32,
-                    sky_span,
-                }
-            }));
+                index = span.next;
+                span = above;
+            }
+            let (sky_floor, sky_span) = if has_room(span.smax, SKY) {
+                (span.smax, walkable(span, index))
+            } else {
+                (SKY, NO_SPAN)
+            };
+            *column = ColumnSpace {
+                sky_floor_and_lower_ceiling: u32::from(sky_floor) << 16 | u32::from(lower_ceiling),
+                bottom,
+                // A column holds at most one span per two of the 2^13 span heights.
+                lower_gap_count: (gaps.len() - first_lower_gap) as u16,
+                first_lower_gap: first_lower_gap as u32,
+                sky_span,
+            };
+        }
     }
 }
+
+/// The summary of a column without spans: open from the void to the sky.
+const EMPTY_COLUMN: ColumnSpace = ColumnSpace {
+    sky_floor_and_lower_ceiling: (SKY as u32) << 16 | SKY as u32,
+    bottom: SKY,
+    lower_gap_count: 0,
+    first_lower_gap: 0,
+    sky_span: NO_SPAN,
+};
 
 /// Pushes the walkable spans of a column to `out`.
 fn walkable_spans(hf: &Heightfield, column: usize, out: &mut Vec<u32>) {
