@@ -91,15 +91,19 @@ struct ColumnSpace {
     /// [`Self::sky_floor`] in the high half and [`Self::lower_ceiling`] in the low half, so
     /// that [`Self::is_level_with`] tests both at once.
     sky_floor_and_lower_ceiling: u32,
-    /// The bottom of the lowest span, or open sky.
-    bottom: u16,
-    /// How many other gaps an agent fits in, starting at `first_lower_gap` of
-    /// [`RowSpace::gaps`].
-    lower_gap_count: u16,
     first_lower_gap: u32,
+    /// The floor of the lowest gap an agent fits in (or [`SKY`]) in the high half and
+    /// [`Self::bottom`] in the low half, so that [`Self::is_level_at_lowest_gap`] tests both
+    /// at once.
+    lowest_gap_floor_and_bottom: u32,
     /// The pool index of the highest span when it is walkable and an agent fits above it,
     /// else [`NO_SPAN`].
     sky_span: u32,
+    /// How many other gaps an agent fits in, starting at `first_lower_gap` of
+    /// [`RowSpace::gaps`].
+    lower_gap_count: u16,
+    /// The floor of the second lowest gap an agent fits in, or [`SKY`].
+    second_gap_floor: u16,
 }
 
 impl ColumnSpace {
@@ -116,6 +120,11 @@ impl ColumnSpace {
         (self.sky_floor_and_lower_ceiling & 0xffff) as i32
     }
 
+    /// The bottom of the lowest span, or open sky.
+    fn bottom(&self) -> i32 {
+        (self.lowest_gap_floor_and_bottom & 0xffff) as i32
+    }
+
     /// Whether this neighbour column adds nothing to the ledge test of a span with top `floor`
     /// whose agent reaches up from `lowest_reachable_ceiling`: its sky starts at that floor
     /// and none of its open space below reaches the agent. Most neighbours on level ground are
@@ -127,6 +136,23 @@ impl ColumnSpace {
         let level = (floor as u32) << 16;
         self.sky_floor_and_lower_ceiling.wrapping_sub(level)
             < lowest_reachable_ceiling.max(0) as u32
+    }
+
+    /// Like [`Self::is_level_with`], for the lowest of a stack of floors: whether the void
+    /// below this column stays below the agent, its lowest gap starts at `floor` and its next
+    /// gap above the agent's room (which ends at `highest_reachable_floor`), the case of most
+    /// neighbours of a ground floor under another.
+    #[inline(always)]
+    fn is_level_at_lowest_gap(
+        &self,
+        floor: i32,
+        lowest_reachable_ceiling: i32,
+        highest_reachable_floor: i32,
+    ) -> bool {
+        let level = (floor as u32) << 16;
+        self.lowest_gap_floor_and_bottom.wrapping_sub(level)
+            < lowest_reachable_ceiling.max(0) as u32
+            && i32::from(self.second_gap_floor) > highest_reachable_floor
     }
 }
 
@@ -184,13 +210,19 @@ impl RowSpace {
             } else {
                 (SKY, NO_SPAN)
             };
+            let (lowest_gap_floor, second_gap_floor) = match &gaps[first_lower_gap..] {
+                [] => (sky_floor, SKY),
+                [lowest] => (lowest.floor, sky_floor),
+                [lowest, second, ..] => (lowest.floor, second.floor),
+            };
             *column = ColumnSpace {
                 sky_floor_and_lower_ceiling: u32::from(sky_floor) << 16 | u32::from(lower_ceiling),
-                bottom,
-                // A column holds at most one span per two of the 2^13 span heights.
-                lower_gap_count: (gaps.len() - first_lower_gap) as u16,
+                lowest_gap_floor_and_bottom: u32::from(lowest_gap_floor) << 16 | u32::from(bottom),
                 first_lower_gap: first_lower_gap as u32,
                 sky_span,
+                // A column holds at most one span per two of the 2^13 span heights.
+                lower_gap_count: (gaps.len() - first_lower_gap) as u16,
+                second_gap_floor,
             };
         }
     }
@@ -199,10 +231,11 @@ impl RowSpace {
 /// The summary of a column without spans: open from the void to the sky.
 const EMPTY_COLUMN: ColumnSpace = ColumnSpace {
     sky_floor_and_lower_ceiling: (SKY as u32) << 16 | SKY as u32,
-    bottom: SKY,
-    lower_gap_count: 0,
+    lowest_gap_floor_and_bottom: (SKY as u32) << 16 | SKY as u32,
     first_lower_gap: 0,
     sky_span: NO_SPAN,
+    lower_gap_count: 0,
+    second_gap_floor: SKY,
 };
 
 /// Pushes the walkable spans of a column to `out`.
@@ -397,7 +430,18 @@ impl LedgeLimits {
         let highest_reachable_floor = ceiling - self.walkable_height;
         let lowest_reachable_ceiling = floor + self.walkable_height;
         for ((row, column), skipped) in neighbours.into_iter().zip(skipped_gaps) {
-            if !column.is_level_with(floor, lowest_reachable_ceiling)
+            // Either test only finds neighbours that add nothing; the one that finds more
+            // depends on where the span is.
+            let level = if ceiling == MAX_HEIGHTFIELD_HEIGHT {
+                column.is_level_with(floor, lowest_reachable_ceiling)
+            } else {
+                column.is_level_at_lowest_gap(
+                    floor,
+                    lowest_reachable_ceiling,
+                    highest_reachable_floor,
+                )
+            };
+            if !level
                 && row.column_is_drop(
                     column,
                     &mut reach,
@@ -453,7 +497,7 @@ impl RowSpace {
         skipped: &mut usize,
     ) -> bool {
         // The open space below the neighbour's lowest span is a drop to the void.
-        if i32::from(column.bottom) >= lowest_reachable_ceiling {
+        if column.bottom() >= lowest_reachable_ceiling {
             return true;
         }
         let first = column.first_lower_gap as usize;
