@@ -383,6 +383,7 @@ impl LedgeLimits {
         let lower_gaps = &here.gaps[first..first + usize::from(column.lower_gap_count)];
         for gap in lower_gaps {
             if gap.walkable_span != NO_SPAN
+                && !self.is_level_at_lowest_gap(gap, neighbours)
                 && self.is_ledge(
                     i32::from(gap.floor),
                     i32::from(gap.ceiling),
@@ -403,6 +404,27 @@ impl LedgeLimits {
         {
             ledges.push(column.sky_span);
         }
+    }
+
+    /// Whether the span below `gap` is level with all its `neighbours` at their lowest gaps
+    /// (see [`ColumnSpace::is_level_at_lowest_gap`]): not a ledge, the case of most spans under
+    /// another floor.
+    #[inline(always)]
+    fn is_level_at_lowest_gap(
+        &self,
+        gap: &Gap,
+        neighbours: [(&RowSpace, &ColumnSpace); 4],
+    ) -> bool {
+        let floor = i32::from(gap.floor);
+        let lowest_reachable_ceiling = floor + self.walkable_height;
+        let highest_reachable_floor = i32::from(gap.ceiling) - self.walkable_height;
+        neighbours.iter().all(|(_, neighbour)| {
+            neighbour.is_level_at_lowest_gap(
+                floor,
+                lowest_reachable_ceiling,
+                highest_reachable_floor,
+            )
+        })
     }
 
     /// Whether a walkable span with open space `floor..ceiling` above it that an agent fits in,
