@@ -345,12 +345,8 @@ impl LedgeLimits {
                     if column.sky_span == NO_SPAN {
                         continue;
                     }
-                    let floor = column.sky_floor();
-                    let lowest_reachable_ceiling = floor + self.walkable_height;
-                    if [&along[0], above_column, &along[2], below_column]
-                        .iter()
-                        .all(|neighbour| neighbour.is_level_with(floor, lowest_reachable_ceiling))
-                    {
+                    let neighbours = [&along[0], above_column, &along[2], below_column];
+                    if self.is_level_under_sky(column, neighbours) {
                         continue;
                     }
                 }
@@ -394,7 +390,10 @@ impl LedgeLimits {
                 ledges.push(gap.walkable_span);
             }
         }
+        // (Columns without lower gaps come here only when not level.)
         if column.sky_span != NO_SPAN
+            && (column.lower_gap_count == 0
+                || !self.is_level_under_sky(column, neighbours.map(|(_, neighbour)| neighbour)))
             && self.is_ledge(
                 column.sky_floor(),
                 MAX_HEIGHTFIELD_HEIGHT,
@@ -404,6 +403,17 @@ impl LedgeLimits {
         {
             ledges.push(column.sky_span);
         }
+    }
+
+    /// Whether the highest span of `column` is level with all its `neighbours` (see
+    /// [`ColumnSpace::is_level_with`]): not a ledge, the case of most spans.
+    #[inline(always)]
+    fn is_level_under_sky(&self, column: &ColumnSpace, neighbours: [&ColumnSpace; 4]) -> bool {
+        let floor = column.sky_floor();
+        let lowest_reachable_ceiling = floor + self.walkable_height;
+        neighbours
+            .iter()
+            .all(|neighbour| neighbour.is_level_with(floor, lowest_reachable_ceiling))
     }
 
     /// Whether the span below `gap` is level with all its `neighbours` at their lowest gaps
