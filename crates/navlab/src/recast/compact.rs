@@ -348,8 +348,11 @@ impl Band {
                     } else {
                         i32::from(hf.pool[index as usize].smin)
                     };
-                    spans[next].y = span.smax;
-                    spans[next].h = (top - i32::from(span.smax)).clamp(0, 0xff) as u8;
+                    spans[next] = CompactSpan {
+                        y: span.smax,
+                        h: (top - i32::from(span.smax)).clamp(0, 0xff) as u8,
+                        ..unlinked
+                    };
                     areas[next] = span.area;
                     next += 1;
                 }
@@ -567,7 +570,6 @@ impl Linker {
             let highest_reachable = y + self.walkable_climb;
             let top = y + i32::from(span.h);
             let mut con = span.con;
-            let mut linked = false;
             let mut neighbour_layer = first_in_reach;
             while neighbour_layer < b.len() {
                 let neighbour = &mut b[neighbour_layer];
@@ -576,12 +578,11 @@ impl Linker {
                 }
                 // Within reach, so only the clearance is left to test.
                 if self.clear(y, top, neighbour) {
-                    if !linked {
+                    if (con >> (dir * 6)) & NOT_CONNECTED == NOT_CONNECTED {
                         if neighbour_layer > MAX_LAYERS {
                             *max_layer_index = (*max_layer_index).max(neighbour_layer);
                         } else {
                             set_layer(&mut con, dir, neighbour_layer as u32);
-                            linked = true;
                         }
                     }
                     if neighbour.con(back) == NOT_CONNECTED {
