@@ -119,9 +119,17 @@ pub(crate) fn neighbour(
 /// look at neighbours many times (the distance field, the watershed) then need neither the
 /// cells nor the packed links, and can walk the spans in storage order, which is the cells'
 /// order since the compact heightfield stores them column by column.
-#[derive(Debug)]
 pub(crate) struct SpanLinks {
     links: Vec<[u32; 4]>,
+}
+
+/// A build that holds links between its stages prints their count, not every link.
+impl std::fmt::Debug for SpanLinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpanLinks")
+            .field("spans", &self.links.len())
+            .finish()
+    }
 }
 
 impl SpanLinks {
