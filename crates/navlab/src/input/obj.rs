@@ -389,7 +389,7 @@ impl<R: BufRead> RowReader<R> {
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(err) => return Err(RowError::Io(err)),
             };
-            let (used, is_row) = match memchr::memchr(b'\n', buf) {
+            let (used, is_row) = match buf.iter().position(|&c| c == b'\n') {
                 _ if buf.is_empty() => {
                     if self.partial.is_empty() {
                         return Ok(None);
@@ -430,7 +430,7 @@ fn take_row(text: &[u8], line: usize, row: &mut Vec<u8>) -> std::result::Result<
     } else {
         text
     };
-    if memchr::memchr(0, text).is_some() {
+    if text.contains(&0) {
         return Err(RowError::Binary);
     }
     let start = text
@@ -448,7 +448,7 @@ fn take_row(text: &[u8], line: usize, row: &mut Vec<u8>) -> std::result::Result<
     if is_row {
         let text = text.strip_suffix(b"\r").unwrap_or(text);
         row.clear();
-        if memchr::memchr2(b'\\', b'\r', text).is_some() {
+        if text.iter().any(|&c| c == b'\\' || c == b'\r') {
             row.extend(text.iter().filter(|&&c| c != b'\\' && c != b'\r'));
         } else {
             row.extend_from_slice(text);
@@ -484,7 +484,7 @@ fn face_indices(row: &[u8], vert_count: i64) -> impl Iterator<Item = i64> + '_ {
         let element = &rest[start..];
         // `atoi` stops at the `/` before a texture or normal index.
         let index = leading_int(element);
-        let end = memchr::memchr2(b' ', b'\t', element).unwrap_or(element.len());
+        let end = element.iter().position(is_blank).unwrap_or(element.len());
         rest = &element[end..];
         Some(if index < 0 {
             index + vert_count
