@@ -6,7 +6,9 @@ use std::ops::Range;
 use crate::math::{fmax, fmin};
 use crate::memory::try_filled;
 use crate::recast::NULL_AREA;
-use crate::recast::compact::{CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED};
+use crate::recast::compact::{
+    CellRows, CompactCell, CompactHeightfield, CompactSpan, NOT_CONNECTED,
+};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::{Error, Result};
 
@@ -95,19 +97,12 @@ pub fn erode_walkable_area(
 
     // Spans that are not walkable, or miss a walkable neighbour on any side, are the boundary.
     let mut near_boundary = ColumnSet::new(width, height);
-    let (cells, spans) = (&chf.cells[..], &chf.spans[..]);
+    let spans = &chf.spans[..];
     for z in 0..height {
-        let row_start = z * width;
-        let row = &cells[row_start..row_start + width];
-        // The neighbouring rows through slices, a grid edge's row standing in for the missing
-        // one (none of its spans links there): a link is then one load.
-        let before = match row_start.checked_sub(width) {
-            Some(before_start) => &cells[before_start..row_start],
-            None => row,
-        };
-        let after = cells
-            .get(row_start + width..row_start + 2 * width)
-            .unwrap_or(row);
+        // A grid edge's row stands in for the missing neighbour row (none of its spans links
+        // there).
+        let CellRows { before, row, after } = chf.cell_rows(z);
+        let (before, after) = (before.unwrap_or(row), after.unwrap_or(row));
         for (x, cell) in row.iter().enumerate() {
             // A link off the grid's side (only in a malformed heightfield) leads nowhere.
             let left = x.checked_sub(1).and_then(|left| row.get(left));

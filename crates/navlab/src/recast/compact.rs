@@ -83,10 +83,32 @@ pub struct CompactHeightfield {
     pub areas: Vec<u8>,
 }
 
+/// A grid row of cells and its neighbour rows ([`CompactHeightfield::cell_rows`]).
+pub(crate) struct CellRows<'a> {
+    pub before: Option<&'a [CompactCell]>,
+    pub row: &'a [CompactCell],
+    pub after: Option<&'a [CompactCell]>,
+}
+
 impl CompactHeightfield {
     /// Number of spans.
     pub fn span_count(&self) -> usize {
         self.spans.len()
+    }
+
+    /// Grid row `z` of the cells, with the rows before (-z) and after (+z) it, each `None` past
+    /// the grid's edge: a walk along the row reads a span's neighbour cell with one load.
+    #[inline]
+    pub(crate) fn cell_rows(&self, z: usize) -> CellRows<'_> {
+        let width = self.width.max(0) as usize;
+        let row_start = z * width;
+        CellRows {
+            before: row_start
+                .checked_sub(width)
+                .map(|before_start| &self.cells[before_start..row_start]),
+            row: &self.cells[row_start..row_start + width],
+            after: self.cells.get(row_start + width..row_start + 2 * width),
+        }
     }
 
     /// The cell of column (`x`, `z`).

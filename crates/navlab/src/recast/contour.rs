@@ -3,7 +3,7 @@
 use crate::recast::parallel::Split;
 
 use crate::memory::try_filled;
-use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::recast::compact::{CellRows, CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::distance_field::cells_overrun;
 use crate::recast::{Error, Result};
@@ -275,20 +275,12 @@ fn boundaries_in_rows(
     rows: std::ops::Range<i32>,
 ) -> Vec<(WalkStart, u8)> {
     let mut starts = Vec::new();
-    let width = chf.width as usize;
-    let (cells, spans) = (&chf.cells[..], &chf.spans[..]);
+    let spans = &chf.spans[..];
     for z in rows {
-        let row_start = z as usize * width;
-        let row = &cells[row_start..row_start + width];
-        // The rows before and after; a grid edge's row stands in for the missing one, which
-        // none of its spans links to.
-        let before = match row_start.checked_sub(width) {
-            Some(before_start) => &cells[before_start..row_start],
-            None => row,
-        };
-        let after = cells
-            .get(row_start + width..row_start + 2 * width)
-            .unwrap_or(row);
+        // A grid edge's row stands in for the missing neighbour row, which none of its spans
+        // links to.
+        let CellRows { before, row, after } = chf.cell_rows(z as usize);
+        let (before, after) = (before.unwrap_or(row), after.unwrap_or(row));
         for (x, cell) in row.iter().enumerate() {
             for i in cell.index..cell.index + cell.count {
                 let span = spans[i as usize];

@@ -8,7 +8,7 @@ use crate::recast::parallel::Split;
 use crate::memory::try_filled;
 use std::ops::Range;
 
-use crate::recast::compact::{CompactCell, CompactHeightfield, NOT_CONNECTED};
+use crate::recast::compact::{CellRows, CompactCell, CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::{Error, Result};
 
@@ -209,8 +209,7 @@ impl SpanLinks {
         out: &mut [[u32; 4]],
         first_span: usize,
     ) {
-        let width = chf.width.max(0) as usize;
-        let (cells, spans) = (&chf.cells[..], &chf.spans[..]);
+        let spans = &chf.spans[..];
         // The span linked through `con` in neighbour column `neighbour`, if both exist.
         let link = |neighbour: Option<&CompactCell>, con: u32| match neighbour {
             Some(n) if con != NOT_CONNECTED && ((n.index + con) as usize) < spans.len() => {
@@ -219,14 +218,8 @@ impl SpanLinks {
             _ => Self::NONE,
         };
         for z in rows {
-            let row_start = z * width;
-            let Some(row) = cells.get(row_start..row_start + width) else {
-                break;
-            };
-            let before = row_start
-                .checked_sub(width)
-                .map(|before_start| &cells[before_start..row_start]);
-            let after = cells.get(row_start + width..row_start + 2 * width);
+            // The rows were checked against the cells before the links are resolved.
+            let CellRows { before, row, after } = chf.cell_rows(z);
             for (x, c) in row.iter().enumerate() {
                 let Some(column) = Self::column(c, spans.len()) else {
                     continue;

@@ -23,7 +23,7 @@ use crate::threads::prelude::*;
 use crate::recast::parallel::Split;
 
 use crate::memory::try_filled;
-use crate::recast::compact::{CompactHeightfield, NOT_CONNECTED};
+use crate::recast::compact::{CellRows, CompactHeightfield, NOT_CONNECTED};
 use crate::recast::context::{BuildContext, TimerLabel};
 use crate::recast::distance_field::{SpanLinks, layout_problem, neighbour};
 use crate::recast::{Error, Result};
@@ -751,7 +751,7 @@ fn sweep_rows(
     chf.border_size = border_size;
     let chf = &*chf;
     let (w, h) = (chf.width, chf.height);
-    let (cells, spans, areas) = (&chf.cells[..], &chf.spans[..], &chf.areas[..]);
+    let (spans, areas) = (&chf.spans[..], &chf.areas[..]);
     let mut prev_samples: Vec<i32> = Vec::with_capacity(256);
     let mut runs: Vec<SweepRun> = vec![SweepRun::default(); w.max(h).max(1) as usize];
     let overflow = |ctx: &mut BuildContext| stage_error(ctx, stage, "Region ID overflow".into());
@@ -759,20 +759,16 @@ fn sweep_rows(
     // One length for the per-span arrays lets a single bounds check cover all three.
     let span_count = spans.len();
     let (areas, regs) = (&areas[..span_count], &mut regs[..span_count]);
-    let (xs, width) = (border_size as usize..(w - border_size) as usize, w as usize);
+    let xs = border_size as usize..(w - border_size) as usize;
     for z in border_size..h - border_size {
         prev_samples.clear();
         prev_samples.resize(id as usize + 1, 0);
         // Counted wide: a row that runs out of 16-bit run ids fails after its spans, which
         // keeps the error's early return out of the span loop.
         let mut next_run: usize = 1;
-        let row_start = z as usize * width;
-        let row = &cells[row_start..row_start + width];
         // No span of the first row links to a row above it, so the row itself stands in for one.
-        let above = match row_start.checked_sub(width) {
-            Some(above_start) => &cells[above_start..row_start],
-            None => row,
-        };
+        let CellRows { before, row, .. } = chf.cell_rows(z as usize);
+        let above = before.unwrap_or(row);
 
         // The row's spans are contiguous (the compact heightfield stores them cell by cell):
         // track where its walkable ones start and end for the remapping.
