@@ -186,20 +186,28 @@ pub fn build_regions_with(
     )
 }
 
-/// [`build_regions_with`] reusing the span links the distance field of this same `chf`
-/// resolved, when given and still fitting its spans: resolving them is a sixth of the
-/// watershed's work.
+/// [`build_regions_with`] (`region_areas` being the minimum and merge region areas) reusing
+/// the span links the distance field of this same `chf` resolved, when given and still fitting
+/// its spans: resolving them is a sixth of the watershed's work.
 pub(crate) fn build_regions_reusing_links(
     ctx: &mut BuildContext,
     chf: &mut CompactHeightfield,
     border_size: i32,
-    areas: (i32, i32),
+    region_areas: (i32, i32),
     options: RegionOptions,
     links: Option<&SpanLinks>,
     mut observer: impl FnMut(u16, &[u16]),
 ) -> Result<()> {
     ctx.start_timer(TimerLabel::BuildRegions);
-    let result = watershed(ctx, chf, border_size, areas, options, links, &mut observer);
+    let result = watershed(
+        ctx,
+        chf,
+        border_size,
+        region_areas,
+        options,
+        links,
+        &mut observer,
+    );
     ctx.stop_timer(TimerLabel::BuildRegions);
     result
 }
